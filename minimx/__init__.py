@@ -1,0 +1,23 @@
+"""minimx: a readable re-implementation of Apache MXNet 1.x, for teaching.
+
+``import minimx as mx`` and MXNet 1.x code runs.  Layers, lowest first:
+``context``/``backend`` -> ``engine`` -> ``op`` (the operator registry) ->
+``ndarray`` -> ``autograd``.  See ``../shared/DESIGN.md`` for the whole map.
+
+Glossary of the short names used throughout the code:
+    ctx  a Context (device)           xp   the array module: numpy or CuPy
+    nd   minimx.ndarray               sym  minimx.symbol
+    op   an operator declaration      req  a gradient request: write, add or null
+    F    nd or sym inside hybrid_forward
+"""
+from . import base, context, engine  # noqa: I001  (order: lowest layer first)
+from .base import MXNetError
+from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
+from . import op, ndarray, autograd, random, profiler, test_utils
+from . import ndarray as nd
+
+__version__ = "0.1.0"
+
+__all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "random",
+           "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned",
+           "current_context", "num_gpus", "__version__"]

@@ -1,0 +1,180 @@
+"""``backward`` and ``grad``: walk the tape from the heads back to the variables.
+
+Lesson: 03-autograd.  Mirrors ``Imperative::Backward``.  Each recorded call's
+gradient is one engine push (``dispatch.push_backward``), so backward is as
+lazy as forward.  With ``create_graph=True`` the gradient is computed with
+recorded NDArray operations instead, so it can be differentiated again.
+"""
+from ..base import GradientError
+from .recording import set_recording, set_training
+from .tape import FunctionNode, VariableNode
+
+__all__ = ["mark_variables", "backward", "grad"]
+
+_GRAD_REQS = ("write", "add", "null")
+
+
+def mark_variables(variables, gradients, grad_reqs="write"):
+    """Mark NDArrays as variables whose gradients go into ``gradients``."""
+    from ..ndarray import NDArray
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    for variable, gradient, req in zip(variables, gradients, grad_reqs):
+        if req not in _GRAD_REQS:
+            raise GradientError(f"grad_req must be one of {_GRAD_REQS}, got {req!r}")
+        variable._grad = gradient
+        variable._autograd = (VariableNode(gradient, req), 0)
+
+
+def _entry_of(head):
+    entry = head._autograd
+    if entry is None:
+        raise GradientError(
+            "cannot differentiate: this NDArray is not in a recorded graph; compute it inside "
+            "autograd.record() from arrays that had attach_grad() called")
+    return entry
+
+
+def _topological_order(heads):
+    """Nodes reachable from the heads, each after every node it takes input from."""
+    order, visited = [], set()
+    for head_node, _ in heads:
+        stack = [(head_node, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in visited:
+                continue
+            visited.add(id(node))
+            stack.append((node, True))
+            for entry in node.inputs:
+                if entry is not None and id(entry[0]) not in visited:
+                    stack.append((entry[0], False))
+    return order
+
+
+def _run_backward(heads, head_grads, create_graph):
+    """Gradients of ``heads`` for every node reached: {(id(node), index): NDArray}."""
+    from ..ndarray import ones_like, zeros
+    entries = [_entry_of(head) for head in heads]
+    grads = {}
+    for entry, head, head_grad in zip(entries, heads, head_grads):
+        _accumulate(grads, entry, ones_like(head) if head_grad is None else head_grad)
+    order = _topological_order(entries)
+    for node in reversed(order):
+        if isinstance(node, VariableNode):
+            continue
+        if node.freed:
+            raise GradientError(
+                f"the graph through {node.name} was freed by an earlier backward; pass "
+                f"retain_graph=True to the first backward to differentiate twice")
+        count = node.num_outputs()
+        outputs = [grads.pop((id(node), index), None) for index in range(count)]
+        if all(g is None for g in outputs):
+            continue
+        outputs = [g if g is not None else zeros(shape, ctx=node.ctx, dtype=dtype)
+                   for g, shape, dtype in zip(outputs, node.output_shapes, node.output_dtypes)]
+        for entry, input_grad in zip(node.inputs, _input_grads(node, outputs, create_graph)):
+            if entry is not None and input_grad is not None:
+                _accumulate(grads, entry, input_grad)
+    return order, grads
+
+
+def _accumulate(grads, entry, value):
+    key = (id(entry[0]), entry[1])
+    grads[key] = value if key not in grads else grads[key] + value
+
+
+def _input_grads(node, out_grads, create_graph):
+    if isinstance(node, FunctionNode):
+        return node.function._run_backward(out_grads, create_graph)
+    if create_graph:
+        from .higher_order import backward_as_operations
+        return backward_as_operations(node, out_grads)
+    from ..ndarray.dispatch import push_backward
+    return push_backward(node, out_grads)
+
+
+def _free(order):
+    for node in order:
+        node.free()
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
+    """Compute the gradients of ``heads`` and store them in the variables' ``.grad``.
+
+    ``grad_req`` of each variable decides: ``'write'`` replaces, ``'add'``
+    accumulates, ``'null'`` skips.
+    """
+    heads, head_grads = _as_lists(heads, head_grads)
+    previous_training = set_training(train_mode)
+    previous_recording = set_recording(False)
+    try:
+        order, grads = _run_backward(heads, head_grads, create_graph=False)
+    finally:
+        set_recording(previous_recording)
+        set_training(previous_training)
+    for node in order:
+        if isinstance(node, VariableNode):
+            _store(node, grads.get((id(node), 0)))
+    if not retain_graph:
+        _free(order)
+
+
+def _store(variable, value):
+    if variable.grad_req == "null":
+        return
+    if value is None:
+        if variable.grad_req == "write":
+            variable.grad[:] = 0
+        return
+    if variable.grad_req == "add":
+        variable.grad += value
+    else:
+        value.copyto(variable.grad)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
+         train_mode=True):
+    """Return the gradients of ``heads`` with respect to ``variables`` (not stored in ``.grad``).
+
+    With ``create_graph=True`` the gradients are themselves recorded, so they
+    can be differentiated again (second order).
+    """
+    from ..ndarray import NDArray, zeros_like
+    single = isinstance(variables, NDArray)
+    variables = [variables] if single else list(variables)
+    heads, head_grads = _as_lists(heads, head_grads)
+    for variable in variables:
+        if variable._autograd is None or not isinstance(variable._autograd[0], VariableNode):
+            raise GradientError("grad(): every variable must have attach_grad() called first")
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    previous_training = set_training(train_mode)
+    previous_recording = set_recording(create_graph)
+    try:
+        order, grads = _run_backward(heads, head_grads, create_graph)
+    finally:
+        set_recording(previous_recording)
+        set_training(previous_training)
+    results = [grads.get((id(v._autograd[0]), 0)) for v in variables]
+    results = [zeros_like(v) if g is None else g for g, v in zip(results, variables)]
+    if not retain_graph:
+        _free(order)
+    return results[0] if single else results
+
+
+def _as_lists(heads, head_grads):
+    from ..ndarray import NDArray
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        head_grads = None if head_grads is None else [head_grads]
+    heads = list(heads)
+    head_grads = [None] * len(heads) if head_grads is None else list(head_grads)
+    if len(head_grads) != len(heads):
+        raise GradientError(f"backward: {len(heads)} heads but {len(head_grads)} head gradients")
+    return heads, head_grads
+

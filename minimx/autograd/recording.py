@@ -1,0 +1,34 @@
+"""Whether autograd is recording and whether layers run in training mode.
+
+Lesson: 03-autograd.  Mirrors ``MXAutogradSetIsRecording`` and
+``MXAutogradSetIsTraining``.  Both flags are per thread.
+"""
+import threading
+
+__all__ = ["is_recording", "is_training", "set_recording", "set_training"]
+
+_state = threading.local()
+
+
+def is_recording():
+    """True inside ``autograd.record()`` (and not inside ``pause()``)."""
+    return getattr(_state, "recording", False)
+
+
+def is_training():
+    """True when layers such as Dropout and BatchNorm run in training mode."""
+    return getattr(_state, "training", False)
+
+
+def set_recording(flag):
+    """Set the recording flag of this thread; returns the previous value."""
+    previous = is_recording()
+    _state.recording = bool(flag)
+    return previous
+
+
+def set_training(flag):
+    """Set the training flag of this thread; returns the previous value."""
+    previous = is_training()
+    _state.training = bool(flag)
+    return previous

@@ -1,0 +1,84 @@
+"""The tape: nodes recorded by ``autograd.record()``, linked from each output NDArray.
+
+Lesson: 03-autograd.  Mirrors ``src/imperative/imperative.cc`` (``RecordOp``,
+``AGInfo``).  An NDArray produced while recording carries ``_autograd =
+(node, output_index)``; following these links backwards from a head gives the
+graph that ``backward()`` walks.
+"""
+__all__ = ["OpNode", "VariableNode", "FunctionNode"]
+
+
+class OpNode:
+    """One recorded operator call.
+
+    ``inputs``: the ``(node, index)`` entry of each input, or None for inputs
+    that need no gradient; ``saved``: what the declaration's ``saves`` names,
+    as NDArrays sharing the recorded buffers (or shapes).
+    """
+
+    __slots__ = ("op", "inputs", "saved", "input_shapes", "input_dtypes", "output_shapes",
+                 "output_dtypes", "ctx", "is_train", "freed")
+
+    def __init__(self, op, inputs, saved, input_shapes, input_dtypes, output_shapes,
+                 output_dtypes, ctx, is_train):
+        self.op = op
+        self.inputs = inputs
+        self.saved = saved
+        self.input_shapes = input_shapes
+        self.input_dtypes = input_dtypes
+        self.output_shapes = output_shapes
+        self.output_dtypes = output_dtypes
+        self.ctx = ctx
+        self.is_train = is_train
+        self.freed = False
+
+    @property
+    def name(self):
+        return self.op.name
+
+    def num_outputs(self):
+        return self.op.num_visible()
+
+    def free(self):
+        self.saved = None
+        self.freed = True
+
+
+class VariableNode:
+    """A leaf marked by ``attach_grad`` or ``mark_variables``: where its gradient goes."""
+
+    __slots__ = ("grad", "grad_req")
+    inputs = ()
+    name = "variable"
+    freed = False
+
+    def __init__(self, grad, grad_req):
+        self.grad = grad
+        self.grad_req = grad_req
+
+    def num_outputs(self):
+        return 1
+
+    def free(self):
+        """Leaves keep nothing to free."""
+
+
+class FunctionNode:
+    """One call of a user's ``autograd.Function``: backward calls its ``backward``."""
+
+    __slots__ = ("function", "inputs", "output_shapes", "output_dtypes", "ctx", "freed")
+    name = "Function"
+
+    def __init__(self, function, inputs, output_shapes, output_dtypes, ctx):
+        self.function = function
+        self.inputs = inputs
+        self.output_shapes = output_shapes
+        self.output_dtypes = output_dtypes
+        self.ctx = ctx
+        self.freed = False
+
+    def num_outputs(self):
+        return len(self.output_shapes)
+
+    def free(self):
+        self.freed = True

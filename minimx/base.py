@@ -1,0 +1,73 @@
+"""Errors and the dtype table shared by every layer.
+
+Lesson: 02-ndarray.  Mirrors MXNet's ``python/mxnet/base.py`` (MXNetError) and
+mshadow's type flags (the integers stored in ``.params`` files).
+"""
+import numpy as np
+
+__all__ = [
+    "MXNetError", "InvalidShapeError", "InvalidTypeError", "InvalidParameterError",
+    "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
+    "GradientError", "FileFormatError", "DTYPE_TO_FLAG", "FLAG_TO_DTYPE", "normalize_dtype",
+]
+
+
+class MXNetError(RuntimeError):
+    """Base class of every error minimx raises on bad input (MXNet's name)."""
+
+
+class InvalidShapeError(MXNetError, ValueError):
+    """Input shapes that an operator cannot accept."""
+
+
+class InvalidTypeError(MXNetError, TypeError):
+    """A dtype an operator cannot accept, or an unknown dtype name."""
+
+
+class InvalidParameterError(MXNetError, ValueError):
+    """An unknown, missing or unparsable operator parameter."""
+
+
+class ContextMismatchError(MXNetError, ValueError):
+    """Inputs of one operator that live on different devices."""
+
+
+class DeviceUnavailableError(MXNetError):
+    """A context whose device (or array library) is not present."""
+
+
+class OperatorFailedError(MXNetError):
+    """An operator failed while the engine ran it; raised at the next sync point."""
+
+
+class GradientError(MXNetError):
+    """Misuse of autograd: no graph recorded, no gradient buffer attached, graph freed."""
+
+
+class FileFormatError(MXNetError, ValueError):
+    """A file that is not, or is no longer, in the format it claims."""
+
+
+# mshadow's type flags: the integers MXNet writes into .params files and JSON.
+DTYPE_TO_FLAG = {
+    np.dtype("float32"): 0, np.dtype("float64"): 1, np.dtype("float16"): 2,
+    np.dtype("uint8"): 3, np.dtype("int32"): 4, np.dtype("int8"): 5,
+    np.dtype("int64"): 6, np.dtype("bool"): 7, np.dtype("int16"): 8,
+    np.dtype("uint16"): 9, np.dtype("uint32"): 10, np.dtype("uint64"): 11,
+}
+FLAG_TO_DTYPE = {flag: dtype for dtype, flag in DTYPE_TO_FLAG.items()}
+
+
+def normalize_dtype(dtype, default="float32"):
+    """Turn a dtype given as a name, numpy type or dtype into a numpy dtype."""
+    if dtype is None:
+        dtype = default
+    try:
+        result = np.dtype(dtype)
+    except TypeError as error:
+        raise InvalidTypeError(f"unknown dtype {dtype!r}") from error
+    if result not in DTYPE_TO_FLAG:
+        raise InvalidTypeError(
+            f"dtype {result.name} is not supported; expected one of "
+            f"{sorted(d.name for d in DTYPE_TO_FLAG)}")
+    return result

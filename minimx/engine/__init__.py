@@ -1,0 +1,193 @@
+"""The dependency engine: every computation in minimx is pushed here.
+
+Lesson: 04-lazy-evaluation.  Mirrors ``include/mxnet/engine.h`` and
+``python/mxnet/engine.py``.
+
+``push(fn, read_vars, write_vars, ctx, name)`` hands ``fn`` to the current
+engine; ``wait_for_var`` and ``wait_all`` are the sync points.  The engine is
+chosen by ``MINIMX_ENGINE_TYPE`` (``ThreadedEngine`` by default, or
+``NaiveEngine``) and can be switched at run time with ``set_engine`` or
+``with engine_type('NaiveEngine'):``.
+"""
+import atexit
+import contextlib
+import os
+import threading
+
+from .events import EngineEvent, subscribe, unsubscribe
+from .naive import NaiveEngine
+from .threaded import ThreadedEngine
+from .var import Operation, Var
+
+__all__ = [
+    "Var", "Operation", "EngineEvent", "push", "wait_for_var", "wait_all", "new_var",
+    "set_engine", "get_engine", "engine_type", "bulk", "set_bulk_size", "set_max_pending",
+    "max_pending", "pending_count", "subscribe", "unsubscribe", "NaiveEngine", "ThreadedEngine",
+]
+
+ENGINES = {"NaiveEngine": NaiveEngine, "ThreadedEngine": ThreadedEngine,
+           "ThreadedEnginePerDevice": ThreadedEngine}
+
+
+def _make(name, max_pending=None):
+    if name not in ENGINES:
+        raise ValueError(f"unknown engine type {name!r}; expected one of {sorted(ENGINES)}")
+    return ENGINES[name](max_pending) if ENGINES[name] is ThreadedEngine else ENGINES[name]()
+
+
+def _env_max_pending():
+    value = os.environ.get("MINIMX_ENGINE_MAX_PENDING")
+    return int(value) if value else None
+
+
+_current = _make(os.environ.get("MINIMX_ENGINE_TYPE", "ThreadedEngine"), _env_max_pending())
+_bulk = threading.local()         # per thread: size limit and operations being grouped
+
+
+def new_var():
+    """A fresh engine variable (one per NDArray buffer)."""
+    return Var()
+
+
+def push(fn, read_vars, write_vars, ctx, name="op"):
+    """Schedule ``fn()`` to run after the operations it depends on.
+
+    ``read_vars`` are the vars whose buffers ``fn`` reads, ``write_vars`` those
+    it writes.  Returns at once on the ThreadedEngine.
+    """
+    writes = list(dict.fromkeys(write_vars))
+    if writes:
+        read_vars = [var for var in read_vars if var not in writes]
+    group = getattr(_bulk, "ops", None)
+    if group is not None and _bulk.size > 1:
+        _add_to_bulk(fn, read_vars, writes, ctx, name)
+        return
+    _current.push(Operation(fn, read_vars, writes, ctx, name))
+
+
+def wait_for_var(var):
+    """Block until every write pushed so far to ``var`` is done; raise its error if any."""
+    _flush_bulk()
+    _current.wait_for_var(var)
+
+
+def wait_all():
+    """Block until every pushed operation is done; raise the first error since last time."""
+    _flush_bulk()
+    _current.wait_all()
+
+
+def pending_count():
+    """Operations pushed and not yet finished."""
+    return _current.pending_count()
+
+
+def get_engine():
+    """The engine object in use (``NaiveEngine`` or ``ThreadedEngine``)."""
+    return _current
+
+
+def set_engine(name):
+    """Switch to engine ``name`` after finishing all pending work; returns the old name."""
+    global _current
+    previous = _current
+    wait_all()
+    max_pending = getattr(previous, "max_pending", None)
+    _current = _make(name, max_pending)
+    previous.stop()
+    return previous.name
+
+
+@contextlib.contextmanager
+def engine_type(name):
+    """Run the body with engine ``name``, then switch back.
+
+    Examples
+    --------
+    >>> with mx.engine.engine_type('NaiveEngine'):
+    ...     y = nd.ones((2,)) + 1       # runs inside the call
+    """
+    previous = set_engine(name)
+    try:
+        yield get_engine()
+    finally:
+        set_engine(previous)
+
+
+def set_max_pending(limit):
+    """Bound the operations in flight: ``push`` blocks while ``limit`` are pending.
+
+    ``None`` (the default) removes the bound.  Returns the previous bound.
+    """
+    previous = getattr(_current, "max_pending", None)
+    if isinstance(_current, ThreadedEngine):
+        _current.max_pending = limit
+    return previous
+
+
+@contextlib.contextmanager
+def max_pending(limit):
+    """``set_max_pending(limit)`` for the body of a ``with`` statement."""
+    previous = set_max_pending(limit)
+    try:
+        yield
+    finally:
+        set_max_pending(previous)
+
+
+# -- bulk execution: consecutive small operations scheduled as one ----------------------
+def set_bulk_size(size):
+    """Group up to ``size`` consecutive operations of this thread into one; returns the old size."""
+    _flush_bulk()
+    previous = getattr(_bulk, "size", 1)
+    _bulk.size = max(1, int(size))
+    _bulk.ops = [] if _bulk.size > 1 else None
+    return previous
+
+
+@contextlib.contextmanager
+def bulk(size):
+    """Within the body, push operations in groups of ``size`` (MXNet's ``engine.bulk``)."""
+    previous = set_bulk_size(size)
+    try:
+        yield
+    finally:
+        set_bulk_size(previous)
+
+
+def _add_to_bulk(fn, reads, writes, ctx, name):
+    group = _bulk.ops
+    if group and group[0][3] != ctx:
+        _flush_bulk()
+        group = _bulk.ops
+    group.append((fn, reads, writes, ctx, name))
+    if len(group) >= _bulk.size:
+        _flush_bulk()
+
+
+def _flush_bulk():
+    group = getattr(_bulk, "ops", None)
+    if not group:
+        return
+    _bulk.ops = []
+    functions = [item[0] for item in group]
+    writes = list(dict.fromkeys(var for item in group for var in item[2]))
+    reads = list(dict.fromkeys(var for item in group for var in item[1] if var not in writes))
+
+    def run_group():
+        for function in functions:
+            function()
+
+    names = [item[4] for item in group]
+    _current.push(Operation(run_group, reads, writes, group[0][3],
+                            f"bulk[{len(names)}]({', '.join(dict.fromkeys(names))})"))
+
+
+def _finish_at_exit():
+    try:
+        _current.wait_all()
+    except Exception:      # noqa: BLE001 - errors nobody waited for are dropped at exit
+        pass
+
+
+atexit.register(_finish_at_exit)

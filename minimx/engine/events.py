@@ -1,0 +1,51 @@
+"""Engine events for observers: the profiler and the widgets subscribe here.
+
+Lesson: 04-lazy-evaluation.  Every operation produces ``push`` (the frontend
+handed it over), ``ready`` (its inputs are done), ``start`` and ``end`` (a
+worker ran it).  The core never formats events; it only hands them out.
+"""
+import threading
+import time
+from dataclasses import dataclass
+
+__all__ = ["EngineEvent", "subscribe", "unsubscribe", "subscribers"]
+
+subscribers = []        # callables taking one EngineEvent; read on the hot path
+
+
+@dataclass(frozen=True, slots=True)
+class EngineEvent:
+    """What happened to one operation, and when (``time.perf_counter()`` seconds)."""
+
+    kind: str            # 'push', 'ready', 'start' or 'end'
+    op_id: int
+    name: str
+    ctx: str
+    thread: str
+    reads: tuple         # ids of the vars the operation reads
+    writes: tuple        # ids of the vars it writes
+    time: float
+    pending: int         # operations pushed and not yet finished, at this moment
+    error: str = ""      # for 'end': the error message if the operation failed
+
+
+def subscribe(callback):
+    """Call ``callback(event)`` for every engine event from now on; returns ``callback``."""
+    if callback not in subscribers:
+        subscribers.append(callback)
+    return callback
+
+
+def unsubscribe(callback):
+    """Stop sending events to ``callback``."""
+    if callback in subscribers:
+        subscribers.remove(callback)
+
+
+def emit(kind, op, pending, error=None):
+    event = EngineEvent(
+        kind, op.id, op.name, str(op.ctx), threading.current_thread().name,
+        tuple(v.id for v in op.reads), tuple(v.id for v in op.writes),
+        time.perf_counter(), pending, "" if error is None else str(error))
+    for callback in list(subscribers):
+        callback(event)

@@ -1,0 +1,59 @@
+"""``minimx.ndarray`` (``nd``): the imperative array API.
+
+Lesson: 02-ndarray.  Mirrors ``python/mxnet/ndarray/``.  Every ``nd.<op>`` below
+that is not written by hand here is generated from the operator registry by
+``register.make_function``; operators whose names start with ``_`` go to
+``nd._internal``.  Operators declared with ``method = True`` also become
+NDArray methods (``x.sum()``, ``x.exp()``).
+"""
+import types
+
+from .. import engine
+from ..op import list_ops
+from . import register
+from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, lesser_equal,
+                         logical_and, logical_or, logical_xor, maximum, minimum, modulo,
+                         multiply, negative, not_equal, power, subtract, true_divide)
+from .creation import arange, array, empty, eye, full, ones, ones_like, zeros, zeros_like
+from .ndarray import NDArray
+
+__all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye", "zeros_like",
+           "ones_like", "add", "subtract", "multiply", "divide", "true_divide", "modulo",
+           "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal",
+           "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "negative",
+           "waitall", "concatenate", "_internal", "op"]
+
+
+def waitall():
+    """Block until every pushed operation has finished (a sync point for all arrays)."""
+    engine.wait_all()
+
+
+_internal = types.ModuleType("minimx.ndarray._internal", "Operators whose names start with _.")
+op = types.ModuleType("minimx.ndarray.op", "Every generated operator function.")
+
+
+def _install_generated_functions():
+    """Add one function per registered operator (and alias) to this module."""
+    written_by_hand = set(globals())
+    for op_cls in list_ops():
+        for public_name in (op_cls.name, *op_cls.aliases):
+            function = register.make_function(op_cls, public_name)
+            setattr(op, public_name, function)
+            if public_name.startswith("_"):
+                setattr(_internal, public_name, function)
+            elif public_name not in written_by_hand:
+                globals()[public_name] = function
+                __all__.append(public_name)
+        if op_cls.method:
+            method_name = op_cls.name if op_cls.method is True else op_cls.method
+            if not hasattr(NDArray, method_name):
+                setattr(NDArray, method_name, register.make_method(getattr(op, op_cls.name)))
+
+
+_install_generated_functions()
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Join a list of arrays along ``axis`` (MXNet's older name for ``concat``)."""
+    return globals()["concat"](*arrays, dim=axis)

@@ -1,0 +1,87 @@
+"""Making NDArrays: ``array`` from data, and ``zeros``/``ones``/``full``/``arange``/...
+
+Lesson: 02-ndarray.  Mirrors ``python/mxnet/ndarray/utils.py`` and the creation
+functions of ``ndarray.py``, with MXNet's signatures (``shape, ctx, dtype``).
+"""
+import numpy as np
+
+from .. import backend
+from ..base import normalize_dtype
+from ..context import current_context
+from .ndarray import Chunk, NDArray
+from .register import call
+
+__all__ = ["array", "empty", "zeros", "ones", "full", "arange", "eye", "zeros_like",
+           "ones_like"]
+
+
+def array(source_array, ctx=None, dtype=None):
+    """An NDArray holding a copy of ``source_array`` (an NDArray, numpy array or list).
+
+    The dtype is ``dtype`` if given, else the source's when it is an NDArray,
+    else float32 (MXNet's rule, also for numpy input).
+    """
+    ctx = ctx or current_context()
+    if isinstance(source_array, NDArray):
+        dtype = dtype or source_array.dtype
+        result = source_array.as_in_context(ctx)
+        if result is source_array:
+            result = source_array.copy()
+        return result.astype(dtype, copy=False)
+    dtype = normalize_dtype(dtype)
+    value = np.array(source_array, dtype=dtype)
+    return _from_host(value, ctx)
+
+
+def _from_host(value, ctx):
+    """Wrap a host numpy array (copied onto ``ctx``) as a ready NDArray."""
+    data = backend.from_numpy(value, ctx)
+    return NDArray(Chunk(ctx, data), value.shape, value.dtype)
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+def empty(shape, ctx=None, dtype=None):
+    """An array whose values are not set."""
+    return call("_empty", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx)
+
+
+def zeros(shape, ctx=None, dtype=None, **kwargs):
+    """An array of zeros. ``nd.zeros((2, 3))``"""
+    return call("_zeros", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx,
+                **kwargs)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    """An array of ones. ``nd.ones((2, 3))``"""
+    return call("_ones", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx,
+                **kwargs)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    """An array filled with ``val``."""
+    return call("_full", shape=_shape(shape), value=val, dtype=normalize_dtype(dtype).name,
+                ctx=ctx, out=out)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None, dtype=None):
+    """Evenly spaced values in ``[start, stop)``, as numpy's arange (float32 by default)."""
+    return call("_arange", start=start, stop=stop, step=step, repeat=repeat,
+                infer_range=infer_range, dtype=normalize_dtype(dtype).name, ctx=ctx)
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None):
+    """A 2-D array with ones on the ``k``-th diagonal."""
+    return call("_eye", N=N, M=M, k=k, dtype=normalize_dtype(dtype).name, ctx=ctx)
+
+
+def zeros_like(data, out=None):
+    """Zeros shaped like ``data``."""
+    return call("zeros_like", data, out=out)
+
+
+def ones_like(data, out=None):
+    """Ones shaped like ``data``."""
+    return call("ones_like", data, out=out)

@@ -1,0 +1,370 @@
+"""NDArray: a lazily computed array on a device, ordered by the engine.
+
+Lesson: 02-ndarray, 04-lazy-evaluation.  Mirrors ``python/mxnet/ndarray/ndarray.py``
+and ``include/mxnet/ndarray.h``.
+
+An NDArray is a view on a ``Chunk``: one backend buffer plus the engine var
+that orders every read and write of it.  Shape and dtype are known at once;
+the buffer is filled when the engine runs the operation that writes it.
+Slicing the first axis and ``reshape`` give views sharing the chunk, as in
+MXNet; every other operation makes a new chunk.
+"""
+import numpy as np
+
+from .. import backend, engine
+from ..base import GradientError, InvalidTypeError, MXNetError
+from ..context import Context
+
+__all__ = ["NDArray", "Chunk"]
+
+
+class Chunk:
+    """One buffer on one device and the engine var that guards it.
+
+    Invariant: ``data`` is C-contiguous and owned by this chunk alone, so
+    writing into it in place never changes another chunk.
+    """
+
+    __slots__ = ("data", "var", "ctx")
+
+    def __init__(self, ctx, data=None):
+        self.data = data
+        self.var = engine.new_var()
+        self.ctx = ctx
+
+
+class NDArray:
+    """An n-dimensional array on a device; operations on it run in the engine.
+
+    Examples
+    --------
+    >>> x = nd.ones((2, 3))
+    >>> (x * 2 + 1).asnumpy()
+    array([[3., 3., 3.],
+           [3., 3., 3.]], dtype=float32)
+    """
+
+    __slots__ = ("_chunk", "_shape", "_dtype", "_view", "_autograd", "_grad", "__weakref__")
+    __array_priority__ = 1000.0      # numpy defers to NDArray's reflected operators
+
+    def __init__(self, chunk, shape, dtype, view=None):
+        self._chunk = chunk
+        self._shape = tuple(shape)
+        self._dtype = np.dtype(dtype)
+        self._view = view             # None, or steps on chunk.data: an int/slice or a shape tuple
+        self._autograd = None         # (tape node, output index) while in a recorded graph
+        self._grad = None
+
+    @classmethod
+    def _empty(cls, shape, dtype, ctx):
+        """A new NDArray whose buffer some operation will write."""
+        return cls(Chunk(ctx), shape, dtype)
+
+    # -- raw buffer access, used inside engine operations ---------------------------
+    def _read(self):
+        data = self._chunk.data
+        if self._view is None:
+            return data
+        for step in self._view:
+            data = data.reshape(step) if isinstance(step, tuple) else data[step]
+        return data
+
+    def _write(self, value):
+        """Store ``value`` (a backend array of this shape) into the buffer."""
+        chunk = self._chunk
+        if not hasattr(value, "dtype") or not hasattr(value, "flags"):
+            value = backend.get_xp(chunk.ctx).asarray(value)
+        if value.dtype != self._dtype:
+            value = value.astype(self._dtype)
+        if self._view is not None:
+            self._read()[...] = value.reshape(self._shape)
+            return
+        if value.shape != self._shape:
+            value = value.reshape(self._shape)
+        if value.base is not None or not value.flags.c_contiguous:
+            value = value.copy()
+        chunk.data = value
+
+    def _detached(self):
+        """Another NDArray on the same buffer, outside any recorded graph."""
+        return NDArray(self._chunk, self._shape, self._dtype, self._view)
+
+    # -- description -------------------------------------------------------------------
+    @property
+    def shape(self):
+        """Tuple of dimensions."""
+        return self._shape
+
+    @property
+    def size(self):
+        """Number of elements."""
+        return int(np.prod(self._shape, dtype=np.int64))
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def dtype(self):
+        """The numpy type of the elements, e.g. ``numpy.float32`` (MXNet returns the type)."""
+        return self._dtype.type
+
+    @property
+    def context(self):
+        """The device this array lives on."""
+        return self._chunk.ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        """Storage type: minimx stores every array densely."""
+        return "default"
+
+    @property
+    def T(self):
+        """The transpose (2-D and beyond: all axes reversed)."""
+        return self.transpose()
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d NDArray")
+        return self._shape[0]
+
+    def __repr__(self):
+        shape = "x".join(str(size) for size in self._shape)
+        return f"\n{self.asnumpy()}\n<NDArray {shape} @{self.context}>"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    # -- sync points: leaving the engine ---------------------------------------------------
+    def wait_to_read(self):
+        """Block until the value is computed; raise the error of the op that failed to."""
+        engine.wait_for_var(self._chunk.var)
+
+    def asnumpy(self):
+        """A numpy copy of the value (waits for it)."""
+        self.wait_to_read()
+        return backend.to_numpy(self._read())
+
+    def asscalar(self):
+        """The value of a one-element array as a Python/numpy scalar (waits for it)."""
+        if self.size != 1:
+            raise MXNetError(f"asscalar() needs an array of one element, got shape {self._shape}")
+        return self.asnumpy().reshape(())[()]
+
+    def __array__(self, dtype=None, copy=None):
+        value = self.asnumpy()
+        return value if dtype is None else value.astype(dtype)
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError("the truth value of an NDArray with more than one element is "
+                             "ambiguous; use a.asnumpy().any() or .all()")
+        return bool(self.asscalar())
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    def __index__(self):
+        if not np.issubdtype(self._dtype, np.integer):
+            raise TypeError("only integer NDArrays can be used as an index")
+        return int(self.asscalar())
+
+    def __iter__(self):
+        for index in range(len(self)):
+            yield self[index]
+
+    def __getstate__(self):
+        return {"value": self.asnumpy(), "ctx": (self.context.device_type, self.context.device_id)}
+
+    def __setstate__(self, state):
+        from . import creation
+        value = creation.array(state["value"], ctx=Context(*state["ctx"]),
+                               dtype=state["value"].dtype)
+        self.__init__(value._chunk, value._shape, value._dtype)
+
+    # -- devices and copies -----------------------------------------------------------------
+    def copyto(self, other):
+        """Copy into ``other`` (an NDArray, possibly on another device) or onto a Context."""
+        if isinstance(other, Context):
+            target = NDArray._empty(self._shape, self._dtype, other)
+        elif isinstance(other, NDArray):
+            if other is self:
+                raise MXNetError("copyto: cannot copy an NDArray onto itself")
+            if other._shape != self._shape:
+                raise MXNetError(f"copyto: shape mismatch, source {self._shape} vs "
+                                 f"target {other._shape}")
+            target = other
+        else:
+            raise InvalidTypeError(f"copyto: expected an NDArray or Context, got {type(other)}")
+        source = self
+
+        def copy():
+            target._write(backend.from_numpy(source._read(), target.context))
+
+        engine.push(copy, [source._chunk.var], [target._chunk.var], target.context,
+                    f"_copyto({self.context}->{target.context})")
+        return target
+
+    def as_in_context(self, context):
+        """This array if it is on ``context`` already, else a copy there."""
+        if self.context == context:
+            return self
+        return self.copyto(context)
+
+    def copy(self):
+        """A deep copy on the same device."""
+        return self.copyto(self.context)
+
+    def astype(self, dtype, copy=True):
+        """A copy converted to ``dtype`` (``copy=False`` returns self when it already is)."""
+        from . import register
+        if not copy and np.dtype(dtype) == self._dtype:
+            return self
+        return register.call("Cast", self, dtype=np.dtype(dtype).name)
+
+    def as_nd_ndarray(self):
+        return self
+
+    def tostype(self, stype):
+        if stype != "default":
+            raise MXNetError(f"storage type {stype!r} is not supported; minimx is dense only")
+        return self
+
+    # -- autograd ------------------------------------------------------------------------------
+    def attach_grad(self, grad_req="write", stype=None):
+        """Allocate a gradient buffer (zeros) and mark this array as a variable."""
+        from ..autograd import mark_variables
+        from .creation import zeros
+        mark_variables([self], [zeros(self._shape, ctx=self.context, dtype=self._dtype)],
+                       grad_reqs=grad_req)
+
+    @property
+    def grad(self):
+        """The gradient buffer attached by ``attach_grad`` (None if there is none)."""
+        return self._grad
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Compute gradients of this array with respect to the marked variables."""
+        from ..autograd import backward
+        backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    def detach(self):
+        """The same values, cut off from the recorded graph."""
+        return self._detached()
+
+    # -- shape views ------------------------------------------------------------------------
+    def reshape(self, *shape, **kwargs):
+        """A view with a new shape; MXNet's codes 0, -1, -2, -3, -4 and ``reverse`` work."""
+        from . import shape_view
+        return shape_view.reshape(self, shape, **kwargs)
+
+    def __getitem__(self, key):
+        from . import indexing
+        return indexing.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from . import indexing
+        indexing.setitem(self, key, value)
+
+    def _check_grad_free_write(self):
+        """Writing in place into an array of a recorded graph would corrupt its gradient."""
+        from ..autograd import is_recording
+        if is_recording() and self._autograd is not None:
+            raise GradientError(
+                "cannot write in place into an NDArray that is part of a recorded graph while "
+                "recording; call backward first or write outside autograd.record()")
+
+    # -- arithmetic: see arithmetic.py ------------------------------------------------------------
+    def __add__(self, other):
+        return _arith.add(self, other)
+
+    def __radd__(self, other):
+        return _arith.add(self, other)
+
+    def __sub__(self, other):
+        return _arith.subtract(self, other)
+
+    def __rsub__(self, other):
+        return _arith.subtract(other, self)
+
+    def __mul__(self, other):
+        return _arith.multiply(self, other)
+
+    def __rmul__(self, other):
+        return _arith.multiply(self, other)
+
+    def __truediv__(self, other):
+        return _arith.divide(self, other)
+
+    def __rtruediv__(self, other):
+        return _arith.divide(other, self)
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __floordiv__(self, other):
+        return _arith.floor_divide(self, other)
+
+    def __mod__(self, other):
+        return _arith.modulo(self, other)
+
+    def __rmod__(self, other):
+        return _arith.modulo(other, self)
+
+    def __pow__(self, other):
+        return _arith.power(self, other)
+
+    def __rpow__(self, other):
+        return _arith.power(other, self)
+
+    def __neg__(self):
+        return _arith.negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _arith.absolute(self)
+
+    def __eq__(self, other):
+        return _arith.equal(self, other)
+
+    def __ne__(self, other):
+        return _arith.not_equal(self, other)
+
+    def __gt__(self, other):
+        return _arith.greater(self, other)
+
+    def __ge__(self, other):
+        return _arith.greater_equal(self, other)
+
+    def __lt__(self, other):
+        return _arith.lesser(self, other)
+
+    def __le__(self, other):
+        return _arith.lesser_equal(self, other)
+
+    def __iadd__(self, other):
+        return _arith.add(self, other, out=self)
+
+    def __isub__(self, other):
+        return _arith.subtract(self, other, out=self)
+
+    def __imul__(self, other):
+        return _arith.multiply(self, other, out=self)
+
+    def __itruediv__(self, other):
+        return _arith.divide(self, other, out=self)
+
+    def __imod__(self, other):
+        return _arith.modulo(self, other, out=self)
+
+
+from . import arithmetic as _arith  # noqa: E402  (arithmetic needs NDArray defined first)

@@ -1,0 +1,27 @@
+"""``NDArray.reshape``: a view sharing the buffer, with MXNet's reshape codes.
+
+Lesson: 02-ndarray.  Under ``autograd.record()`` the reshape is recorded as the
+``Reshape`` operator instead, so gradients flow through it.
+"""
+from ..autograd import recording
+from ..base import InvalidParameterError
+from ..op.reshape_rule import reshape_target
+from .ndarray import NDArray
+
+__all__ = ["reshape"]
+
+
+def reshape(array, shape, reverse=False, **kwargs):
+    """``array.reshape((2, -1))``, ``array.reshape(2, -1)`` or ``array.reshape(shape=...)``."""
+    if "shape" in kwargs:
+        shape = kwargs.pop("shape")
+    elif len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    if kwargs:
+        raise InvalidParameterError(f"reshape: unexpected arguments {sorted(kwargs)}")
+    target = reshape_target(array.shape, tuple(shape), reverse)
+    if recording.is_recording() and array._autograd is not None:
+        from .register import call
+        return call("Reshape", array, shape=target)
+    view = (array._view or ()) + (target,)
+    return NDArray(array._chunk, target, array._dtype, view)

@@ -1,0 +1,439 @@
+"""Element-wise arithmetic and comparison: tensor-tensor (broadcasting) and tensor-scalar.
+
+Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/elemwise_binary_broadcast_op_basic.cc``
+and ``elemwise_binary_scalar_op_basic.cc``.  ``a + b`` on NDArrays calls
+``broadcast_add``; ``a + 1`` calls ``_plus_scalar``.  Comparisons return 0/1 in
+the input's dtype, as MXNet does, and have no gradient.
+"""
+import math
+
+from .common import broadcast_shape, sum_to_shape
+from .params import Param
+from .registry import OpDef, TestHints, register_op
+
+
+class BroadcastBinary(OpDef):
+    """Two inputs broadcast against each other; subclasses give ``compute`` and ``grads``."""
+
+    inputs = ("lhs", "rhs")
+    saves = ("lhs", "rhs", "lhs_shape", "rhs_shape")
+    test = TestHints(shapes=((2, 3), (1, 3)), cases=(({}, ((3, 1, 2), (4, 2))),))
+
+    def infer_shape(self, lhs, rhs):
+        return broadcast_shape(self, lhs, rhs)
+
+    def infer_type(self, lhs, rhs):
+        if lhs != rhs:
+            raise self.type_error(f"lhs and rhs dtypes differ: {lhs} vs {rhs}")
+        return lhs
+
+    def forward(self, xp, lhs, rhs):
+        return self.compute(xp, lhs, rhs)
+
+    def backward(self, xp, out_grad, lhs, rhs, lhs_shape, rhs_shape):
+        grad_lhs, grad_rhs = self.grads(xp, out_grad, lhs, rhs)
+        return sum_to_shape(xp, grad_lhs, lhs_shape), sum_to_shape(xp, grad_rhs, rhs_shape)
+
+
+class BroadcastCompare(BroadcastBinary):
+    """A comparison: 1 where it holds, else 0, in the inputs' dtype; no gradient."""
+
+    differentiable = False
+    saves = ()
+    test = TestHints(shapes=((2, 3), (1, 3)), grad=False)
+
+    def forward(self, xp, lhs, rhs):
+        return self.compute(xp, lhs, rhs).astype(lhs.dtype)
+
+
+@register_op
+class BroadcastAdd(BroadcastBinary):
+    """``lhs + rhs`` with broadcasting."""
+    name = "broadcast_add"
+    aliases = ("broadcast_plus",)
+    saves = ("lhs_shape", "rhs_shape")
+
+    def compute(self, xp, lhs, rhs):
+        return lhs + rhs
+
+    def backward(self, xp, out_grad, lhs_shape, rhs_shape):
+        return sum_to_shape(xp, out_grad, lhs_shape), sum_to_shape(xp, out_grad, rhs_shape)
+
+
+@register_op
+class BroadcastSub(BroadcastBinary):
+    """``lhs - rhs`` with broadcasting."""
+    name = "broadcast_sub"
+    aliases = ("broadcast_minus",)
+    saves = ("lhs_shape", "rhs_shape")
+
+    def compute(self, xp, lhs, rhs):
+        return lhs - rhs
+
+    def backward(self, xp, out_grad, lhs_shape, rhs_shape):
+        return sum_to_shape(xp, out_grad, lhs_shape), sum_to_shape(xp, -out_grad, rhs_shape)
+
+
+@register_op
+class BroadcastMul(BroadcastBinary):
+    """``lhs * rhs`` with broadcasting."""
+    name = "broadcast_mul"
+
+    def compute(self, xp, lhs, rhs):
+        return lhs * rhs
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        return out_grad * rhs, out_grad * lhs
+
+
+@register_op
+class BroadcastDiv(BroadcastBinary):
+    """``lhs / rhs`` with broadcasting."""
+    name = "broadcast_div"
+    test = TestHints(shapes=((2, 3), (1, 3)), low=0.5, high=2.0)
+
+    def compute(self, xp, lhs, rhs):
+        return lhs / rhs
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        return out_grad / rhs, -out_grad * lhs / (rhs * rhs)
+
+
+@register_op
+class BroadcastMod(BroadcastBinary):
+    """``lhs % rhs`` with broadcasting (the sign follows numpy's ``fmod``, as MXNet)."""
+    name = "broadcast_mod"
+    test = TestHints(shapes=((2, 3), (1, 3)), low=0.6, high=2.0, grad=False)
+
+    def compute(self, xp, lhs, rhs):
+        return xp.fmod(lhs, rhs)
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        return out_grad, -out_grad * xp.trunc(lhs / rhs)
+
+
+@register_op
+class BroadcastPower(BroadcastBinary):
+    """``lhs ** rhs`` with broadcasting."""
+    name = "broadcast_power"
+    test = TestHints(shapes=((2, 3), (1, 3)), low=0.5, high=2.0)
+
+    def compute(self, xp, lhs, rhs):
+        return xp.power(lhs, rhs)
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        return (out_grad * rhs * xp.power(lhs, rhs - 1),
+                out_grad * xp.power(lhs, rhs) * xp.log(lhs))
+
+
+@register_op
+class BroadcastMaximum(BroadcastBinary):
+    """Element-wise maximum with broadcasting."""
+    name = "broadcast_maximum"
+
+    def compute(self, xp, lhs, rhs):
+        return xp.maximum(lhs, rhs)
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        mask = (lhs >= rhs).astype(out_grad.dtype)
+        return out_grad * mask, out_grad * (1 - mask)
+
+
+@register_op
+class BroadcastMinimum(BroadcastBinary):
+    """Element-wise minimum with broadcasting."""
+    name = "broadcast_minimum"
+
+    def compute(self, xp, lhs, rhs):
+        return xp.minimum(lhs, rhs)
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        mask = (lhs <= rhs).astype(out_grad.dtype)
+        return out_grad * mask, out_grad * (1 - mask)
+
+
+@register_op
+class BroadcastHypot(BroadcastBinary):
+    """``sqrt(lhs**2 + rhs**2)`` with broadcasting."""
+    name = "broadcast_hypot"
+    test = TestHints(shapes=((2, 3), (1, 3)), low=0.5, high=2.0)
+
+    def compute(self, xp, lhs, rhs):
+        return xp.hypot(lhs, rhs)
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        norm = xp.hypot(lhs, rhs)
+        return out_grad * lhs / norm, out_grad * rhs / norm
+
+
+def _comparison(op_name, function, doc):
+    @register_op
+    class Comparison(BroadcastCompare):
+        __doc__ = doc
+        name = op_name
+
+        def compute(self, xp, lhs, rhs):
+            return function(xp, lhs, rhs)
+
+    Comparison.__name__ = Comparison.__qualname__ = "".join(
+        part.capitalize() for part in op_name.split("_"))
+    return Comparison
+
+
+BroadcastEqual = _comparison("broadcast_equal", lambda xp, a, b: a == b, "``lhs == rhs`` as 0/1.")
+BroadcastNotEqual = _comparison(
+    "broadcast_not_equal", lambda xp, a, b: a != b, "``lhs != rhs`` as 0/1.")
+BroadcastGreater = _comparison("broadcast_greater", lambda xp, a, b: a > b, "``lhs > rhs`` as 0/1.")
+BroadcastGreaterEqual = _comparison(
+    "broadcast_greater_equal", lambda xp, a, b: a >= b, "``lhs >= rhs`` as 0/1.")
+BroadcastLesser = _comparison("broadcast_lesser", lambda xp, a, b: a < b, "``lhs < rhs`` as 0/1.")
+BroadcastLesserEqual = _comparison(
+    "broadcast_lesser_equal", lambda xp, a, b: a <= b, "``lhs <= rhs`` as 0/1.")
+BroadcastLogicalAnd = _comparison(
+    "broadcast_logical_and", lambda xp, a, b: (a != 0) & (b != 0), "Logical and, as 0/1.")
+BroadcastLogicalOr = _comparison(
+    "broadcast_logical_or", lambda xp, a, b: (a != 0) | (b != 0), "Logical or, as 0/1.")
+BroadcastLogicalXor = _comparison(
+    "broadcast_logical_xor", lambda xp, a, b: (a != 0) ^ (b != 0), "Logical xor, as 0/1.")
+
+
+class ElemwiseBinary(BroadcastBinary):
+    """Like the broadcast version, but both inputs must have the same shape."""
+
+    test = TestHints(shapes=((2, 3), (2, 3)))
+
+    def infer_shape(self, lhs, rhs):
+        if tuple(lhs) != tuple(rhs):
+            raise self.shape_error(f"inputs must have the same shape, got lhs {tuple(lhs)} "
+                                   f"and rhs {tuple(rhs)}")
+        return lhs
+
+
+@register_op
+class ElemwiseAdd(ElemwiseBinary, BroadcastAdd):
+    """``lhs + rhs`` for inputs of equal shape."""
+    name = "elemwise_add"
+    aliases = ("_plus", "_add")
+
+
+@register_op
+class ElemwiseSub(ElemwiseBinary, BroadcastSub):
+    """``lhs - rhs`` for inputs of equal shape."""
+    name = "elemwise_sub"
+    aliases = ("_minus", "_sub")
+
+
+@register_op
+class ElemwiseMul(ElemwiseBinary, BroadcastMul):
+    """``lhs * rhs`` for inputs of equal shape."""
+    name = "elemwise_mul"
+    aliases = ("_mul",)
+
+
+@register_op
+class ElemwiseDiv(ElemwiseBinary, BroadcastDiv):
+    """``lhs / rhs`` for inputs of equal shape."""
+    name = "elemwise_div"
+    aliases = ("_div",)
+    test = TestHints(shapes=((2, 3), (2, 3)), low=0.5, high=2.0)
+
+
+# -- tensor and scalar -------------------------------------------------------------------------
+class ScalarOp(OpDef):
+    """One tensor input and a Python number ``scalar``."""
+
+    params = {"scalar": Param(float, default=1.0, doc="the scalar operand")}
+    saves = ("data",)
+    test = TestHints(params={"scalar": 1.5}, low=0.5, high=2.0)
+
+    def backward(self, xp, out_grad, data):
+        return out_grad * self.derivative(xp, data)
+
+
+def _cast_like(xp, value, data):
+    return value.astype(data.dtype, copy=False) if hasattr(value, "astype") else value
+
+
+@register_op
+class PlusScalar(ScalarOp):
+    """``data + scalar``."""
+    name = "_plus_scalar"
+    saves = ()
+
+    def forward(self, xp, data):
+        return data + data.dtype.type(self.scalar)
+
+    def backward(self, xp, out_grad):
+        return out_grad
+
+
+@register_op
+class MinusScalar(PlusScalar):
+    """``data - scalar``."""
+    name = "_minus_scalar"
+
+    def forward(self, xp, data):
+        return data - data.dtype.type(self.scalar)
+
+
+@register_op
+class RMinusScalar(ScalarOp):
+    """``scalar - data``."""
+    name = "_rminus_scalar"
+    saves = ()
+
+    def forward(self, xp, data):
+        return data.dtype.type(self.scalar) - data
+
+    def backward(self, xp, out_grad):
+        return -out_grad
+
+
+@register_op
+class MulScalar(ScalarOp):
+    """``data * scalar``."""
+    name = "_mul_scalar"
+    saves = ()
+
+    def forward(self, xp, data):
+        return data * data.dtype.type(self.scalar)
+
+    def backward(self, xp, out_grad):
+        return out_grad * out_grad.dtype.type(self.scalar)
+
+
+@register_op
+class DivScalar(ScalarOp):
+    """``data / scalar``."""
+    name = "_div_scalar"
+    saves = ()
+
+    def forward(self, xp, data):
+        return _cast_like(xp, data / data.dtype.type(self.scalar), data)
+
+    def backward(self, xp, out_grad):
+        return out_grad / out_grad.dtype.type(self.scalar)
+
+
+@register_op
+class RDivScalar(ScalarOp):
+    """``scalar / data``."""
+    name = "_rdiv_scalar"
+
+    def forward(self, xp, data):
+        return _cast_like(xp, data.dtype.type(self.scalar) / data, data)
+
+    def derivative(self, xp, data):
+        return -self.scalar / (data * data)
+
+
+@register_op
+class ModScalar(ScalarOp):
+    """``data % scalar`` (``fmod``)."""
+    name = "_mod_scalar"
+    saves = ()
+    test = TestHints(params={"scalar": 0.7}, low=0.1, high=2.0, grad=False)
+
+    def forward(self, xp, data):
+        return xp.fmod(data, data.dtype.type(self.scalar))
+
+    def backward(self, xp, out_grad):
+        return out_grad
+
+
+@register_op
+class RModScalar(ScalarOp):
+    """``scalar % data`` (``fmod``)."""
+    name = "_rmod_scalar"
+    test = TestHints(params={"scalar": 1.7}, low=0.6, high=2.0, grad=False)
+
+    def forward(self, xp, data):
+        return xp.fmod(data.dtype.type(self.scalar), data)
+
+    def derivative(self, xp, data):
+        return -xp.trunc(self.scalar / data)
+
+
+@register_op
+class PowerScalar(ScalarOp):
+    """``data ** scalar``."""
+    name = "_power_scalar"
+
+    def forward(self, xp, data):
+        return _cast_like(xp, xp.power(data, data.dtype.type(self.scalar)), data)
+
+    def derivative(self, xp, data):
+        return self.scalar * xp.power(data, data.dtype.type(self.scalar - 1))
+
+
+@register_op
+class RPowerScalar(ScalarOp):
+    """``scalar ** data``."""
+    name = "_rpower_scalar"
+    saves = ("output",)
+
+    def forward(self, xp, data):
+        return _cast_like(xp, xp.power(data.dtype.type(self.scalar), data), data)
+
+    def backward(self, xp, out_grad, output):
+        return out_grad * output * output.dtype.type(math.log(self.scalar))
+
+
+@register_op
+class MaximumScalar(ScalarOp):
+    """``maximum(data, scalar)``."""
+    name = "_maximum_scalar"
+    test = TestHints(params={"scalar": 0.1})
+
+    def forward(self, xp, data):
+        return xp.maximum(data, data.dtype.type(self.scalar))
+
+    def derivative(self, xp, data):
+        return (data >= self.scalar).astype(data.dtype)
+
+
+@register_op
+class MinimumScalar(ScalarOp):
+    """``minimum(data, scalar)``."""
+    name = "_minimum_scalar"
+    test = TestHints(params={"scalar": 0.1})
+
+    def forward(self, xp, data):
+        return xp.minimum(data, data.dtype.type(self.scalar))
+
+    def derivative(self, xp, data):
+        return (data <= self.scalar).astype(data.dtype)
+
+
+def _scalar_comparison(op_name, function, doc):
+    @register_op
+    class ScalarComparison(ScalarOp):
+        __doc__ = doc
+        name = op_name
+        saves = ()
+        differentiable = False
+        test = TestHints(params={"scalar": 0.25}, grad=False)
+
+        def forward(self, xp, data):
+            return function(data, data.dtype.type(self.scalar)).astype(data.dtype)
+
+    ScalarComparison.__name__ = ScalarComparison.__qualname__ = "".join(
+        part.capitalize() for part in op_name.split("_"))
+    return ScalarComparison
+
+
+EqualScalar = _scalar_comparison("_equal_scalar", lambda a, s: a == s, "``data == scalar``.")
+NotEqualScalar = _scalar_comparison(
+    "_not_equal_scalar", lambda a, s: a != s, "``data != scalar``.")
+GreaterScalar = _scalar_comparison("_greater_scalar", lambda a, s: a > s, "``data > scalar``.")
+GreaterEqualScalar = _scalar_comparison(
+    "_greater_equal_scalar", lambda a, s: a >= s, "``data >= scalar``.")
+LesserScalar = _scalar_comparison("_lesser_scalar", lambda a, s: a < s, "``data < scalar``.")
+LesserEqualScalar = _scalar_comparison(
+    "_lesser_equal_scalar", lambda a, s: a <= s, "``data <= scalar``.")
+LogicalAndScalar = _scalar_comparison(
+    "_logical_and_scalar", lambda a, s: (a != 0) & (s != 0), "``data and scalar``.")
+LogicalOrScalar = _scalar_comparison(
+    "_logical_or_scalar", lambda a, s: (a != 0) | (s != 0), "``data or scalar``.")
+LogicalXorScalar = _scalar_comparison(
+    "_logical_xor_scalar", lambda a, s: (a != 0) ^ (s != 0), "``data xor scalar``.")

@@ -1,0 +1,56 @@
+"""Helpers shared by operator declarations: broadcasting, axes, gradient reduction.
+
+Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/broadcast_reduce_op.h``.
+"""
+__all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "reduced_shape"]
+
+
+def broadcast_shape(op, lhs, rhs):
+    """numpy's broadcasting rule for two shapes, with an error naming ``op``."""
+    ndim = max(len(lhs), len(rhs))
+    left = (1,) * (ndim - len(lhs)) + tuple(lhs)
+    right = (1,) * (ndim - len(rhs)) + tuple(rhs)
+    result = []
+    for a, b in zip(left, right):
+        if a != b and a != 1 and b != 1:
+            raise op.shape_error(
+                f"operands could not be broadcast together: lhs {tuple(lhs)}, rhs {tuple(rhs)}")
+        result.append(b if a == 1 else a)
+    return tuple(result)
+
+
+def sum_to_shape(xp, grad, shape):
+    """Sum ``grad`` over the axes that broadcasting expanded, giving ``shape``."""
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(
+        extra + index for index, size in enumerate(shape) if size == 1 and grad.shape[extra + index] != 1)
+    summed = xp.sum(grad, axis=axes, keepdims=True) if axes else grad
+    return summed.reshape(shape)
+
+
+def normalize_axes(op, axis, ndim, exclude=False):
+    """Axis parameter -> sorted tuple of non-negative axes (None means all)."""
+    if axis is None or axis == ():
+        axes = tuple(range(ndim))
+    else:
+        items = (axis,) if isinstance(axis, int) else tuple(axis)
+        axes = []
+        for item in items:
+            if not -ndim <= item < max(ndim, 1):
+                raise op.shape_error(f"axis {item} is out of range for an input of {ndim} dims")
+            axes.append(item % max(ndim, 1))
+        axes = tuple(sorted(set(axes)))
+    if exclude:
+        axes = tuple(a for a in range(ndim) if a not in axes)
+    return axes
+
+
+def reduced_shape(shape, axes, keepdims):
+    """The shape after reducing ``axes``; MXNet gives (1,) for a full reduction."""
+    if keepdims:
+        return tuple(1 if i in axes else size for i, size in enumerate(shape))
+    result = tuple(size for i, size in enumerate(shape) if i not in axes)
+    return result if result else (1,)

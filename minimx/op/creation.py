@@ -1,0 +1,136 @@
+"""Operators that make arrays from nothing but parameters: zeros, ones, full, arange, eye.
+
+Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/init_op.cc``.  They have no
+inputs, so the frontend passes the context; ``zeros_like``/``ones_like`` take
+their shape from an input.
+"""
+from .params import DType, Optional, Param, Shape
+from .registry import OpDef, TestHints, register_op
+
+
+class Creation(OpDef):
+    """An operator with no inputs whose output is fixed by ``shape`` and ``dtype``."""
+
+    inputs = ()
+    differentiable = False
+    test = TestHints(shapes=(), params={"shape": (2, 3)}, grad=False)
+
+    def infer_shape(self):
+        return self.shape
+
+    def infer_type(self):
+        return self.dtype or "float32"
+
+
+_SHAPE = Param(Shape, default=(), doc="output shape")
+_DTYPE = Param(DType, default="float32", doc="output dtype")
+
+
+@register_op
+class Zeros(Creation):
+    """An array of zeros."""
+    name = "_zeros"
+    params = {"shape": _SHAPE, "dtype": _DTYPE}
+
+    def forward(self, xp):
+        return xp.zeros(self.shape, dtype=self.dtype)
+
+
+@register_op
+class Ones(Creation):
+    """An array of ones."""
+    name = "_ones"
+    params = {"shape": _SHAPE, "dtype": _DTYPE}
+
+    def forward(self, xp):
+        return xp.ones(self.shape, dtype=self.dtype)
+
+
+@register_op
+class Empty(Creation):
+    """An array whose values are not set (minimx fills it with zeros)."""
+    name = "_empty"
+    params = {"shape": _SHAPE, "dtype": _DTYPE}
+
+    def forward(self, xp):
+        return xp.zeros(self.shape, dtype=self.dtype)
+
+
+@register_op
+class Full(Creation):
+    """An array filled with ``value``."""
+    name = "_full"
+    params = {"shape": _SHAPE, "dtype": _DTYPE, "value": Param(float, doc="the fill value")}
+    test = TestHints(shapes=(), params={"shape": (2, 3), "value": 2.5}, grad=False)
+
+    def forward(self, xp):
+        return xp.full(self.shape, self.value, dtype=self.dtype)
+
+
+@register_op
+class Arange(Creation):
+    """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
+    name = "_arange"
+    params = {
+        "start": Param(float, doc="first value"),
+        "stop": Param(Optional(float), default=None, doc="end (exclusive); None: [0, start)"),
+        "step": Param(float, default=1.0),
+        "repeat": Param(int, default=1),
+        "infer_range": Param(bool, default=False),
+        "dtype": _DTYPE,
+    }
+    test = TestHints(shapes=(), params={"start": 1.0, "stop": 7.0, "step": 1.5}, grad=False)
+
+    def _bounds(self):
+        return (0.0, self.start) if self.stop is None else (self.start, self.stop)
+
+    def infer_shape(self):
+        start, stop = self._bounds()
+        if self.step == 0:
+            raise self.param_error("step must not be 0")
+        count = max(0, int(-(-(stop - start) // self.step)))
+        return (count * self.repeat,)
+
+    def forward(self, xp):
+        start, stop = self._bounds()
+        values = xp.arange(start, stop, self.step, dtype="float64")
+        return xp.repeat(values, self.repeat).astype(self.dtype)
+
+
+@register_op
+class Eye(Creation):
+    """A 2-D array with ones on diagonal ``k``."""
+    name = "_eye"
+    params = {"N": Param(int), "M": Param(int, default=0, doc="columns (0: N)"),
+              "k": Param(int, default=0), "dtype": _DTYPE}
+    test = TestHints(shapes=(), params={"N": 3, "M": 4, "k": 1}, grad=False)
+
+    def infer_shape(self):
+        return (self.N, self.M or self.N)
+
+    def forward(self, xp):
+        return xp.eye(self.N, self.M or self.N, self.k, dtype=self.dtype)
+
+
+@register_op
+class ZerosLike(OpDef):
+    """Zeros with the shape and dtype of ``data``."""
+    name = "zeros_like"
+    differentiable = False
+    method = True
+    test = TestHints(grad=False)
+
+    def forward(self, xp, data):
+        return xp.zeros_like(data)
+
+
+@register_op
+class OnesLike(OpDef):
+    """Ones with the shape and dtype of ``data``."""
+    name = "ones_like"
+    differentiable = False
+    method = True
+    test = TestHints(grad=False)
+
+    def forward(self, xp, data):
+        return xp.ones_like(data)

@@ -1,0 +1,225 @@
+"""The operator registry: every operator is one ``OpDef`` subclass, declared once.
+
+Lesson: 06-symbol (and every lesson that calls an operator).  Mirrors MXNet's
+``NNVM_REGISTER_OP`` attribute bags (``FInferShape``, ``FInferType``,
+``FCompute``, ``FGradient``) gathered into one Python class.
+
+From one declaration minimx builds ``nd.<name>`` (and later ``sym.<name>``),
+the NDArray method, shape and type inference, the autograd rule and the
+per-operator tests.  ``forward`` and ``backward`` take ``xp`` (numpy or CuPy)
+and raw arrays, and return raw arrays: no NDArray, engine or global state.
+"""
+import inspect
+from dataclasses import dataclass, field
+
+from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, normalize_dtype
+from .params import Param
+
+__all__ = ["OpDef", "Param", "TestHints", "register_op", "get_op", "list_ops", "OPS"]
+
+OPS = {}            # name or alias -> OpDef subclass
+_INSTANCE_CACHE = {}
+_INSTANCE_CACHE_LIMIT = 4096
+
+
+@dataclass
+class TestHints:
+    """What the generated tests need to exercise an operator.
+
+    ``shapes``: input shapes of the default case; ``cases``: extra
+    ``(params, shapes)`` pairs; ``low``/``high``: the input range (keep it away
+    from kinks); ``integer_inputs``: inputs drawn as integers in ``[0, high)``;
+    ``reference``: a numpy function giving the expected forward output;
+    ``grad``: False where a numeric gradient makes no sense.
+    """
+
+    shapes: tuple = ((2, 3),)
+    params: dict = field(default_factory=dict)
+    cases: tuple = ()
+    low: float = -1.0
+    high: float = 1.0
+    integer_inputs: dict = field(default_factory=dict)
+    reference: object = None
+    grad: bool = True
+    rtol: float = 1e-4
+    atol: float = 1e-5
+    grad_rtol: float = 1e-2
+    grad_atol: float = 1e-3
+    dtypes: tuple = ("float32",)
+    random: bool = False          # output is random: compare statistics, not values
+
+
+class OpDef:
+    """Base class of every operator declaration.
+
+    Class attributes a declaration sets: ``name`` (MXNet's), ``inputs``,
+    ``outputs`` (with ``visible_outputs`` of them returned to the user),
+    ``params`` (name -> ``Param``), ``saves`` (what ``backward`` receives:
+    input or output names, or ``<input>_shape``), ``aux`` (inputs the operator
+    updates in place, like BatchNorm's moving statistics), ``no_grad_inputs``,
+    ``variadic`` (inputs given as ``*args``), ``method`` (also an NDArray
+    method), ``aliases`` and ``test`` (``TestHints``).
+    """
+
+    name = None
+    inputs = ("data",)
+    outputs = ("output",)
+    visible_outputs = None
+    params = {}
+    saves = ()
+    aux = ()
+    no_grad_inputs = ()
+    variadic = False
+    method = False
+    aliases = ()
+    differentiable = True
+    test = TestHints()
+
+    # filled in by register_op
+    forward_extras = ()
+    backward_extras = ()
+
+    def __init__(self, **kwargs):
+        for key, value in kwargs.items():
+            declared = self.params.get(key)
+            if declared is None:
+                expected = ", ".join(self.params) or "no parameters"
+                raise InvalidParameterError(
+                    f"operator {self.name}: unknown parameter '{key}'; expected: {expected}")
+            setattr(self, key, declared.parse(value, self.name, key))
+        for key, declared in self.params.items():
+            if key not in kwargs:
+                if declared.required:
+                    raise InvalidParameterError(
+                        f"operator {self.name}: parameter '{key}' ({declared.type_name}) "
+                        f"is required")
+                setattr(self, key, declared.default)
+        self.check_params()
+
+    @classmethod
+    def create(cls, **kwargs):
+        """An instance for these parameters, shared between calls with equal ones."""
+        try:
+            key = (cls, tuple(sorted(kwargs.items())))
+            hash(key)
+        except TypeError:
+            return cls(**kwargs)
+        instance = _INSTANCE_CACHE.get(key)
+        if instance is None:
+            if len(_INSTANCE_CACHE) > _INSTANCE_CACHE_LIMIT:
+                _INSTANCE_CACHE.clear()
+            instance = _INSTANCE_CACHE[key] = cls(**kwargs)
+        return instance
+
+    def param_values(self):
+        """The parsed parameters, as a dict."""
+        return {key: getattr(self, key) for key in self.params}
+
+    # -- hooks an operator may override ---------------------------------------------
+    def check_params(self):
+        """Validate parameters together (after parsing); raise ``self.param_error``."""
+
+    def list_inputs(self, num_args=None):
+        """Input names for this instance (``bias`` drops out when ``no_bias``)."""
+        if self.variadic:
+            count = num_args if num_args is not None else getattr(self, "num_args", 1)
+            return tuple(f"arg{index}" for index in range(count))
+        return self.inputs
+
+    def list_outputs(self):
+        return self.outputs
+
+    def num_visible(self):
+        return self.visible_outputs if self.visible_outputs is not None else len(self.outputs)
+
+    def infer_input_shapes(self, *shapes):
+        """Complete unknown input shapes (None, or 0 for an unknown size) from known ones."""
+        return list(shapes)
+
+    def infer_shape(self, *shapes):
+        """Output shape (a tuple), or a list of them; default: same as the first input."""
+        return shapes[0]
+
+    def infer_type(self, *dtypes):
+        """Output dtype name, or a list of them; default: the first input's."""
+        return dtypes[0]
+
+    def forward(self, xp, *arrays):
+        raise NotImplementedError(f"operator {self.name} has no forward")
+
+    def backward(self, xp, *out_grads, **saved):
+        raise NotImplementedError(f"operator {self.name} has no gradient")
+
+    # -- helpers for declarations ------------------------------------------------------
+    def shape_error(self, message):
+        """An ``InvalidShapeError`` naming this operator."""
+        return InvalidShapeError(f"operator {self.name}: {message}")
+
+    def type_error(self, message):
+        return InvalidTypeError(f"operator {self.name}: {message}")
+
+    def param_error(self, message):
+        return InvalidParameterError(f"operator {self.name}: {message}")
+
+    # -- used by the frontends ------------------------------------------------------------
+    def output_shapes(self, input_shapes):
+        """Run ``infer_shape`` and return a list of output shapes, or raise a clear error."""
+        try:
+            result = self.infer_shape(*input_shapes)
+        except InvalidShapeError:
+            raise
+        except (IndexError, ValueError, TypeError, ZeroDivisionError) as error:
+            raise InvalidShapeError(
+                f"operator {self.name}: cannot infer the output shape from input shapes "
+                f"{list(input_shapes)} ({type(error).__name__}: {error})") from None
+        if isinstance(result, list):
+            return [tuple(int(d) for d in shape) for shape in result]
+        return [tuple(int(d) for d in result)] * len(self.outputs)
+
+    def output_types(self, input_types):
+        """Run ``infer_type`` and return a list of numpy dtypes."""
+        result = self.infer_type(*input_types)
+        if isinstance(result, list):
+            return [normalize_dtype(dtype) for dtype in result]
+        return [normalize_dtype(result)] * len(self.outputs)
+
+    def __repr__(self):
+        values = ", ".join(f"{key}={value!r}" for key, value in self.param_values().items())
+        return f"{self.name}({values})"
+
+
+def _extras(function, allowed):
+    names = inspect.signature(function).parameters
+    return tuple(name for name in allowed if name in names)
+
+
+def register_op(cls):
+    """Class decorator: check a declaration and add it (and its aliases) to ``OPS``."""
+    if not cls.name:
+        raise TypeError(f"{cls.__qualname__} declares no operator name")
+    for saved in cls.saves:
+        known = set(cls.inputs) | set(cls.outputs) | {f"{i}_shape" for i in cls.inputs}
+        if saved not in known and not cls.variadic:
+            raise TypeError(f"operator {cls.name}: saves {saved!r}, which is no input, "
+                            f"output or <input>_shape")
+    cls.forward_extras = _extras(cls.forward, ("rng", "is_train"))
+    cls.backward_extras = _extras(cls.backward, ("is_train",))
+    for name in (cls.name, *cls.aliases):
+        if name in OPS and OPS[name] is not cls:
+            raise TypeError(f"operator name {name!r} is registered twice")
+        OPS[name] = cls
+    return cls
+
+
+def get_op(name):
+    """The declaration registered under ``name`` (MXNet's operator name or an alias)."""
+    try:
+        return OPS[name]
+    except KeyError:
+        raise InvalidParameterError(f"unknown operator {name!r}") from None
+
+
+def list_ops():
+    """Every registered operator class, once each, sorted by name."""
+    unique = {cls.name: cls for cls in OPS.values()}
+    return [unique[name] for name in sorted(unique)]

@@ -1,0 +1,1 @@
+"""Profiler placeholder replaced below."""

@@ -1,0 +1,1 @@
+"""test utils placeholder replaced below."""
