@@ -10,7 +10,7 @@ import types
 
 from .. import engine
 from ..op import list_ops
-from . import register
+from . import random, register, utils
 from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, lesser_equal,
                          logical_and, logical_or, logical_xor, maximum, minimum, modulo,
                          multiply, negative, not_equal, power, subtract, true_divide)
@@ -21,7 +21,7 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye"
            "ones_like", "add", "subtract", "multiply", "divide", "true_divide", "modulo",
            "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal",
            "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "negative",
-           "waitall", "concatenate", "_internal", "op"]
+           "waitall", "concatenate", "_internal", "op", "random", "utils"]
 
 
 def waitall():

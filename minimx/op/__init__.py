@@ -3,7 +3,12 @@
 Lesson: 06-symbol.  ``list_ops()`` returns them all; the frontends
 (``minimx.ndarray``, ``minimx.symbol``) are generated from this registry.
 """
-from . import arithmetic, creation, getitem  # noqa: F401  (each import registers a family)
+# each import registers one family of operators
+from . import arithmetic, creation, getitem  # noqa: F401
+from . import elemwise, reduce  # noqa: F401
+from . import shape, indexing, linalg  # noqa: F401
+from . import nn, conv, output, rnn, sequence  # noqa: F401
+from . import random  # noqa: F401
 from .registry import OPS, OpDef, Param, TestHints, get_op, list_ops, register_op
 
 __all__ = ["OPS", "OpDef", "Param", "TestHints", "get_op", "list_ops", "register_op"]

@@ -130,7 +130,10 @@ class OpDef:
         return self.outputs
 
     def num_visible(self):
-        return self.visible_outputs if self.visible_outputs is not None else len(self.outputs)
+        """How many outputs the user gets (the rest, like Dropout's mask, stay hidden)."""
+        if self.visible_outputs is not None:
+            return self.visible_outputs
+        return len(self.list_outputs())
 
     def infer_input_shapes(self, *shapes):
         """Complete unknown input shapes (None, or 0 for an unknown size) from known ones."""
@@ -174,14 +177,14 @@ class OpDef:
                 f"{list(input_shapes)} ({type(error).__name__}: {error})") from None
         if isinstance(result, list):
             return [tuple(int(d) for d in shape) for shape in result]
-        return [tuple(int(d) for d in result)] * len(self.outputs)
+        return [tuple(int(d) for d in result)] * len(self.list_outputs())
 
     def output_types(self, input_types):
         """Run ``infer_type`` and return a list of numpy dtypes."""
         result = self.infer_type(*input_types)
         if isinstance(result, list):
             return [normalize_dtype(dtype) for dtype in result]
-        return [normalize_dtype(result)] * len(self.outputs)
+        return [normalize_dtype(result)] * len(self.list_outputs())
 
     def __repr__(self):
         values = ", ".join(f"{key}={value!r}" for key, value in self.param_values().items())

@@ -1,0 +1,1 @@
+"""``nd.random``: samplers (being written)."""

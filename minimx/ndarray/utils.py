@@ -1,0 +1,1 @@
+"""``nd.save`` / ``nd.load`` (being written)."""

@@ -1,0 +1,1 @@
+"""Operator family 'conv' (being written)."""

@@ -1,0 +1,1 @@
+"""Operator family 'elemwise' (being written)."""

@@ -1,0 +1,1 @@
+"""Operator family 'indexing' (being written)."""

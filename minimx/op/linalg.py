@@ -1,0 +1,1 @@
+"""Operator family 'linalg' (being written)."""

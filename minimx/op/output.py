@@ -1,0 +1,1 @@
+"""Operator family 'output' (being written)."""

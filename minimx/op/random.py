@@ -1,0 +1,1 @@
+"""Operator family 'random' (being written)."""

@@ -1,0 +1,1 @@
+"""Operator family 'reduce' (being written)."""

@@ -1,0 +1,1 @@
+"""Operator family 'rnn' (being written)."""

@@ -1,0 +1,1 @@
+"""Operator family 'sequence' (being written)."""

@@ -1,0 +1,1 @@
+"""Operator family 'shape' (being written)."""
