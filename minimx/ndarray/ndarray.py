@@ -248,7 +248,15 @@ class NDArray:
 
     @property
     def grad(self):
-        """The gradient buffer attached by ``attach_grad`` (None if there is none)."""
+        """The gradient buffer attached by ``attach_grad``.
+
+        MXNet returns None when there is none; minimx raises, so the mistake
+        is found where it is made rather than at a later ``None`` error.
+        """
+        if self._grad is None:
+            raise GradientError(
+                f"this NDArray (shape {self._shape}) has no gradient buffer: call "
+                f"x.attach_grad() before autograd.record() to get x.grad")
         return self._grad
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):

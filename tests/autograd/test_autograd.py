@@ -178,3 +178,8 @@ def test_backward_runs_through_the_engine_lazily():
     finally:
         engine.unsubscribe(events.append)
     assert any(e.kind == "push" and e.name == "_backward_broadcast_mul" for e in events)
+
+
+def test_grad_without_attach_grad_is_clear():
+    with pytest.raises(GradientError, match="attach_grad"):
+        nd.ones((2,)).grad
