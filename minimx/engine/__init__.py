@@ -14,6 +14,7 @@ import contextlib
 import os
 import threading
 
+from .base import wrap_error
 from .events import EngineEvent, subscribe, unsubscribe
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
@@ -41,7 +42,16 @@ def _env_max_pending():
 
 
 _current = _make(os.environ.get("MINIMX_ENGINE_TYPE", "ThreadedEngine"), _env_max_pending())
-_bulk = threading.local()         # per thread: size limit and operations being grouped
+
+
+class _BulkState(threading.local):
+    """Per thread: how many operations to group, and the group being built."""
+
+    size = 1
+    ops = None
+
+
+_bulk = _BulkState()
 
 
 def new_var():
@@ -55,14 +65,16 @@ def push(fn, read_vars, write_vars, ctx, name="op"):
     ``read_vars`` are the vars whose buffers ``fn`` reads, ``write_vars`` those
     it writes.  Returns at once on the ThreadedEngine.
     """
-    writes = list(dict.fromkeys(write_vars))
-    if writes:
-        read_vars = [var for var in read_vars if var not in writes]
-    group = getattr(_bulk, "ops", None)
-    if group is not None and _bulk.size > 1:
-        _add_to_bulk(fn, read_vars, writes, ctx, name)
+    # A var both read and written counts as written only: the write already waits
+    # for everything a read would, and a var listed twice would link twice.
+    if len(write_vars) > 1:
+        write_vars = list(dict.fromkeys(write_vars))
+    if write_vars:
+        read_vars = [var for var in read_vars if var not in write_vars]
+    if _bulk.size > 1:
+        _add_to_bulk(fn, read_vars, write_vars, ctx, name)
         return
-    _current.push(Operation(fn, read_vars, writes, ctx, name))
+    _current.push(Operation(fn, read_vars, write_vars, ctx, name))
 
 
 def wait_for_var(var):
@@ -88,12 +100,17 @@ def get_engine():
 
 
 def set_engine(name):
-    """Switch to engine ``name`` after finishing all pending work; returns the old name."""
+    """Switch to engine ``name`` after finishing all pending work; returns the old name.
+
+    Errors of the finished work are not raised here: they move to the new engine
+    and surface at their sync points as usual.
+    """
     global _current
+    _flush_bulk()
     previous = _current
-    wait_all()
-    max_pending = getattr(previous, "max_pending", None)
-    _current = _make(name, max_pending)
+    previous.drain()
+    _current = _make(name, getattr(previous, "max_pending", None))
+    _current.failures = previous.failures
     previous.stop()
     return previous.name
 
@@ -139,7 +156,7 @@ def max_pending(limit):
 def set_bulk_size(size):
     """Group up to ``size`` consecutive operations of this thread into one; returns the old size."""
     _flush_bulk()
-    previous = getattr(_bulk, "size", 1)
+    previous = _bulk.size
     _bulk.size = max(1, int(size))
     _bulk.ops = [] if _bulk.size > 1 else None
     return previous
@@ -166,28 +183,28 @@ def _add_to_bulk(fn, reads, writes, ctx, name):
 
 
 def _flush_bulk():
-    group = getattr(_bulk, "ops", None)
+    group = _bulk.ops
     if not group:
         return
     _bulk.ops = []
-    functions = [item[0] for item in group]
+    steps = [(item[0], item[4]) for item in group]
     writes = list(dict.fromkeys(var for item in group for var in item[2]))
     reads = list(dict.fromkeys(var for item in group for var in item[1] if var not in writes))
 
     def run_group():
-        for function in functions:
-            function()
+        for function, name in steps:
+            try:
+                function()
+            except Exception as error:
+                raise wrap_error(error, name)     # name the step, not the group
 
-    names = [item[4] for item in group]
+    names = [name for _, name in steps]
     _current.push(Operation(run_group, reads, writes, group[0][3],
                             f"bulk[{len(names)}]({', '.join(dict.fromkeys(names))})"))
 
 
 def _finish_at_exit():
-    try:
-        _current.wait_all()
-    except Exception:      # noqa: BLE001 - errors nobody waited for are dropped at exit
-        pass
+    _current.drain()        # errors nobody waited for are dropped at exit
 
 
 atexit.register(_finish_at_exit)

@@ -1,64 +1,84 @@
 """What both engines share: running one operation and recording its failure.
 
-Lesson: 04-lazy-evaluation.  Mirrors ``src/engine/engine_impl.h``.
+Lesson: 04-lazy-evaluation.  Mirrors ``src/engine/engine_impl.h`` and the
+exception handling of ``src/engine/threaded_engine.cc``: an error inside an
+operation is stored on the vars it writes, passed on to every operation that
+reads or writes them later, and raised once, at the next sync point.
 """
 from ..base import MXNetError, OperatorFailedError
 from . import events
+from .var import Failure
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "wrap_error"]
 
 
-def _wrap_error(error, op):
-    if isinstance(error, MXNetError) and op.name in str(error):
+def wrap_error(error, name):
+    """``error`` as an MXNetError that names operator ``name``."""
+    if isinstance(error, MXNetError) and name in str(error):
         return error
-    wrapped = OperatorFailedError(f"operator {op.name} failed: {type(error).__name__}: {error}")
+    wrapped = OperatorFailedError(f"operator {name} failed: {type(error).__name__}: {error}")
     wrapped.__cause__ = error
     return wrapped
+
+
+def inherited_failure(op):
+    """The live failure on a var ``op`` reads or writes, or None.
+
+    Written vars count too, as in MXNet: ``x += 1`` on a failed ``x`` fails.
+    """
+    for var in op.reads:
+        failure = var.failure
+        if failure is not None and failure.error is not None:
+            return failure
+    for var in op.writes:
+        failure = var.failure
+        if failure is not None and failure.error is not None:
+            return failure
+    return None
 
 
 class Engine:
     """Base of NaiveEngine and ThreadedEngine: running, errors, sync points."""
 
     def __init__(self):
-        self.unreported_errors = []     # failures not yet raised at a sync point
+        self.failures = []      # failures not yet raised at a sync point, oldest first
 
     def execute(self, op, pending=0):
-        """Run ``op`` now: skip it if an input carries an error, and record any failure.
+        """Run ``op`` now, or skip it if an input failed; store any failure on its writes.
 
-        Returns the error (already stored on the vars ``op`` writes), or None.
+        Returns the Failure (None if ``op`` ran cleanly).
         """
         if events.subscribers:
             events.emit("start", op, pending)
-        error = None
-        for var in op.reads:
-            if var.exception is not None:
-                error = var.exception        # a failed input poisons what is computed from it
-                break
-        if error is None:
+        failure = inherited_failure(op)
+        if failure is None:
             try:
                 op.fn()
-            except BaseException as exc:    # noqa: BLE001 - re-raised at the sync point
-                error = _wrap_error(exc, op)
-                self.unreported_errors.append(error)
+            except BaseException as error:    # noqa: BLE001 - raised again at a sync point
+                failure = Failure(wrap_error(error, op.name))
+                self.failures.append(failure)
         for var in op.writes:
-            var.exception = error
+            var.failure = failure
         if events.subscribers:
-            events.emit("end", op, pending, error)
-        return error
+            events.emit("end", op, pending, failure and failure.error)
+        return failure
 
     def raise_var_error(self, var):
-        """Raise the error stored on ``var``, if any (it stays there for later reads)."""
-        error = var.exception
-        if error is not None:
-            if error in self.unreported_errors:
-                self.unreported_errors.remove(error)
-            raise error
+        """Raise the failure stored on ``var``, if it has not been raised yet."""
+        failure = var.failure
+        if failure is not None and failure.error is not None:
+            raise failure.take()
 
     def raise_unreported(self):
-        """Raise the first failure since the last sync point, and forget the rest."""
-        errors, self.unreported_errors = self.unreported_errors, []
-        if errors:
-            raise errors[0]
+        """Raise the first failure not raised yet, and forget the others (MXNet's WaitForAll)."""
+        failures, self.failures = self.failures, []
+        errors = [failure.take() for failure in failures]
+        for error in errors:
+            if error is not None:
+                raise error
+
+    def drain(self):
+        """Wait until every pushed operation is done, without raising its errors."""
 
     def stop(self):
         """Finish outstanding work and release threads."""

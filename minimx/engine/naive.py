@@ -19,12 +19,13 @@ class NaiveEngine(Engine):
         if events.subscribers:
             events.emit("push", op, 1)
             events.emit("ready", op, 1)
-        error = self.execute(op, pending=1)
+        failure = self.execute(op, pending=1)
         op.done = True
-        if error is not None:
-            if error in self.unreported_errors:
-                self.unreported_errors.remove(error)
-            raise error
+        op.fn = None
+        if failure is not None and failure.error is not None:
+            if failure in self.failures:
+                self.failures.remove(failure)
+            raise failure.take()
 
     def wait_for_var(self, var):
         self.raise_var_error(var)

@@ -5,20 +5,19 @@ Lesson: 04-lazy-evaluation, 05-auto-parallelism.  Mirrors
 
 ``push`` only records dependencies and returns: the frontend runs ahead while
 workers compute.  numpy and CuPy release the GIL inside large kernels, so
-independent operations really overlap.
+independent operations really overlap.  For tiny operations the Python work
+per push is the whole cost, so ``push`` and the worker loop take the lock
+once each and allocate nothing beyond the Operation itself.
 """
 import os
 import queue
 import threading
-import time
 
 from ..backend import device_scope
 from . import events
 from .base import Engine
 
 __all__ = ["ThreadedEngine"]
-
-_PRUNE_READS_AFTER = 32      # drop finished readers from a var's list past this length
 
 
 def _workers_for(ctx):
@@ -27,56 +26,63 @@ def _workers_for(ctx):
 
 
 class ThreadedEngine(Engine):
-    """Asynchronous engine: ``push`` returns at once; workers run ready operations."""
+    """Asynchronous engine: ``push`` returns at once; workers run ready operations.
+
+    One lock guards the dependency graph (every Var's ``last_write`` and
+    ``reads``, every Operation's ``waiting`` and ``dependents``) and ``pending``.
+    """
 
     name = "ThreadedEngine"
 
     def __init__(self, max_pending=None):
         super().__init__()
         self.lock = threading.Lock()
-        self.finished = threading.Condition(self.lock)   # signalled when operations end
-        self.waiting_threads = 0
-        self.pending = 0                                 # pushed and not yet done
+        self.finished = threading.Condition(self.lock)   # notified when operations end
+        self.waiting_threads = 0     # notify only when someone waits: most ends have no waiter
+        self.pending = 0             # pushed and not yet done
         self.max_pending = max_pending                   # backpressure bound, None = off
-        self.queues = {}                                 # ctx -> queue of ready operations
+        self.queues = {}             # ctx -> queue of ready operations
         self.threads = []
+        self.worker_ids = set()      # worker threads never block on backpressure
 
     # -- the frontend side -------------------------------------------------------
     def push(self, op):
-        op.push_time = time.perf_counter()
-        with self.lock:
-            if self.max_pending is not None:
-                self._wait_until(lambda: self.pending < self.max_pending)
-            op.waiting = self._link_dependencies(op)
-            self.pending += 1
-            pending, ready = self.pending, op.waiting == 0
         if events.subscribers:
-            events.emit("push", op, pending)
-        if ready:
+            # Emitted before linking: once linked, a worker may start ``op`` at any time.
+            events.emit("push", op, self.pending + 1)
+        with self.lock:
+            if self.max_pending is not None and self.pending >= self.max_pending:
+                self._wait_for_room()
+            op.waiting = waiting = self._link_dependencies(op)
+            self.pending += 1
+            pending = self.pending
+        if waiting == 0:
             self._dispatch(op, pending)
 
     def _link_dependencies(self, op):
-        """Make ``op`` wait for the unfinished operations the var invariant names."""
-        count = 0
-        for var in op.reads:
-            count += self._depend_on(var.last_write, op)
-            var.reads.append(op)
-            if len(var.reads) > _PRUNE_READS_AFTER:
-                var.reads = [reader for reader in var.reads if not reader.done]
-        for var in op.writes:
-            count += self._depend_on(var.last_write, op)
-            for reader in var.reads:
-                count += self._depend_on(reader, op)
-            var.reads = []
-            var.last_write = op
-        return count
+        """Make ``op`` wait for the unfinished operations the Var invariant names.
 
-    @staticmethod
-    def _depend_on(earlier, op):
-        if earlier is None or earlier.done:
-            return 0
-        earlier.dependents.append(op)
-        return 1
+        Returns how many it waits for.  Finished readers have already left
+        ``var.reads``; a finished writer is still ``last_write`` but is skipped.
+        """
+        waiting = 0
+        for var in op.reads:
+            writer = var.last_write
+            if writer is not None and not writer.done:
+                writer.dependents.append(op)
+                waiting += 1
+            var.reads[op] = None
+        for var in op.writes:
+            writer = var.last_write
+            if writer is not None and not writer.done:
+                writer.dependents.append(op)
+                waiting += 1
+            for reader in var.reads:
+                reader.dependents.append(op)
+                waiting += 1
+            var.reads = {}
+            var.last_write = op
+        return waiting
 
     def _dispatch(self, op, pending):
         if events.subscribers:
@@ -95,6 +101,7 @@ class ThreadedEngine(Engine):
                         target=self._work, args=(work, ctx), daemon=True,
                         name=f"engine-{ctx}-worker{index}")
                     thread.start()
+                    self.worker_ids.add(thread.ident)
                     self.threads.append((thread, work))
                 self.queues[ctx] = work
             return self.queues[ctx]
@@ -113,16 +120,18 @@ class ThreadedEngine(Engine):
         ready = []
         with self.lock:
             op.done = True
-            op.fn = None                     # free what the closure holds
             self.pending -= 1
+            for var in op.reads:
+                var.reads.pop(op, None)
             for dependent in op.dependents:
                 dependent.waiting -= 1
                 if dependent.waiting == 0:
                     ready.append(dependent)
-            op.dependents = []
             pending = self.pending
             if self.waiting_threads:
                 self.finished.notify_all()
+        op.fn = None                 # free the arrays the closure holds
+        op.dependents = []
         for dependent in ready:
             self._dispatch(dependent, pending)
 
@@ -136,26 +145,35 @@ class ThreadedEngine(Engine):
         finally:
             self.waiting_threads -= 1
 
+    def _wait_for_room(self):
+        # A worker that pushes (an operator calling nd functions) must not wait for
+        # itself to finish.
+        if threading.get_ident() not in self.worker_ids:
+            self._wait_until(lambda: self.max_pending is None or self.pending < self.max_pending)
+
     def wait_for_var(self, var):
-        with self.lock:
-            writer = var.last_write
-            if writer is not None:
+        writer = var.last_write
+        if writer is not None and not writer.done:
+            with self.lock:
                 self._wait_until(lambda: writer.done)
         self.raise_var_error(var)
 
-    def wait_all(self):
+    def drain(self):
+        """Wait until every pushed operation is done, without raising its errors."""
         with self.lock:
             self._wait_until(lambda: self.pending == 0)
+
+    def wait_all(self):
+        self.drain()
         self.raise_unreported()
 
     def pending_count(self):
         return self.pending
 
     def stop(self):
-        with self.lock:
-            self._wait_until(lambda: self.pending == 0)
+        self.drain()
         for _, work in self.threads:
             work.put(None)
         for thread, _ in self.threads:
             thread.join()
-        self.threads, self.queues = [], {}
+        self.threads, self.queues, self.worker_ids = [], {}, set()

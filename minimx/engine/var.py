@@ -1,11 +1,12 @@
 """Engine variables and operations: the vocabulary of MXNet's engine design note.
 
 Lesson: 04-lazy-evaluation.  Mirrors ``src/engine/threaded_engine.h``
-(``ThreadedVar``, ``OprBlock``).
+(``ThreadedVar``, ``OprBlock``) and the exception handling of
+``src/engine/threaded_engine.cc``.
 """
 import itertools
 
-__all__ = ["Var", "Operation"]
+__all__ = ["Var", "Operation", "Failure"]
 
 _var_ids = itertools.count()
 _op_ids = itertools.count()
@@ -19,20 +20,41 @@ class Var:
     after every earlier write of it.  Reads of one var may run together.
 
     ``last_write`` is the newest operation pushed that writes the var;
-    ``reads`` the operations pushed after it that read the var;
-    ``exception`` the error of the operation that last failed to write it.
+    ``reads`` the unfinished operations pushed after it that read the var (a
+    dict used as an ordered set, so a finished reader removes itself in O(1));
+    ``failure`` the ``Failure`` of the operation that last wrote it, if any.
     """
 
-    __slots__ = ("id", "last_write", "reads", "exception", "__weakref__")
+    __slots__ = ("id", "last_write", "reads", "failure", "__weakref__")
 
     def __init__(self):
         self.id = next(_var_ids)
         self.last_write = None
-        self.reads = []
-        self.exception = None
+        self.reads = {}
+        self.failure = None
 
     def __repr__(self):
         return f"Var({self.id})"
+
+
+class Failure:
+    """An operator error waiting for a sync point, shared by every var it poisoned.
+
+    The failing operation's outputs, and the outputs of every operation computed
+    from them, hold the *same* Failure.  The first sync point that meets it
+    raises ``error`` and sets it to None, so the error is raised once, as in
+    MXNet (its vars share one ``exception_ptr``).
+    """
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+    def take(self):
+        """The error, cleared here so that no other sync point raises it again."""
+        error, self.error = self.error, None
+        return error
 
 
 class Operation:
@@ -44,7 +66,7 @@ class Operation:
     """
 
     __slots__ = ("id", "fn", "reads", "writes", "ctx", "name", "waiting", "dependents",
-                 "done", "push_time")
+                 "done")
 
     def __init__(self, fn, reads, writes, ctx, name):
         self.id = next(_op_ids)
@@ -56,7 +78,6 @@ class Operation:
         self.waiting = 0
         self.dependents = []
         self.done = False
-        self.push_time = 0.0
 
     def __repr__(self):
         return f"Operation({self.id}, {self.name!r})"

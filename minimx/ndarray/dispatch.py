@@ -22,18 +22,29 @@ def invoke(op, inputs, out=None, ctx=None):
     """Run operator instance ``op`` on NDArrays ``inputs``; returns its visible output(s)."""
     ctx = _context_of(op, inputs, ctx)
     out_shapes = op.output_shapes([x._shape for x in inputs])
-    out_types = op.output_types([x._dtype.name for x in inputs])
+    out_types = op.output_types([_dtype_name(x._dtype) for x in inputs])
     outputs = _allocate_outputs(op, out_shapes, out_types, ctx, out)
-    aux_vars = [inputs[i]._chunk.var for i in _aux_indices(op, len(inputs))]
-    if recording.is_recording() and op.differentiable:
+    write_vars = [o._chunk.var for o in outputs]
+    if op.aux:
+        write_vars += [inputs[i]._chunk.var for i in _aux_indices(op, len(inputs))]
+    if op.differentiable and recording.is_recording():
         _record(op, inputs, outputs, ctx)
-    else:
-        _forget_graph(outputs)
+    elif out is not None:
+        _forget_graph(outputs)       # fresh outputs are outside any graph already
     run = _forward_closure(op, inputs, outputs, ctx)
-    engine.push(run, [x._chunk.var for x in inputs],
-                [o._chunk.var for o in outputs] + aux_vars, ctx, op.name)
+    engine.push(run, [x._chunk.var for x in inputs], write_vars, ctx, op.name)
     visible = op.num_visible()
     return outputs[0] if visible == 1 else outputs[:visible]
+
+
+_DTYPE_NAMES = {}       # numpy dtype -> name: ``dtype.name`` costs ~2 us, a third of a push
+
+
+def _dtype_name(dtype):
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES[dtype] = dtype.name
+    return name
 
 
 def _context_of(op, inputs, ctx):
@@ -43,11 +54,13 @@ def _context_of(op, inputs, ctx):
     if not isinstance(first, NDArray):
         raise InvalidTypeError(f"operator {op.name}: inputs must be NDArrays, got {type(first)}")
     context = first._chunk.ctx
-    for position, x in enumerate(inputs):
+    for position in range(1, len(inputs)):
+        x = inputs[position]
         if not isinstance(x, NDArray):
             raise InvalidTypeError(
                 f"operator {op.name}: input {position} must be an NDArray, got {type(x).__name__}")
-        if x._chunk.ctx != context:
+        # Most inputs share one Context object: ``is`` skips the Python-level __eq__.
+        if x._chunk.ctx is not context and x._chunk.ctx != context:
             names = op.list_inputs(len(inputs))
             raise ContextMismatchError(
                 f"operator {op.name}: all inputs must be on the same context, but "
@@ -56,7 +69,10 @@ def _context_of(op, inputs, ctx):
 
 
 def _allocate_outputs(op, shapes, dtypes, ctx, out):
-    outputs = [NDArray._empty(shape, dtype, ctx) for shape, dtype in zip(shapes, dtypes)]
+    if len(shapes) == 1:
+        outputs = [NDArray._empty(shapes[0], dtypes[0], ctx)]
+    else:
+        outputs = [NDArray._empty(shape, dtype, ctx) for shape, dtype in zip(shapes, dtypes)]
     if out is None:
         return outputs
     given = [out] if isinstance(out, NDArray) else list(out)
@@ -83,20 +99,26 @@ def _aux_indices(op, count):
 def _forward_closure(op, inputs, outputs, ctx):
     xp = backend.get_xp(ctx)
     extras = {}
-    seed = random_state.next_seed(ctx) if "rng" in op.forward_extras else None
-    if "is_train" in op.forward_extras:
-        extras["is_train"] = recording.is_training()
+    seed = None
+    if op.forward_extras:
+        if "rng" in op.forward_extras:
+            seed = random_state.next_seed(ctx)
+        if "is_train" in op.forward_extras:
+            extras["is_train"] = recording.is_training()
+    single = len(outputs) == 1
 
     def run():
         arrays = [x._read() for x in inputs]
         if seed is not None:
             extras["rng"] = backend.make_rng(ctx, seed)
         result = op.forward(xp, *arrays, **extras)
-        if len(outputs) == 1:
+        if single:
             result = (result,)
         for target, value in zip(outputs, result):
-            if any(value is array for array in arrays):
-                value = value.copy()          # keep every chunk's buffer its own
+            for array in arrays:
+                if value is array:
+                    value = value.copy()      # keep every chunk's buffer its own
+                    break
             target._write(value)
 
     return run
