@@ -34,6 +34,10 @@ def split_arguments(op_cls, args, kwargs):
     for name, value in zip(list(op_cls.params), args[len(names):]):
         if name in params:
             raise InvalidParameterError(f"operator {op_cls.name}: '{name}' given twice")
+        if isinstance(value, NDArray):
+            raise InvalidParameterError(
+                f"operator {op_cls.name}: takes {len(names)} input(s) {tuple(names)}, but an "
+                f"NDArray was given in the place of parameter '{name}'")
         params[name] = value
     if len(args) > len(names) + len(op_cls.params):
         raise InvalidParameterError(
@@ -67,6 +71,9 @@ def _call(op_cls, args, kwargs, out, ctx):
     given, params = split_arguments(op_cls, args, kwargs)
     op = op_cls.create(**params)
     inputs = given if op_cls.variadic else _ordered_inputs(op, given)
+    if op_cls.variadic and "num_args" in op_cls.params and op.num_args != len(inputs):
+        raise InvalidParameterError(
+            f"operator {op_cls.name}: num_args={op.num_args}, but {len(inputs)} input(s) given")
     return invoke(op, inputs, out=out, ctx=ctx)
 
 
