@@ -14,10 +14,14 @@ from . import base, context, engine  # noqa: I001  (order: lowest layer first)
 from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from . import op, ndarray, autograd, random, profiler, test_utils
+from . import name, attribute, symbol
 from . import ndarray as nd
+from . import symbol as sym
+from .attribute import AttrScope
 
 __version__ = "0.1.0"
 
-__all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "random",
+__all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "random", "symbol",
+           "sym", "name", "attribute", "AttrScope",
            "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "__version__"]

@@ -1,0 +1,408 @@
+"""Symbol: a graph of operator calls, built first and run later by an Executor.
+
+Lesson: 06-symbol.  Mirrors ``python/mxnet/symbol/symbol.py``.  A Symbol is a
+list of output entries ``(node, index)`` of the graph in ``graph.py``; every
+query (``list_arguments``, ``infer_shape``, ``tojson``) walks that graph.
+"""
+import copy
+
+from .. import attribute, name as naming
+from ..base import FLAG_TO_DTYPE, DTYPE_TO_FLAG, InvalidParameterError, MXNetError, normalize_dtype
+from . import inference, json_format
+from .graph import Node, is_aux_input, topo_order
+
+__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "compose_op"]
+
+
+class Symbol:
+    """One or more outputs of a symbolic graph.
+
+    Examples
+    --------
+    >>> data = mx.sym.Variable('data')
+    >>> fc = mx.sym.FullyConnected(data=data, num_hidden=12, name='fc')
+    >>> fc.list_arguments()
+    ['data', 'fc_weight', 'fc_bias']
+    """
+
+    __array_priority__ = 1000.0
+
+    def __init__(self, entries):
+        self._entries = list(entries)
+
+    # -- what the graph holds -----------------------------------------------------------
+    @property
+    def name(self):
+        """The name of the single output's node (None for a group)."""
+        return self._entries[0][0].name if len(self._entries) == 1 else None
+
+    def _order(self):
+        return topo_order(self._entries)
+
+    def _variables(self):
+        """(arguments, auxiliary states): the variable nodes, in graph order."""
+        aux_ids = set()
+        for node in self._order():
+            for position, (source, _) in enumerate(node.inputs):
+                if source.is_variable and is_aux_input(node, position):
+                    aux_ids.add(id(source))
+        variables = [node for node in self._order() if node.is_variable]
+        return ([n for n in variables if id(n) not in aux_ids],
+                [n for n in variables if id(n) in aux_ids])
+
+    def list_arguments(self):
+        """Names of the inputs to feed or learn: data, weights, biases, labels."""
+        return [node.name for node in self._variables()[0]]
+
+    def list_auxiliary_states(self):
+        """Names of the states operators update themselves (BatchNorm's moving statistics)."""
+        return [node.name for node in self._variables()[1]]
+
+    def list_inputs(self):
+        """Every variable name: arguments and auxiliary states, in graph order."""
+        return [node.name for node in self._order() if node.is_variable]
+
+    def list_outputs(self):
+        """Names of the outputs: ``<node>_output`` (or ``_output<i>``), or a variable's name."""
+        return [node.output_name(index) for node, index in self._entries]
+
+    def get_internals(self):
+        """A group of every output of every node, so intermediate results can be picked."""
+        return Symbol([(node, index) for node in self._order()
+                       for index in range(node.num_visible())])
+
+    def get_children(self):
+        """The inputs of this symbol's node, as a group (None for a variable)."""
+        node = self._entries[0][0]
+        return Symbol(node.inputs) if node.inputs else None
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __iter__(self):
+        return (Symbol([entry]) for entry in self._entries)
+
+    def __getitem__(self, index):
+        if isinstance(index, str):
+            names = self.list_outputs()
+            if names.count(index) != 1:
+                raise MXNetError(f"Symbol has {names.count(index)} outputs named {index!r}; "
+                                 f"outputs are {names}")
+            index = names.index(index)
+        if not -len(self._entries) <= index < len(self._entries):
+            raise IndexError(f"Symbol has {len(self._entries)} outputs, no output {index}")
+        return Symbol([self._entries[index]])
+
+    # -- attributes ------------------------------------------------------------------------
+    def attr(self, key):
+        """The attribute ``key`` of this symbol's node (as a string), or None."""
+        node = self._entries[0][0]
+        value = node.attrs.get(key)
+        return value if value is not None else node.attrs.get(f"__{key}__")
+
+    def list_attr(self, recursive=False):
+        """This node's attributes (``recursive=True``: every node's, keyed ``name$key``)."""
+        if recursive:
+            return {f"{node.name}${key}": value for node in self._order()
+                    for key, value in node.attrs.items()}
+        return dict(self._entries[0][0].attrs)
+
+    def attr_dict(self):
+        """{node name: {attribute: value}} for every node that has attributes."""
+        return {node.name: dict(node.attrs) for node in self._order() if node.attrs}
+
+    def _set_attr(self, **attrs):
+        for key, value in attrs.items():
+            if not isinstance(value, str):
+                raise ValueError(f"attribute {key!r} must be a string, got {value!r}")
+            self._entries[0][0].attrs[key] = value
+
+    # -- composition -----------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        """A copy with variables replaced: ``net(data=other)`` feeds ``other`` as ``data``."""
+        result = self.__copy__()
+        result._compose(*args, **kwargs)
+        return result
+
+    def _compose(self, *args, name=None, **kwargs):
+        arguments = self.list_arguments()
+        if args and kwargs:
+            raise MXNetError("compose: give inputs either by position or by name, not both")
+        replacements = dict(zip(arguments, args)) if args else kwargs
+        for key, value in replacements.items():
+            if not isinstance(value, Symbol) or len(value) != 1:
+                raise MXNetError(f"compose: input {key!r} must be a single-output Symbol")
+            if key not in arguments:
+                raise MXNetError(f"compose: no argument named {key!r}; arguments are {arguments}")
+        for node in self._order():
+            node.inputs = [replacements[source.name]._entries[0]
+                           if source.is_variable and source.name in replacements else (source, i)
+                           for source, i in node.inputs]
+        self._entries = [replacements[node.name]._entries[0]
+                         if node.is_variable and node.name in replacements else (node, i)
+                         for node, i in self._entries]
+        if name and len(self._entries) == 1:
+            self._entries[0][0].name = name
+
+    def __copy__(self):
+        """A deep copy of the graph (variables and operator nodes are new objects)."""
+        return Symbol(_copy_entries(self._entries))
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    # -- inference -------------------------------------------------------------------------
+    def infer_shape(self, *args, **kwargs):
+        """(argument shapes, output shapes, auxiliary shapes) from the known input shapes.
+
+        Returns ``(None, None, None)`` if some shape cannot be inferred.
+        """
+        result = self.infer_shape_partial(*args, **kwargs)
+        if any(not shape or 0 in shape for group in result for shape in group):
+            return None, None, None
+        return result
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """Like ``infer_shape``, with ``()`` for shapes that stay unknown."""
+        known = self._known(args, kwargs, "infer_shape")
+        _, shapes = inference.infer_shapes(self._entries, known)
+        return self._grouped(shapes, lambda shape: () if shape is None else tuple(shape))
+
+    def infer_type(self, *args, **kwargs):
+        """(argument dtypes, output dtypes, auxiliary dtypes), as numpy types (np.float32)."""
+        known = self._known(args, kwargs, "infer_type")
+        _, dtypes = inference.infer_types(self._entries, known)
+        result = self._grouped(dtypes, lambda dtype: None if dtype is None else dtype.type)
+        if any(dtype is None for group in result for dtype in group):
+            return None, None, None
+        return result
+
+    def _known(self, args, kwargs, method):
+        arguments = self.list_arguments()
+        if len(args) > len(arguments):
+            raise MXNetError(f"{method}: {len(args)} positional values for arguments {arguments}")
+        known = {key: value for key, value in zip(arguments, args) if value is not None}
+        names = set(self.list_inputs())
+        for key, value in kwargs.items():
+            if key not in names:
+                raise MXNetError(f"{method}: no input named {key!r}; inputs are {sorted(names)}")
+            if value is not None:
+                known[key] = value
+        return known
+
+    def _grouped(self, values, convert):
+        arguments, auxiliary = self._variables()
+        return ([convert(values.get((node, 0))) for node in arguments],
+                [convert(values.get(entry)) for entry in self._entries],
+                [convert(values.get((node, 0))) for node in auxiliary])
+
+    # -- saving ----------------------------------------------------------------------------
+    def tojson(self):
+        """MXNet 1.x JSON of the graph."""
+        return json_format.to_json(self._entries)
+
+    def save(self, fname, remove_amp_cast=True):
+        """Write ``tojson()`` to ``fname`` (conventionally ``*-symbol.json``)."""
+        with open(fname, "w", encoding="utf-8") as handle:
+            handle.write(self.tojson())
+
+    def debug_str(self):
+        """One line per node: ``name = Op(inputs, params)``, readable top to bottom."""
+        lines = []
+        for node in self._order():
+            if node.is_variable:
+                lines.append(f"Variable:{node.name}")
+                continue
+            inputs = ", ".join(source.output_name(i) for source, i in node.inputs)
+            params = ", ".join(f"{k}={v}" for k, v in node.attrs.items())
+            lines.append(f"{node.name} = {node.op.name}({inputs}{', ' if params else ''}{params})")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        if len(self._entries) == 1:
+            return f"<Symbol {self.name}>"
+        return f"<Symbol group [{', '.join(node.name for node, _ in self._entries)}]>"
+
+    __str__ = __repr__
+
+    # -- arithmetic: see arithmetic.py -------------------------------------------------------
+    def __add__(self, other):
+        return _arith.binary(self, other, "add")
+
+    def __radd__(self, other):
+        return _arith.binary(self, other, "add")
+
+    def __sub__(self, other):
+        return _arith.binary(self, other, "sub")
+
+    def __rsub__(self, other):
+        return _arith.binary(self, other, "rsub")
+
+    def __mul__(self, other):
+        return _arith.binary(self, other, "mul")
+
+    def __rmul__(self, other):
+        return _arith.binary(self, other, "mul")
+
+    def __truediv__(self, other):
+        return _arith.binary(self, other, "div")
+
+    def __rtruediv__(self, other):
+        return _arith.binary(self, other, "rdiv")
+
+    def __mod__(self, other):
+        return _arith.binary(self, other, "mod")
+
+    def __rmod__(self, other):
+        return _arith.binary(self, other, "rmod")
+
+    def __pow__(self, other):
+        return _arith.binary(self, other, "pow")
+
+    def __rpow__(self, other):
+        return _arith.binary(self, other, "rpow")
+
+    def __neg__(self):
+        return _arith.binary(self, -1.0, "mul")
+
+    def __eq__(self, other):
+        return _arith.binary(self, other, "eq")
+
+    def __ne__(self, other):
+        return _arith.binary(self, other, "ne")
+
+    def __gt__(self, other):
+        return _arith.binary(self, other, "gt")
+
+    def __ge__(self, other):
+        return _arith.binary(self, other, "ge")
+
+    def __lt__(self, other):
+        return _arith.binary(self, other, "lt")
+
+    def __le__(self, other):
+        return _arith.binary(self, other, "le")
+
+    def __hash__(self):
+        return id(self)
+
+
+def _copy_entries(entries):
+    memo = {}
+    for node in topo_order(entries):
+        clone = Node(node.op, node.name, node.attrs,
+                     [(memo[id(source)], index) for source, index in node.inputs])
+        memo[id(node)] = clone
+    return [(memo[id(node)], index) for node, index in entries]
+
+
+def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
+             stype=None, **kwargs):
+    """A named input of a graph: data, a label or a parameter.
+
+    ``shape``, ``dtype``, ``lr_mult``, ``wd_mult`` and ``init`` are stored as
+    the attributes MXNet uses (``__shape__`` ...), so they survive JSON.
+    """
+    if not isinstance(name, str):
+        raise InvalidParameterError(f"Variable: name must be a string, got {name!r}")
+    attrs = attribute.current().get(attr)
+    if shape is not None:
+        attrs["__shape__"] = str(tuple(shape))
+    if dtype is not None:
+        attrs["__dtype__"] = str(DTYPE_TO_FLAG[normalize_dtype(dtype)])
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = str(wd_mult)
+    if init is not None:
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    for key, value in kwargs.items():
+        if not (key.startswith("__") and key.endswith("__")):
+            raise InvalidParameterError(f"Variable: unknown argument {key!r}; extra attributes "
+                                        f"must look like __name__")
+        attrs[key] = str(value)
+    return Symbol([(Node(None, name, attrs), 0)])
+
+
+var = Variable
+
+
+def Group(symbols):
+    """One Symbol whose outputs are the outputs of ``symbols``, in order."""
+    if not symbols or not all(isinstance(s, Symbol) for s in symbols):
+        raise MXNetError("Group: expected a non-empty list of Symbols")
+    return Symbol([entry for symbol in symbols for entry in symbol._entries])
+
+
+def load_json(json_str):
+    """A Symbol from MXNet 1.x JSON text."""
+    return Symbol(json_format.from_json(json_str))
+
+
+def load(fname):
+    """A Symbol from a ``*-symbol.json`` file written by minimx or MXNet 1.x."""
+    with open(fname, encoding="utf-8") as handle:
+        return Symbol(json_format.from_json(handle.read(), source=fname))
+
+
+def compose_op(op_cls, args, kwargs, hint):
+    """Build the node of one operator call: ``sym.FullyConnected(data=d, num_hidden=4)``.
+
+    Missing inputs become new variables named ``<node name>_<input>`` (the
+    weights and biases MXNet creates implicitly).
+    """
+    name = kwargs.pop("name", None)
+    attr = kwargs.pop("attr", None)
+    symbols, params = _split(op_cls, args, kwargs)
+    instance = op_cls.create(**params)
+    node_name = naming.current().get(name, hint)
+    input_names = instance.list_inputs(len(symbols) if op_cls.variadic else None)
+    entries = []
+    for position, input_name in enumerate(input_names):
+        given = symbols[position] if op_cls.variadic else symbols.get(input_name)
+        if given is None:
+            attrs = {} if input_name in op_cls.aux else {k: str(v) for k, v in params.items()}
+            given = Variable(f"{node_name}_{input_name}", attr=attrs)
+        if len(given) != 1:
+            raise MXNetError(f"operator {op_cls.name}: input '{input_name}' must be a "
+                             f"single-output Symbol, got {len(given)} outputs")
+        entries.append(given._entries[0])
+    attrs = attribute.current().get(attr)
+    attrs.update({key: _attr_string(value) for key, value in params.items()})
+    node = Node(op_cls, node_name, attrs, entries)
+    node._instance = instance
+    return Symbol([(node, index) for index in range(instance.num_visible())])
+
+
+def _attr_string(value):
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "dtype") and hasattr(value, "name"):
+        return value.name
+    return str(value)
+
+
+def _split(op_cls, args, kwargs):
+    if op_cls.variadic:
+        params = dict(kwargs)
+        if "num_args" in op_cls.params:
+            params.setdefault("num_args", len(args))
+        return list(args), params
+    symbols = {}
+    params = {}
+    positional = list(args)
+    for input_name in op_cls.inputs:
+        if positional and isinstance(positional[0], Symbol):
+            symbols[input_name] = positional.pop(0)
+    for key, value in zip(op_cls.params, positional):
+        params[key] = value
+    for key, value in kwargs.items():
+        if key in op_cls.inputs:
+            if value is not None:
+                symbols[key] = value
+        else:
+            params[key] = value
+    return symbols, params
+
+
+from . import arithmetic as _arith  # noqa: E402  (arithmetic needs Symbol defined first)
