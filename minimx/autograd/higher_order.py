@@ -18,6 +18,7 @@ _XP_NAMES = {
     "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint", "maximum": "maximum",
     "minimum": "minimum", "power": "power", "zeros_like": "zeros_like",
     "ones_like": "ones_like", "negative": "negative", "reciprocal": "reciprocal",
+    "broadcast_to": "broadcast_to",
 }
 
 

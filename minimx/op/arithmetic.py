@@ -299,7 +299,7 @@ class MulScalar(ScalarOp):
         return data * data.dtype.type(self.scalar)
 
     def backward(self, xp, out_grad):
-        return out_grad * out_grad.dtype.type(self.scalar)
+        return out_grad * self.scalar
 
 
 @register_op
@@ -312,7 +312,7 @@ class DivScalar(ScalarOp):
         return _cast_like(xp, data / data.dtype.type(self.scalar), data)
 
     def backward(self, xp, out_grad):
-        return out_grad / out_grad.dtype.type(self.scalar)
+        return out_grad / self.scalar
 
 
 @register_op
@@ -363,7 +363,8 @@ class PowerScalar(ScalarOp):
         return _cast_like(xp, xp.power(data, data.dtype.type(self.scalar)), data)
 
     def derivative(self, xp, data):
-        return self.scalar * xp.power(data, data.dtype.type(self.scalar - 1))
+        # a Python float exponent keeps data's dtype, and also works on NDArrays (2nd order)
+        return self.scalar * xp.power(data, self.scalar - 1)
 
 
 @register_op
@@ -376,7 +377,7 @@ class RPowerScalar(ScalarOp):
         return _cast_like(xp, xp.power(data.dtype.type(self.scalar), data), data)
 
     def backward(self, xp, out_grad, output):
-        return out_grad * output * output.dtype.type(math.log(self.scalar))
+        return out_grad * output * math.log(self.scalar)
 
 
 @register_op
