@@ -1,0 +1,388 @@
+"""Behaviour of the dependency engine: ordering, parallel reads, errors, switching, events.
+
+Every test that could hang on a broken engine runs the risky part in a thread
+with a timeout (``within``), so a regression fails instead of freezing the suite.
+"""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import minimx as mx
+from minimx import engine, nd
+from minimx.base import MXNetError, OperatorFailedError
+
+TIMEOUT = 20.0
+
+
+def within(function, timeout=TIMEOUT):
+    """Run ``function()`` in a thread; fail if it is still running after ``timeout``."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = function()
+        except BaseException as error:      # noqa: BLE001 - handed to the test thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert not thread.is_alive(), f"still running after {timeout} s: the engine hangs"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
+@pytest.fixture
+def threaded():
+    with engine.engine_type("ThreadedEngine") as current:
+        yield current
+
+
+@pytest.fixture
+def naive():
+    with engine.engine_type("NaiveEngine") as current:
+        yield current
+
+
+def fail(message="boom"):
+    raise ValueError(message)
+
+
+def failed_array(name="deliberately_failing_op"):
+    """An NDArray whose writing operation raises inside the engine."""
+    x = nd.zeros((2,))
+    engine.push(fail, [], [x._chunk.var], x.context, name)
+    return x
+
+
+# -- ordering -----------------------------------------------------------------------------
+def test_reads_of_one_var_run_concurrently(threaded):
+    barrier = threading.Barrier(2, timeout=5)
+    var = engine.new_var()
+    passed = []
+
+    def reader():
+        barrier.wait()          # both readers must be inside at once to get past
+        passed.append(True)
+
+    engine.push(lambda: time.sleep(0.01), [], [var], mx.cpu(), "writer")
+    engine.push(reader, [var], [], mx.cpu(), "reader_a")
+    engine.push(reader, [var], [], mx.cpu(), "reader_b")
+    within(engine.wait_all)
+    assert passed == [True, True]
+
+
+def test_write_waits_for_every_earlier_read_and_write(threaded):
+    var = engine.new_var()
+    gate = threading.Event()
+    log = []
+
+    def step(label, wait=False):
+        def run():
+            if wait:
+                gate.wait(5)
+            log.append(label)
+        return run
+
+    engine.push(step("write1", wait=True), [], [var], mx.cpu(), "write1")
+    engine.push(step("read1"), [var], [], mx.cpu(), "read1")
+    engine.push(step("read2"), [var], [], mx.cpu(), "read2")
+    engine.push(step("write2"), [], [var], mx.cpu(), "write2")
+    engine.push(step("read3"), [var], [], mx.cpu(), "read3")
+    time.sleep(0.05)
+    assert log == []                       # everything waits for write1
+    gate.set()
+    within(engine.wait_all)
+    assert log[0] == "write1"
+    assert sorted(log[1:3]) == ["read1", "read2"]
+    assert log[3:] == ["write2", "read3"]
+
+
+def test_in_place_updates_run_in_program_order(threaded):
+    x = nd.zeros((1,))
+    for _ in range(1000):
+        x += 1
+    assert within(x.asscalar) == 1000
+
+
+def test_read_after_write_sees_the_write(threaded):
+    x = nd.ones((3,))
+    snapshots = []
+    for step in range(20):
+        x *= 2
+        snapshots.append(x + 0)            # reads x between two writes
+    expected = [2.0 ** (step + 1) for step in range(20)]
+    assert [s.asnumpy()[0] for s in snapshots] == expected
+
+
+def test_push_returns_before_the_operation_runs(threaded):
+    gate = threading.Event()
+    var = engine.new_var()
+    engine.push(lambda: gate.wait(5), [], [var], mx.cpu(), "blocked")
+    assert engine.pending_count() >= 1     # push came back while the op still waits
+    gate.set()
+    within(engine.wait_all)
+    assert engine.pending_count() == 0
+
+
+# -- errors ----------------------------------------------------------------------------------
+SYNC_POINTS = {
+    "wait_to_read": lambda x: x.wait_to_read(),
+    "asnumpy": lambda x: x.asnumpy(),
+    "asscalar": lambda x: x[0].asscalar(),
+    "waitall": lambda x: nd.waitall(),
+    "repr": repr,
+    "print": lambda x: print(x),
+}
+
+
+@pytest.mark.parametrize("sync", sorted(SYNC_POINTS))
+def test_operator_error_raises_at_the_sync_point(threaded, sync):
+    x = failed_array("my_failing_op")
+    with pytest.raises(MXNetError, match="my_failing_op") as caught:
+        within(lambda: SYNC_POINTS[sync](x))
+    assert isinstance(caught.value, OperatorFailedError)
+    assert isinstance(caught.value.__cause__, ValueError)
+
+
+def test_error_is_raised_once_and_the_engine_keeps_working(threaded):
+    x = failed_array()
+    with pytest.raises(MXNetError):
+        within(x.wait_to_read)
+    within(x.wait_to_read)                 # raised once, as MXNet does
+    within(nd.waitall)
+    y = nd.ones((2,)) + 1
+    assert within(y.asnumpy).tolist() == [2.0, 2.0]
+
+
+def test_operations_computed_from_a_failed_array_fail_too(threaded):
+    x = failed_array("first_failure")
+    y = (x + 1) * 2
+    with pytest.raises(MXNetError, match="first_failure"):
+        within(y.asnumpy)
+
+
+def test_in_place_write_on_a_failed_array_fails(threaded):
+    x = failed_array("poisoned")
+    x += 1
+    with pytest.raises(MXNetError, match="poisoned"):
+        within(x.asnumpy)
+
+
+def test_nd_operator_failing_inside_the_engine(threaded):
+    x = nd.ones((2,))
+    engine.push(lambda: setattr(x._chunk, "data", "not an array"), [], [x._chunk.var],
+                x.context, "corrupt")
+    y = x.exp()
+    with pytest.raises(MXNetError, match="exp"):
+        within(y.asnumpy)
+
+
+def test_waitall_raises_the_first_error_then_is_clean(threaded):
+    failed_array("early")
+    failed_array("late")
+    with pytest.raises(MXNetError, match="early"):
+        within(nd.waitall)
+    within(nd.waitall)
+
+
+def test_naive_engine_raises_at_the_call(naive):
+    x = nd.zeros((2,))
+    with pytest.raises(MXNetError, match="raised_now"):
+        engine.push(fail, [], [x._chunk.var], x.context, "raised_now")
+    x.wait_to_read()                       # already reported at the call
+    assert (nd.ones((2,)) + 1).asnumpy().tolist() == [2.0, 2.0]
+
+
+# -- switching engines ---------------------------------------------------------------------------
+def test_switching_engines_with_pending_work():
+    previous = engine.get_engine().name
+    try:
+        engine.set_engine("ThreadedEngine")
+        gate = threading.Event()
+        x = nd.zeros((1,))
+        engine.push(lambda: gate.wait(5), [], [x._chunk.var], x.context, "slow")
+        for _ in range(10):
+            x += 1
+        threading.Timer(0.05, gate.set).start()
+        within(lambda: engine.set_engine("NaiveEngine"))
+        assert engine.get_engine().name == "NaiveEngine"
+        assert engine.pending_count() == 0
+        x += 1                              # runs inside the call now
+        assert x.asscalar() == 11
+        engine.set_engine("ThreadedEngine")
+        x += 1
+        assert within(x.asscalar) == 12
+    finally:
+        engine.set_engine(previous)
+
+
+def test_pending_error_survives_an_engine_switch():
+    previous = engine.get_engine().name
+    try:
+        engine.set_engine("ThreadedEngine")
+        x = failed_array("before_switch")
+        within(lambda: engine.set_engine("NaiveEngine"))
+        with pytest.raises(MXNetError, match="before_switch"):
+            x.wait_to_read()
+    finally:
+        engine.set_engine(previous)
+
+
+def test_engine_type_context_manager_restores():
+    before = engine.get_engine().name
+    with engine.engine_type("NaiveEngine") as current:
+        assert current.name == "NaiveEngine"
+    assert engine.get_engine().name == before
+    with pytest.raises(ValueError, match="unknown engine"):
+        engine.set_engine("NoSuchEngine")
+
+
+# -- bulk, backpressure, events ------------------------------------------------------------------
+class Recorder:
+    """Collects engine events while subscribed."""
+
+    def __init__(self):
+        self.events = []
+
+    def __enter__(self):
+        engine.subscribe(self.events.append)
+        return self
+
+    def __exit__(self, *exc_info):
+        engine.unsubscribe(self.events.append)
+
+    def of_kind(self, kind):
+        return [event for event in self.events if event.kind == kind]
+
+
+@pytest.mark.parametrize("engine_name", ["ThreadedEngine", "NaiveEngine"])
+def test_bulk_groups_operations_into_fewer_pushes(engine_name):
+    with engine.engine_type(engine_name):
+        x = nd.zeros((1,))
+        nd.waitall()
+        with Recorder() as plain:
+            for _ in range(8):
+                x += 1
+            nd.waitall()
+        with Recorder() as grouped, engine.bulk(4):
+            for _ in range(8):
+                x += 1
+        nd.waitall()
+        assert len(plain.of_kind("push")) == 8
+        assert len(grouped.of_kind("push")) == 2
+        assert all(event.name.startswith("bulk[4]") for event in grouped.of_kind("push"))
+        assert within(x.asscalar) == 16
+
+
+def test_bulk_error_names_the_failing_step(threaded):
+    x = nd.zeros((1,))
+    with engine.bulk(3):
+        x += 1
+        engine.push(fail, [], [x._chunk.var], x.context, "step_two")
+        x += 1
+    with pytest.raises(MXNetError, match="step_two"):
+        within(x.asnumpy)
+
+
+def test_backpressure_is_off_by_default(threaded):
+    assert engine.set_max_pending(None) is None
+    gate = threading.Event()
+    for index in range(10):
+        engine.push(lambda: gate.wait(5), [], [engine.new_var()], mx.cpu(), f"blocked{index}")
+    assert engine.pending_count() == 10
+    gate.set()
+    within(engine.wait_all)
+
+
+def test_max_pending_bounds_the_operations_in_flight(threaded):
+    limit = 3
+    gate = threading.Event()
+    pushed = []
+    observed = []
+
+    def observe(event):
+        observed.append(event.pending)
+
+    def pusher():
+        for index in range(12):
+            engine.push(lambda: gate.wait(5), [], [engine.new_var()], mx.cpu(), f"op{index}")
+            pushed.append(index)
+
+    with engine.max_pending(limit), Recorder() as recorder:
+        engine.subscribe(observe)
+        thread = threading.Thread(target=pusher, daemon=True)
+        thread.start()
+        time.sleep(0.1)
+        assert thread.is_alive()                   # blocked in push
+        assert engine.pending_count() <= limit
+        assert len(pushed) <= limit
+        gate.set()
+        thread.join(TIMEOUT)
+        assert not thread.is_alive()
+        within(engine.wait_all)
+        engine.unsubscribe(observe)
+    assert len(pushed) == 12
+    assert max(event.pending for event in recorder.of_kind("start")) <= limit
+    assert engine.set_max_pending(None) is None    # restored by the with block
+
+
+def test_events_describe_every_operation(threaded):
+    x = nd.ones((2,))
+    nd.waitall()
+    with Recorder() as recorder:
+        y = x + 1
+        z = y * 2
+        nd.waitall()
+    by_op = {}
+    for event in recorder.events:
+        by_op.setdefault(event.op_id, []).append(event)
+    assert len(by_op) == 2
+    for events_of_op in by_op.values():
+        assert [e.kind for e in events_of_op] == ["push", "ready", "start", "end"]
+        times = [e.time for e in events_of_op]
+        assert times == sorted(times)
+        assert events_of_op[0].thread == threading.current_thread().name
+        assert events_of_op[2].thread.startswith("engine-cpu(0)-worker")
+        assert events_of_op[2].thread == events_of_op[3].thread
+    names = [events_of_op[0].name for events_of_op in by_op.values()]
+    assert sorted(names) == ["_mul_scalar", "_plus_scalar"]
+    add_push, mul_push = sorted((e for e in recorder.of_kind("push")), key=lambda e: e.time)
+    assert add_push.reads == (x._chunk.var.id,)
+    assert add_push.writes == (y._chunk.var.id,) == mul_push.reads
+    assert mul_push.writes == (z._chunk.var.id,)
+
+
+def test_events_carry_the_error(threaded):
+    with Recorder() as recorder:
+        x = failed_array("reported_in_event")
+        with pytest.raises(MXNetError):
+            within(x.wait_to_read)
+    (end,) = [e for e in recorder.of_kind("end") if e.name == "reported_in_event"]
+    assert "reported_in_event" in end.error
+
+
+def test_unsubscribed_callbacks_get_nothing(threaded):
+    received = []
+    engine.subscribe(received.append)
+    engine.unsubscribe(received.append)
+    (nd.ones((1,)) + 1).wait_to_read()
+    assert received == []
+
+
+def test_naive_engine_events_come_from_the_caller(naive):
+    with Recorder() as recorder:
+        (nd.ones((1,)) + 1).wait_to_read()
+    threads = {event.thread for event in recorder.events}
+    assert threads == {threading.current_thread().name}
+    assert [e.kind for e in recorder.events][-4:] == ["push", "ready", "start", "end"]
+
+
+def test_lazy_result_matches_numpy(threaded):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = nd.array(a)
+    y = (x * 2 + 1) / 3
+    np.testing.assert_allclose(within(y.asnumpy), (a * 2 + 1) / 3, rtol=1e-6)
