@@ -27,10 +27,14 @@ class TestHints:
     """What the generated tests need to exercise an operator.
 
     ``shapes``: input shapes of the default case; ``cases``: extra
-    ``(params, shapes)`` pairs; ``low``/``high``: the input range (keep it away
-    from kinks); ``integer_inputs``: inputs drawn as integers in ``[0, high)``;
-    ``reference``: a numpy function giving the expected forward output;
-    ``grad``: False where a numeric gradient makes no sense.
+    ``(params, shapes)`` pairs, each complete (no params inherited from
+    ``params``); ``low``/``high``: the input range (keep it away from kinks);
+    ``integer_inputs``: input name -> ``n`` (whole numbers in ``[0, n)``) or
+    ``(lo, hi)``, stored in the case dtype; ``reference``: a numpy function
+    ``reference(np, *inputs, **params)`` giving the expected visible output(s),
+    which receives the case parameters its signature names; ``grad``: False
+    where a numeric gradient makes no sense.  The generated tests live in
+    ``tests/op/test_registry.py``.
     """
 
     shapes: tuple = ((2, 3),)
