@@ -1,1 +1,369 @@
-"""Profiler placeholder replaced below."""
+"""The profiler: engine events turned into a Chrome trace and a table of operator times.
+
+Lesson: 04-lazy-evaluation.  Mirrors ``python/mxnet/profiler.py`` (the API) and
+``src/profiler/profiler.cc`` (the output).  It never reaches inside the engine:
+while running it subscribes to the engine's events and keeps them; ``dump``
+writes ``traceEvents`` for chrome://tracing or Perfetto (one complete event per
+operation on the worker thread that ran it, plus a frontend lane of pushes),
+and ``dumps`` returns per-operator totals.
+"""
+import json
+import os
+import threading
+import time
+
+from . import engine
+from .base import InvalidParameterError, MXNetError
+
+__all__ = ["set_config", "set_state", "pause", "resume", "dump", "dumps", "profiler_set_config",
+           "profiler_set_state", "dump_profile", "Domain", "Task", "Frame", "Event", "Counter",
+           "Marker"]
+
+_DEFAULTS = {"profile_all": False, "profile_symbolic": True, "profile_imperative": True,
+             "profile_memory": True, "profile_api": True, "filename": "profile.json",
+             "continuous_dump": True, "dump_period": 1.0, "aggregate_stats": False,
+             "profile_process": "worker"}
+_SORT_KEYS = ("total", "avg", "min", "max", "count")
+
+
+class _Profiler:
+    """The one profiler of the process: its settings and the events it has seen."""
+
+    def __init__(self):
+        self.config = dict(_DEFAULTS)
+        self.state = "stop"
+        self.paused = False
+        self.events = []              # engine events and annotations not yet dumped
+        self.dumped_spans = []        # spans already written by dump, kept for dumps()
+        self.stats_since = 0.0        # dumps(reset=True) forgets spans that started earlier
+        self.origin = time.perf_counter()   # trace time 0
+
+    def listen(self, on):
+        if on:
+            engine.subscribe(self.events.append)
+        else:
+            engine.unsubscribe(self.events.append)
+
+    def record(self, item):
+        if self.state == "run" and not self.paused:
+            self.events.append(item)
+
+
+_profiler = _Profiler()
+
+
+def _check_process(profile_process):
+    if profile_process != "worker":
+        raise MXNetError(f"profile_process={profile_process!r}: minimx profiles only the "
+                         f"'worker' process (there is no kvstore server process)")
+
+
+def set_config(**kwargs):
+    """Set profiler options (MXNet's names: ``profile_all``, ``filename``, ``aggregate_stats``...).
+
+    Examples
+    --------
+    >>> mx.profiler.set_config(profile_all=True, aggregate_stats=True, filename='trace.json')
+    """
+    for key, value in kwargs.items():
+        if key not in _DEFAULTS:
+            raise InvalidParameterError(
+                f"profiler.set_config: unknown argument {key!r}; expected one of "
+                f"{', '.join(_DEFAULTS)}")
+        _profiler.config[key] = value
+    _check_process(_profiler.config["profile_process"])
+
+
+def set_state(state="stop", profile_process="worker"):
+    """Start (``'run'``) or stop (``'stop'``) collecting engine events."""
+    _check_process(profile_process)
+    if state not in ("run", "stop"):
+        raise ValueError(f"profiler state must be 'run' or 'stop', got {state!r}")
+    if state == _profiler.state:
+        return
+    _profiler.state = state
+    _profiler.paused = False
+    _profiler.listen(state == "run")
+
+
+def pause(profile_process="worker"):
+    """Stop collecting for a while (the state stays ``'run'``)."""
+    _check_process(profile_process)
+    if _profiler.state == "run" and not _profiler.paused:
+        _profiler.paused = True
+        _profiler.listen(False)
+
+
+def resume(profile_process="worker"):
+    """Collect again after ``pause``."""
+    _check_process(profile_process)
+    if _profiler.state == "run" and _profiler.paused:
+        _profiler.paused = False
+        _profiler.listen(True)
+
+
+def dump(finished=True, profile_process="worker"):
+    """Write everything collected so far to ``filename`` as Chrome-trace JSON.
+
+    ``finished=True`` (the default) also stops collecting, as MXNet stops
+    dumping after its final dump.
+    """
+    _check_process(profile_process)
+    events = list(_profiler.events)
+    trace = chrome_trace(events)
+    with open(_profiler.config["filename"], "w") as file:
+        json.dump(trace, file, indent=1)
+    # Written events leave the buffer, as in MXNet; operations still running keep their start.
+    spans = _durations(events)
+    ended = {span[4].op_id for span in spans if not isinstance(span[4], _Span)}
+    del _profiler.events[:len(events)]
+    _profiler.events[:0] = [event for event in events if getattr(event, "kind", None) == "start"
+                            and event.op_id not in ended]
+    _profiler.dumped_spans.extend(spans)
+    if finished:
+        set_state("stop")
+
+
+def dumps(reset=False, format="table", sort_by="total", ascending=False):
+    """Per-operator counts and times (ms) as a table or JSON string.
+
+    Empty unless ``set_config(aggregate_stats=True)``.  ``reset=True`` forgets
+    the statistics collected so far.
+    """
+    if format not in ("table", "json"):
+        raise ValueError(f"format must be 'table' or 'json', got {format!r}")
+    if sort_by not in _SORT_KEYS:
+        raise ValueError(f"sort_by must be one of {', '.join(_SORT_KEYS)}, got {sort_by!r}")
+    if not _profiler.config["aggregate_stats"]:
+        return ""
+    spans = _profiler.dumped_spans + _durations(list(_profiler.events))
+    stats = _aggregate([span for span in spans if span[2] >= _profiler.stats_since])
+    rows = sorted(stats.items(), key=lambda item: item[1][sort_by], reverse=not ascending)
+    if reset:
+        _profiler.dumped_spans = []
+        _profiler.stats_since = time.perf_counter()
+    if format == "json":
+        return json.dumps({"Time": {"operator": {name: {key.capitalize(): value
+                                                         for key, value in row.items()}
+                                                  for name, row in rows}},
+                           "Unit": {"Time": "ms"}}, indent=4)
+    return _table(rows)
+
+
+# -- MXNet's older names ------------------------------------------------------------------------
+def profiler_set_config(mode="symbolic", filename="profile.json"):
+    """Deprecated MXNet API: ``mode`` is ``'symbolic'`` or ``'all'``."""
+    set_config(profile_all=(mode == "all"), filename=filename)
+
+
+def profiler_set_state(state="stop"):
+    """Deprecated MXNet API: same as ``set_state``."""
+    set_state(state)
+
+
+def dump_profile():
+    """Deprecated MXNet API: same as ``dump``."""
+    dump(True)
+
+
+# -- from events to statistics and trace -------------------------------------------------------
+def _durations(events):
+    """(name, thread, start, end, event) for every operation that started and ended."""
+    started = {}
+    spans = []
+    for event in events:
+        if isinstance(event, _Span):
+            spans.append((event.name, event.thread, event.start, event.end, event))
+        elif getattr(event, "kind", None) == "start":
+            started[event.op_id] = event
+        elif getattr(event, "kind", None) == "end" and event.op_id in started:
+            begin = started.pop(event.op_id)
+            spans.append((event.name, event.thread, begin.time, event.time, event))
+    return spans
+
+
+def _aggregate(spans):
+    stats = {}
+    for name, _, start, end, _ in spans:
+        milliseconds = (end - start) * 1e3
+        row = stats.setdefault(name, {"count": 0, "total": 0.0, "min": milliseconds,
+                                      "max": milliseconds})
+        row["count"] += 1
+        row["total"] += milliseconds
+        row["min"] = min(row["min"], milliseconds)
+        row["max"] = max(row["max"], milliseconds)
+    for row in stats.values():
+        row["avg"] = row["total"] / row["count"]
+    return stats
+
+
+def _table(rows):
+    header = (f"{'Name':<30}{'Total Count':>14}{'Time (ms)':>17}{'Min Time (ms)':>17}"
+              f"{'Max Time (ms)':>17}{'Avg Time (ms)':>17}")
+    lines = ["", "Profile Statistics:", "\tNote the difference in units for different entries.",
+             "operator", "=================", header,
+             f"{'----':<30}{'-----------':>14}{'---------':>17}" + f"{'-------------':>17}" * 3]
+    for name, row in rows:
+        lines.append(f"{name:<30}{row['count']:>14}{row['total']:>17.4f}{row['min']:>17.4f}"
+                     f"{row['max']:>17.4f}{row['avg']:>17.4f}")
+    return "\n".join(lines) + "\n"
+
+
+def chrome_trace(events):
+    """The Chrome-trace dict for a list of engine events (times in microseconds)."""
+    pid = os.getpid()
+    origin = _profiler.origin
+    lanes = {}                    # thread name -> tid, in order of first appearance
+
+    def tid(thread):
+        return lanes.setdefault(thread, len(lanes))
+
+    def micros(seconds):
+        return round((seconds - origin) * 1e6, 3)
+
+    trace = []
+    for event in events:
+        if getattr(event, "kind", None) == "push":
+            trace.append({"name": event.name, "cat": "push", "ph": "i", "s": "t", "pid": pid,
+                          "tid": tid(event.thread), "ts": micros(event.time),
+                          "args": {"pending": event.pending}})
+        elif isinstance(event, _Instant):
+            trace.append({"name": event.name, "cat": event.category, "ph": event.phase,
+                          "s": "t", "pid": pid, "tid": tid(event.thread),
+                          "ts": micros(event.time), "args": event.args})
+    for name, thread, start, end, event in _durations(events):
+        entry = {"name": name, "cat": "operator", "ph": "X", "pid": pid, "tid": tid(thread),
+                 "ts": micros(start), "dur": round((end - start) * 1e6, 3)}
+        if not isinstance(event, _Span):
+            entry["args"] = {"op_id": event.op_id, "reads": list(event.reads),
+                             "writes": list(event.writes), "ctx": event.ctx}
+            if event.error:
+                entry["args"]["error"] = event.error
+        trace.append(entry)
+    trace.sort(key=lambda entry: entry["ts"])
+    metadata = [{"name": "process_name", "ph": "M", "pid": pid, "args": {"name": "minimx"}}]
+    for thread, number in lanes.items():
+        label = f"{thread} (frontend)" if not thread.startswith("engine-") else thread
+        metadata.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": number,
+                         "args": {"name": label}})
+        metadata.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": number,
+                         "args": {"sort_index": number}})
+    return {"traceEvents": metadata + trace, "displayTimeUnit": "ms"}
+
+
+# -- user annotations (MXNet's Domain, Task, Frame, Event, Counter, Marker) -----------------
+class _Span:
+    __slots__ = ("name", "thread", "start", "end")
+
+    def __init__(self, name, thread, start, end):
+        self.name, self.thread, self.start, self.end = name, thread, start, end
+
+
+class _Instant:
+    __slots__ = ("name", "category", "phase", "thread", "time", "args")
+
+    def __init__(self, name, category, phase, args):
+        self.name, self.category, self.phase, self.args = name, category, phase, args
+        self.thread = threading.current_thread().name
+        self.time = time.perf_counter()
+
+
+class Domain:
+    """A group of user annotations (MXNet's profiler domain)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def new_task(self, name):
+        return Task(self, name)
+
+    def new_frame(self, name):
+        return Frame(self, name)
+
+    def new_counter(self, name, value=None):
+        return Counter(self, name, value)
+
+    def new_marker(self, name):
+        return Marker(self, name)
+
+    def __str__(self):
+        return self.name
+
+
+class Event:
+    """A user-timed span: ``start()`` ... ``stop()`` shows as one bar on this thread."""
+
+    def __init__(self, name):
+        self.name = name
+        self.started = None
+
+    def start(self):
+        self.started = time.perf_counter()
+
+    def stop(self):
+        if self.started is None:
+            raise MXNetError(f"profiler {type(self).__name__} {self.name!r}: stop() before start()")
+        _profiler.record(_Span(self.name, threading.current_thread().name, self.started,
+                               time.perf_counter()))
+        self.started = None
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+    def __str__(self):
+        return self.name
+
+
+class Task(Event):
+    """A span that belongs to a Domain."""
+
+    def __init__(self, domain, name):
+        super().__init__(f"{domain}::{name}")
+        self.domain = domain
+
+
+Frame = Task
+
+
+class Marker:
+    """An instant mark in the trace."""
+
+    def __init__(self, domain, name):
+        self.domain, self.name = domain, name
+
+    def mark(self, scope="process"):
+        _profiler.record(_Instant(f"{self.domain}::{self.name}", "marker", "i",
+                                  {"scope": scope}))
+
+
+class Counter:
+    """A named value drawn as a graph in the trace."""
+
+    def __init__(self, domain, name, value=None):
+        self.domain, self.name = domain, name
+        self.value = 0
+        if value is not None:
+            self.set_value(value)
+
+    def set_value(self, value):
+        self.value = value
+        _profiler.record(_Instant(f"{self.domain}::{self.name}", "counter", "C",
+                                  {self.name: value}))
+
+    def increment(self, delta=1):
+        self.set_value(self.value + delta)
+
+    def decrement(self, delta=1):
+        self.set_value(self.value - delta)
+
+    def __iadd__(self, delta):
+        self.increment(delta)
+        return self
+
+    def __isub__(self, delta):
+        self.decrement(delta)
+        return self

@@ -1,0 +1,134 @@
+"""The profiler: MXNet's API, a valid Chrome trace built from engine events, the stats table."""
+import json
+
+import pytest
+
+import minimx as mx
+from minimx import engine, nd, profiler
+
+
+@pytest.fixture
+def trace_file(tmp_path):
+    path = tmp_path / "profile.json"
+    profiler.set_config(profile_all=True, aggregate_stats=True, filename=str(path))
+    profiler.dumps(reset=True)
+    yield path
+    profiler.set_state("stop")
+    profiler.set_config(aggregate_stats=False, filename="profile.json")
+
+
+def run_ops(count):
+    x = nd.ones((4, 4))
+    for _ in range(count):
+        x = nd.dot(x, x) * 0.5
+    nd.waitall()
+
+
+@pytest.mark.parametrize("engine_name", ["ThreadedEngine", "NaiveEngine"])
+def test_trace_has_one_complete_event_per_operation(trace_file, engine_name):
+    with engine.engine_type(engine_name):
+        nd.waitall()
+        profiler.set_state("run")
+        run_ops(3)
+        profiler.set_state("stop")
+        profiler.dump()
+    trace = json.loads(trace_file.read_text())
+    events = trace["traceEvents"]
+    complete = [e for e in events if e["ph"] == "X"]
+    names = sorted(e["name"] for e in complete)
+    assert names == sorted(["_ones"] + ["dot", "_mul_scalar"] * 3)
+    assert all(e["dur"] >= 0 for e in complete)
+    assert all({"pid", "tid", "ts", "dur", "name"} <= set(e) for e in complete)
+    thread_names = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    assert all(e["tid"] in thread_names for e in events if e["ph"] in ("X", "i"))
+    pushes = [e for e in events if e.get("cat") == "push"]
+    assert len(pushes) == 7
+    frontend = {e["tid"] for e in pushes}
+    assert len(frontend) == 1
+    assert "frontend" in thread_names[frontend.pop()]
+    if engine_name == "ThreadedEngine":
+        workers = {thread_names[e["tid"]] for e in complete}
+        assert all(name.startswith("engine-cpu(0)-worker") for name in workers)
+
+
+def test_operations_start_after_their_push(trace_file):
+    profiler.set_state("run")
+    run_ops(2)
+    profiler.set_state("stop")
+    profiler.dump()
+    events = json.loads(trace_file.read_text())["traceEvents"]
+    pushed = {}
+    for e in events:
+        if e.get("cat") == "push":
+            pushed.setdefault(e["name"], []).append(e["ts"])
+    for e in (e for e in events if e["ph"] == "X"):
+        assert min(pushed[e["name"]]) <= e["ts"]
+
+
+def test_nothing_is_recorded_while_stopped_or_paused(trace_file):
+    run_ops(1)
+    profiler.set_state("run")
+    profiler.pause()
+    run_ops(1)
+    profiler.resume()
+    (nd.ones((1,)) + 1).wait_to_read()
+    profiler.set_state("stop")
+    run_ops(1)
+    profiler.dump()
+    complete = [e["name"] for e in json.loads(trace_file.read_text())["traceEvents"]
+                if e["ph"] == "X"]
+    assert sorted(complete) == ["_ones", "_plus_scalar"]
+
+
+def test_dumps_table_counts_operations(trace_file):
+    profiler.set_state("run")
+    run_ops(3)
+    profiler.set_state("stop")
+    table = profiler.dumps()
+    rows = {line.split()[0]: line.split() for line in table.splitlines() if line.strip()}
+    assert rows["dot"][1] == "3"
+    assert rows["_mul_scalar"][1] == "3"
+    stats = json.loads(profiler.dumps(format="json", reset=True))
+    assert stats["Time"]["operator"]["dot"]["Count"] == 3
+    assert stats["Time"]["operator"]["dot"]["Min"] <= stats["Time"]["operator"]["dot"]["Max"]
+    assert "dot" not in profiler.dumps()          # reset forgot them
+
+
+def test_dumps_is_empty_without_aggregate_stats(trace_file):
+    profiler.set_config(aggregate_stats=False)
+    profiler.set_state("run")
+    run_ops(1)
+    profiler.set_state("stop")
+    assert profiler.dumps() == ""
+
+
+def test_bad_arguments_are_rejected():
+    with pytest.raises(mx.MXNetError, match="bogus"):
+        profiler.set_config(bogus=1)
+    with pytest.raises(ValueError, match="walk"):
+        profiler.set_state("walk")
+    with pytest.raises(ValueError, match="sort_by"):
+        profiler.dumps(sort_by="fastest")
+
+
+def test_user_annotations_appear_in_the_trace(trace_file):
+    domain = profiler.Domain("lesson")
+    profiler.set_state("run")
+    with profiler.Task(domain, "epoch"):
+        run_ops(1)
+    counter = domain.new_counter("batches", 0)
+    counter += 2
+    domain.new_marker("checkpoint").mark()
+    profiler.set_state("stop")
+    profiler.dump()
+    events = json.loads(trace_file.read_text())["traceEvents"]
+    (task,) = [e for e in events if e["name"] == "lesson::epoch"]
+    assert task["ph"] == "X" and task["dur"] >= 0
+    assert [e["args"]["batches"] for e in events if e["ph"] == "C"] == [0, 2]
+    assert [e["name"] for e in events if e.get("cat") == "marker"] == ["lesson::checkpoint"]
+
+
+def test_profiling_stops_listening_to_the_engine(trace_file):
+    profiler.set_state("run")
+    profiler.set_state("stop")
+    assert profiler._profiler.events.append not in engine.events.subscribers
