@@ -30,6 +30,14 @@ def _merge(node, label, old, new):
     return tuple(a or b for a, b in zip(old, new))
 
 
+def _parse_shape_attr(node):
+    try:
+        return Shape(node.attrs["__shape__"])
+    except ValueError:
+        raise InvalidShapeError(f"variable '{node.name}': its shape attribute "
+                                f"{node.attrs['__shape__']!r} is not a tuple of ints") from None
+
+
 def infer_shapes(entries, known):
     """Shapes of every entry: {(node, index): shape or None}. ``known``: var name -> shape."""
     order = topo_order(entries)
@@ -38,7 +46,7 @@ def infer_shapes(entries, known):
         if node.is_variable:
             given = known.get(node.name)
             if given is None and "__shape__" in node.attrs:
-                given = Shape(node.attrs["__shape__"])
+                given = _parse_shape_attr(node)
             shapes[(node, 0)] = tuple(given) if given is not None and len(given) else None
     changed = True
     while changed:

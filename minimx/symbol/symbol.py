@@ -196,6 +196,25 @@ class Symbol:
                 [convert(values.get(entry)) for entry in self._entries],
                 [convert(values.get((node, 0))) for node in auxiliary])
 
+    # -- running: see minimx/executor ------------------------------------------------------
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+             group2ctx=None, shared_exec=None):
+        """An Executor computing this symbol with the given argument arrays."""
+        from ..executor import bind
+        return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None,
+                    group2ctx=None, shared_arg_names=None, shared_exec=None,
+                    shared_buffer=None, **kwargs):
+        """An Executor with arrays allocated from the given input shapes."""
+        from ..executor import simple_bind
+        return simple_bind(self, ctx, grad_req, type_dict, **kwargs)
+
+    def eval(self, ctx=None, **kwargs):
+        """Bind to ``kwargs`` and run forward once: the outputs as NDArrays."""
+        from ..context import current_context
+        return self.bind(ctx or current_context(), kwargs).forward()
+
     # -- saving ----------------------------------------------------------------------------
     def tojson(self):
         """MXNet 1.x JSON of the graph."""
@@ -306,8 +325,8 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if not isinstance(name, str):
         raise InvalidParameterError(f"Variable: name must be a string, got {name!r}")
     attrs = attribute.current().get(attr)
-    if shape is not None:
-        attrs["__shape__"] = str(tuple(shape))
+    if shape is not None:       # stored as given, as MXNet does (even a mistyped (1.2))
+        attrs["__shape__"] = str(tuple(shape)) if isinstance(shape, (list, tuple)) else str(shape)
     if dtype is not None:
         attrs["__dtype__"] = str(DTYPE_TO_FLAG[normalize_dtype(dtype)])
     if lr_mult is not None:

@@ -1,0 +1,9 @@
+"""``minimx.executor``: bind a Symbol to arrays, plan it once, run it many times.
+
+Lesson: 07-executor.  Mirrors ``python/mxnet/executor.py``.
+"""
+from .bind import bind, simple_bind
+from .executor import Executor
+from .plan import PlanReport
+
+__all__ = ["Executor", "PlanReport", "bind", "simple_bind"]

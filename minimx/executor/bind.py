@@ -1,0 +1,89 @@
+"""``Symbol.bind`` and ``Symbol.simple_bind``: from a graph to an Executor.
+
+Lesson: 07-executor.  ``bind`` takes the arrays you give it; ``simple_bind``
+infers every shape from the input shapes you name and allocates the arrays
+(zeros) itself, as MXNet's does.
+"""
+from ..base import MXNetError
+from ..context import current_context
+from ..ndarray import NDArray, zeros
+from .executor import Executor
+
+__all__ = ["bind", "simple_bind"]
+
+
+def _as_list(symbol_names, given, what, allow_missing=False):
+    if given is None:
+        return [None] * len(symbol_names)
+    if isinstance(given, dict):
+        unknown = set(given) - set(symbol_names)
+        if unknown:
+            raise MXNetError(f"bind: {what} has unknown names {sorted(unknown)}; expected "
+                             f"names from {symbol_names}")
+        missing = [n for n in symbol_names if n not in given]
+        if missing and not allow_missing:
+            raise MXNetError(f"bind: {what} is missing {missing}")
+        return [given.get(name) for name in symbol_names]
+    given = list(given)
+    if len(given) != len(symbol_names):
+        raise MXNetError(f"bind: {what} has {len(given)} arrays, the symbol needs "
+                         f"{len(symbol_names)} ({symbol_names})")
+    return given
+
+
+def _grad_reqs(names, grad_req):
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(names)
+    elif isinstance(grad_req, dict):
+        reqs = [grad_req.get(name, "null") for name in names]
+    else:
+        reqs = list(grad_req)
+    for name, req in zip(names, reqs):
+        if req not in ("write", "add", "null"):
+            raise MXNetError(f"bind: grad_req for {name!r} must be write, add or null, "
+                             f"got {req!r}")
+    return reqs
+
+
+def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+         group2ctx=None, shared_exec=None):
+    """An Executor over the given argument arrays (list in ``list_arguments`` order, or dict)."""
+    arg_names = symbol.list_arguments()
+    aux_names = symbol.list_auxiliary_states()
+    arg_arrays = _as_list(arg_names, args, "args")
+    for name, array in zip(arg_names, arg_arrays):
+        if not isinstance(array, NDArray):
+            raise MXNetError(f"bind: argument {name!r} must be an NDArray, got {type(array)}")
+    grad_arrays = None if args_grad is None else _as_list(arg_names, args_grad, "args_grad",
+                                                          allow_missing=True)
+    reqs = _grad_reqs(arg_names, grad_req)
+    if grad_arrays is not None:
+        reqs = [req if grad is not None else "null" for req, grad in zip(reqs, grad_arrays)]
+    aux_arrays = _as_list(aux_names, aux_states or ([] if not aux_names else None), "aux_states")
+    if any(array is None for array in aux_arrays):
+        raise MXNetError(f"bind: auxiliary states {aux_names} must be given")
+    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays)
+
+
+def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=None,
+                group2ctx=None, shared_arg_names=None, shared_exec=None, shared_buffer=None,
+                **shapes):
+    """Infer every shape from ``shapes`` (e.g. ``data=(32, 100)``), allocate and bind."""
+    ctx = ctx or current_context()
+    arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
+    if arg_shapes is None:
+        partial = symbol.infer_shape_partial(**shapes)[0]
+        unknown = [n for n, s in zip(symbol.list_arguments(), partial) if not s or 0 in s]
+        raise MXNetError(f"simple_bind: cannot infer the shapes of {unknown}; give them as "
+                         f"keyword arguments")
+    arg_types, _, aux_types = symbol.infer_type(**(type_dict or {}))
+    if arg_types is None:
+        arg_types = [None] * len(arg_shapes)
+        aux_types = [None] * len(aux_shapes)
+    arg_names = symbol.list_arguments()
+    args = [zeros(shape, ctx=ctx, dtype=dtype) for shape, dtype in zip(arg_shapes, arg_types)]
+    reqs = _grad_reqs(arg_names, grad_req)
+    grads = [zeros(shape, ctx=ctx, dtype=dtype) if req != "null" else None
+             for shape, dtype, req in zip(arg_shapes, arg_types, reqs)]
+    aux = [zeros(shape, ctx=ctx, dtype=dtype) for shape, dtype in zip(aux_shapes, aux_types)]
+    return Executor(symbol, ctx, args, grads, reqs, aux)

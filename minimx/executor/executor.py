@@ -1,0 +1,218 @@
+"""Executor: a Symbol bound to arrays on a device, planned once and run many times.
+
+Lesson: 07-executor.  Mirrors ``python/mxnet/executor.py`` and
+``src/executor/graph_executor.cc``.  ``forward`` and ``backward`` are each ONE
+engine push that runs the whole plan (see ``run.py``): this is where the
+speed of ``hybridize()`` comes from.
+"""
+from .. import backend, engine, random_state
+from ..base import InvalidShapeError, MXNetError
+from ..ndarray import NDArray
+from ..symbol import inference
+from ..symbol.graph import topo_order
+from .plan import build_plan
+from .run import run_backward, run_forward
+
+__all__ = ["Executor"]
+
+_GRAD_REQS = ("write", "add", "null")
+
+
+class Executor:
+    """Runs one Symbol with fixed arrays (use ``Symbol.bind`` or ``simple_bind``)."""
+
+    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays):
+        self._symbol = symbol
+        self._ctx = ctx
+        self._arg_names = symbol.list_arguments()
+        self._aux_names = symbol.list_auxiliary_states()
+        self.arg_arrays = arg_arrays
+        self.grad_arrays = grad_arrays
+        self.aux_arrays = aux_arrays
+        self._grad_reqs = grad_reqs
+        self._entries = symbol._entries
+        self._variables = {node.name: node for node in topo_order(self._entries)
+                           if node.is_variable}
+        self._infer()
+        self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e], ctx)
+                        for e in self._entries]
+        self._plans = {}
+        self._state = engine.new_var()      # orders forward's saved values before backward
+        self._saved = {}
+        self._monitor = None
+
+    # -- dictionaries --------------------------------------------------------------------
+    @property
+    def arg_dict(self):
+        return dict(zip(self._arg_names, self.arg_arrays))
+
+    @property
+    def grad_dict(self):
+        if self.grad_arrays is None:
+            return {}
+        return {name: g for name, g in zip(self._arg_names, self.grad_arrays) if g is not None}
+
+    @property
+    def aux_dict(self):
+        return dict(zip(self._aux_names, self.aux_arrays))
+
+    @property
+    def output_dict(self):
+        return dict(zip(self._symbol.list_outputs(), self.outputs))
+
+    # -- planning ----------------------------------------------------------------------
+    def _infer(self):
+        known = {name: array.shape for name, array in self._named_arrays()}
+        _, self._shapes = inference.infer_shapes(self._entries, known)
+        dtypes = {name: array._dtype for name, array in self._named_arrays()}
+        _, self._dtypes = inference.infer_types(self._entries, dtypes)
+        for node, index in self._entries:
+            if self._shapes.get((node, index)) is None:
+                raise InvalidShapeError(
+                    f"bind: cannot infer the shape of output {node.output_name(index)}")
+        for name, array in self._named_arrays():
+            inferred = self._shapes.get((self._variables[name], 0))
+            if inferred is not None and tuple(inferred) != array.shape:
+                raise InvalidShapeError(f"bind: argument '{name}' has shape {array.shape} but "
+                                        f"the graph needs {tuple(inferred)}")
+
+    def _named_arrays(self):
+        return list(zip(self._arg_names, self.arg_arrays)) + list(
+            zip(self._aux_names, self.aux_arrays))
+
+    def _plan(self, is_train):
+        if is_train not in self._plans:
+            xp = backend.get_xp(self._ctx)
+            self._plans[is_train] = build_plan(self._entries, self._shapes, self._dtypes,
+                                               is_train, xp)
+        return self._plans[is_train]
+
+    def plan_report(self, is_train=False):
+        """What the planning passes did (for lessons and the graph widget)."""
+        return self._plan(is_train).report
+
+    # -- running -----------------------------------------------------------------------
+    def forward(self, is_train=False, **kwargs):
+        """Compute the outputs; keyword arrays are copied into the named arguments first."""
+        for name, value in kwargs.items():
+            if name not in self._arg_names:
+                raise MXNetError(f"forward: unknown argument {name!r}; arguments are "
+                                 f"{self._arg_names}")
+            target = self.arg_dict[name]
+            if isinstance(value, NDArray):
+                value.copyto(target)
+            else:
+                target[:] = value
+        plan = self._plan(is_train)
+        xp = backend.get_xp(self._ctx)
+        ctx = self._ctx
+        seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
+                 for node in step.nodes if "rng" in node.op.forward_extras}
+        inputs = self._input_keys()
+        outputs = list(self.outputs)
+        entries = [plan_key(plan, e) for e in self._entries]
+        saved = {} if is_train else None
+        monitor = self._monitor
+
+        def run():
+            values = {key: array._read() for key, array in inputs}
+            run_forward(plan, xp, values, is_train, seeds,
+                        lambda seed: backend.make_rng(ctx, seed), saved, monitor)
+            for target, key in zip(outputs, entries):
+                target._write(values[key])
+            self._saved = saved if is_train else {}
+
+        reads = [array._chunk.var for _, array in inputs]
+        writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in self.aux_arrays]
+        engine.push(run, reads, writes + [self._state], ctx, "executor_forward")
+        return self.outputs
+
+    def _input_keys(self):
+        return [((self._variables[name], 0), array) for name, array in self._named_arrays()]
+
+    def backward(self, out_grads=None, is_train=True):
+        """Compute gradients of the arguments into ``grad_arrays`` (per ``grad_req``)."""
+        if self.grad_arrays is None:
+            raise MXNetError("backward: this executor was bound without args_grad")
+        if out_grads is not None and isinstance(out_grads, NDArray):
+            out_grads = [out_grads]
+        plan = self._plan(True)
+        xp = backend.get_xp(self._ctx)
+        targets = [(self._variables[name], array, req) for name, array, req in
+                   zip(self._arg_names, self.grad_arrays, self._grad_reqs)
+                   if array is not None and req != "null"]
+        needs_grad = self._needs_grad({id(node) for node, _, _ in targets})
+        meta = {key: (self._shapes[key], self._dtypes[key]) for key in self._shapes
+                if self._shapes[key] is not None and key in self._dtypes}
+        heads = list(out_grads) if out_grads is not None else []
+
+        def run():
+            head = {entry: (grad._read() if grad is not None else xp.ones(*meta[entry]))
+                    for entry, grad in zip(self._entries, heads + [None] * len(self._entries))}
+            grads = run_backward(plan, xp, head, self._saved, needs_grad, is_train, meta)
+            for node, array, req in targets:
+                value = grads.get((node, 0))
+                if value is None:
+                    value = xp.zeros(array.shape, array._dtype)
+                array._write(array._read() + value if req == "add" else value)
+
+        reads = [self._state] + [g._chunk.var for g in heads if g is not None]
+        writes = [array._chunk.var for _, array, _ in targets]
+        engine.push(run, reads, writes, self._ctx, "executor_backward")
+
+    def _needs_grad(self, variable_ids):
+        needs = set()
+        for node in topo_order(self._entries):
+            if node.is_variable:
+                if id(node) in variable_ids:
+                    needs.add((node, 0))
+            elif any(entry in needs for entry in node.inputs):
+                needs.update((node, index) for index in range(node.num_outputs()))
+        return needs
+
+    # -- parameters and shapes --------------------------------------------------------------
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copy values from dicts of NDArrays into the bound arguments and auxiliary states."""
+        for params, names, arrays in ((arg_params, self._arg_names, self.arg_arrays),
+                                      (aux_params or {}, self._aux_names, self.aux_arrays)):
+            lookup = dict(zip(names, arrays))
+            for name, value in params.items():
+                if name in lookup:
+                    value.copyto(lookup[name])
+                elif not allow_extra_params:
+                    raise MXNetError(f"copy_params_from: {name!r} is not an argument of the "
+                                     f"symbol (pass allow_extra_params=True to ignore it)")
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor for new input shapes; arrays whose shape stays are shared."""
+        from .bind import simple_bind
+        reqs = dict(zip(self._arg_names, self._grad_reqs))
+        new = simple_bind(self._symbol, self._ctx, grad_req=reqs, **kwargs)
+        for old_arrays, new_arrays in ((self.arg_arrays, new.arg_arrays),
+                                       (self.aux_arrays, new.aux_arrays)):
+            for index, (old, fresh) in enumerate(zip(old_arrays, new_arrays)):
+                if old.shape == fresh.shape:
+                    new_arrays[index] = old
+        return new
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Call ``callback(name, array)`` on every node output during forward."""
+        self._monitor = None if callback is None else (
+            lambda name, value: callback(name, _as_ndarray(value, self._ctx)))
+        self._plans.clear()
+
+    def debug_str(self):
+        """The symbol's graph, then the plan report of the inference plan."""
+        return self._symbol.debug_str() + "\n--------\n" + str(self.plan_report())
+
+
+def plan_key(plan, entry):
+    while entry in plan.aliases:
+        entry = plan.aliases[entry]
+    return entry
+
+
+def _as_ndarray(value, ctx):
+    from ..ndarray.ndarray import Chunk
+    return NDArray(Chunk(ctx, value.copy()), value.shape, value.dtype)
+
