@@ -9,6 +9,8 @@ import threading
 
 import numpy as np
 
+from .context import Context
+
 __all__ = ["seed", "next_seed"]
 
 _DEFAULT_SEED = 0
@@ -18,10 +20,15 @@ _global_seed = _DEFAULT_SEED
 
 
 def seed(seed_state, ctx="all"):
-    """Seed the random number generators of ``ctx`` (or of every device: ``'all'``)."""
+    """Seed the random number generators of ``ctx`` (or of every device: ``'all'``).
+
+    Any int is accepted, negative ones too, as in MXNet.
+    """
     global _global_seed
     if not isinstance(seed_state, (int, np.integer)):
-        raise ValueError(f"seed must be an int, got {seed_state!r}")
+        raise ValueError(f"seed_state must be an int, got {seed_state!r}")
+    if ctx != "all" and not isinstance(ctx, Context):
+        raise ValueError(f"ctx must be a Context or 'all', got {ctx!r}")
     with _lock:
         if ctx == "all":
             _global_seed = int(seed_state)
@@ -32,7 +39,8 @@ def seed(seed_state, ctx="all"):
 
 def _make(seed_value, ctx):
     device_code = 0 if ctx.device_type != "gpu" else 1000 + ctx.device_id
-    return np.random.default_rng([seed_value, device_code])
+    # SeedSequence takes non-negative ints: fold negative seeds into 64 bits
+    return np.random.default_rng([seed_value % 2**64, device_code])
 
 
 def next_seed(ctx):

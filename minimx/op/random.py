@@ -185,6 +185,8 @@ class RandomNegativeBinomial(RandomSampler):
               "shape": _SHAPE, "dtype": _FLOAT_DTYPE}
     distribution = _negative_binomial
     parameters = ("k", "p")
+    test = TestHints(shapes=(), params={"k": 3, "p": 0.4, "shape": (2, 3)}, grad=False,
+                     random=True)
 
     def check_distribution(self):
         _non_negative(self, k=self.k)
@@ -256,9 +258,11 @@ def _like(sampler, parameters):
     """Declare ``<sampler.name>_like``: the sampler without ``shape`` and ``dtype``."""
     params = {name: sampler.params[name] for name in parameters}
     doc = (sampler.__doc__ or "").rstrip(".") + ", shaped like ``data``."
+    test_params = {key: value for key, value in sampler.test.params.items() if key in params}
     cls = type(sampler.__name__ + "Like", (SamplerLike, sampler),
                {"__doc__": doc, "name": sampler.name + "_like", "aliases": (),
-                "params": params, "__module__": __name__})
+                "params": params, "__module__": __name__,
+                "test": TestHints(params=test_params, grad=False, random=True)})
     return register_op(cls)
 
 
@@ -282,8 +286,6 @@ class ElementwiseSampler(OpDef):
     differentiable = False
     distribution = None
     params = {"shape": _SHAPE, "dtype": _FLOAT_DTYPE}
-    test = TestHints(shapes=((2, 3), (2, 3)), params={"shape": (2,)}, low=0.5, high=1.5,
-                     grad=False, random=True)
 
     def check_params(self):
         if self.dtype is not None and self.dtype not in _FLOAT_TYPES:
@@ -312,13 +314,14 @@ class ElementwiseSampler(OpDef):
         return result.astype(self.infer_type(*[a.dtype.name for a in arrays]))
 
 
-def _elementwise(name, distribution, inputs, doc):
+def _elementwise(name, distribution, inputs, doc, low=0.5, high=1.5):
+    """Declare ``_sample_<name>``; ``low``/``high``: a valid range for every parameter."""
+    test = TestHints(shapes=((2, 3),) * len(inputs), params={"shape": (2,)}, low=low,
+                     high=high, grad=False, random=True)
     cls = type("Sample" + name.title().replace("_", ""), (ElementwiseSampler,),
                {"__doc__": doc, "name": "_sample_" + name, "aliases": ("sample_" + name,),
-                "inputs": inputs, "distribution": distribution, "__module__": __name__})
-    if len(inputs) == 1:
-        cls.test = TestHints(shapes=((2, 3),), params={"shape": (2,)}, low=0.5, high=1.5,
-                             grad=False, random=True)
+                "inputs": inputs, "distribution": distribution, "test": test,
+                "__module__": __name__})
     return register_op(cls)
 
 
@@ -334,7 +337,8 @@ SamplePoisson = _elementwise("poisson", _poisson, ("lam",),
                              "Poisson samples with rate ``lam``, per element.")
 SampleNegativeBinomial = _elementwise(
     "negative_binomial", _negative_binomial, ("k", "p"),
-    "Negative binomial samples (failures before ``k`` successes), per element.")
+    "Negative binomial samples (failures before ``k`` successes), per element.",
+    low=0.2, high=0.9)
 SampleGeneralizedNegativeBinomial = _elementwise(
     "generalized_negative_binomial", _generalized_negative_binomial, ("mu", "alpha"),
     "Generalized negative binomial samples (mean ``mu``, dispersion ``alpha``), per element.")
