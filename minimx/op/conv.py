@@ -1,1 +1,397 @@
-"""Operator family 'conv' (being written)."""
+"""Convolution, transposed convolution and pooling over 1, 2 or 3 spatial axes.
+
+Lesson: 08-convolutions.  Mirrors ``src/operator/nn/convolution.cc``,
+``deconvolution.cc`` and ``pooling.cc``.  Every kernel window is a strided
+*view* of the padded input, shape ``(N, C, *out, *kernel)`` ("im2col" without
+copying); a convolution is then one ``tensordot`` per group.  Gradients
+scatter-add windows back into the input ("col2im"), one kernel offset at a time.
+Only channel-first layouts (NCW, NCHW, NCDHW) are supported.
+"""
+import itertools
+import math
+from collections import namedtuple
+
+from .params import Choice, Optional, Param, Shape
+from .registry import OpDef, TestHints, register_op
+
+Geometry = namedtuple("Geometry", "kernel stride dilate pad")
+_LAYOUTS = (None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
+
+
+# -- window helpers shared by all three operators ----------------------------------------------
+def _pad(xp, data, before, after=None, value=0):
+    after = before if after is None else after
+    widths = ((0, 0), (0, 0)) + tuple(zip(before, after))
+    return xp.pad(data, widths, constant_values=value) if any(before + after) else data
+
+
+def _windows(xp, padded, geometry, out_size):
+    """A read-only view ``(N, C, *out_size, *kernel)`` of every kernel window."""
+    strides = padded.strides
+    spatial = strides[2:]
+    shape = padded.shape[:2] + tuple(out_size) + tuple(geometry.kernel)
+    view_strides = (strides[:2] + tuple(s * k for s, k in zip(spatial, geometry.stride))
+                    + tuple(s * d for s, d in zip(spatial, geometry.dilate)))
+    return xp.lib.stride_tricks.as_strided(padded, shape, view_strides)
+
+
+def _col2im(xp, columns, padded_shape, geometry):
+    """Adjoint of ``_windows``: add each window's values back where they came from."""
+    result = xp.zeros(padded_shape, dtype=columns.dtype)
+    out_size = columns.shape[2:2 + len(geometry.kernel)]
+    for offset in itertools.product(*(range(k) for k in geometry.kernel)):
+        target = tuple(slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in
+                       zip(offset, geometry.dilate, geometry.stride, out_size))
+        result[(slice(None), slice(None)) + target] += columns[(Ellipsis,) + offset]
+    return result
+
+
+def _crop(data, pad, size):
+    return data[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in zip(pad, size))]
+
+
+def _conv_size(size, geometry):
+    """Output length of a convolution along each spatial axis."""
+    return tuple((n + 2 * p - d * (k - 1) - 1) // s + 1 for n, k, s, d, p in zip(
+        size, geometry.kernel, geometry.stride, geometry.dilate, geometry.pad))
+
+
+def _group_split(array, groups, axis):
+    size = array.shape[axis] // groups
+    index = [slice(None)] * array.ndim
+    for group in range(groups):
+        index[axis] = slice(group * size, (group + 1) * size)
+        yield array[tuple(index)]
+
+
+def _convolve(xp, data, weight, geometry, groups):
+    """``data (N, C, *in)`` * ``weight (F, C/groups, *kernel)`` -> ``(N, F, *out)``."""
+    padded = _pad(xp, data, geometry.pad)
+    out_size = _conv_size(data.shape[2:], geometry)
+    windows = _windows(xp, padded, geometry, out_size)
+    nd = len(geometry.kernel)
+    summed = [1] + [2 + nd + i for i in range(nd)]
+    parts = [xp.moveaxis(xp.tensordot(cols, w, axes=(summed, [1] + list(range(2, 2 + nd)))),
+                         -1, 1)
+             for cols, w in zip(_group_split(windows, groups, 1),
+                                _group_split(weight, groups, 0))]
+    return xp.concatenate(parts, axis=1) if groups > 1 else parts[0]
+
+
+def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
+    """Adjoint of ``_convolve`` in ``data``: ``(N, F, *out)`` -> ``(N, C, *in)``."""
+    nd = len(geometry.kernel)
+    parts = [xp.moveaxis(xp.tensordot(g, w, axes=([1], [0])), 1 + nd, 1)
+             for g, w in zip(_group_split(out_grad, groups, 1),
+                             _group_split(weight, groups, 0))]
+    columns = xp.concatenate(parts, axis=1) if groups > 1 else parts[0]
+    padded_shape = tuple(data_shape[:2]) + tuple(
+        n + 2 * p for n, p in zip(data_shape[2:], geometry.pad))
+    return _crop(_col2im(xp, columns, padded_shape, geometry), geometry.pad, data_shape[2:])
+
+
+def _convolve_weight_grad(xp, out_grad, data, geometry, groups):
+    """Gradient of ``_convolve`` in ``weight``: ``(F, C/groups, *kernel)``."""
+    windows = _windows(xp, _pad(xp, data, geometry.pad), geometry, out_grad.shape[2:])
+    nd = len(geometry.kernel)
+    summed = [0] + list(range(2, 2 + nd))
+    parts = [xp.tensordot(g, cols, axes=(summed, summed))
+             for g, cols in zip(_group_split(out_grad, groups, 1),
+                                _group_split(windows, groups, 1))]
+    return xp.concatenate(parts, axis=0) if groups > 1 else parts[0]
+
+
+def _bias_view(bias, ndim):
+    return bias.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+# -- the operators ------------------------------------------------------------------------------
+_KERNEL_PARAMS = {
+    "kernel": Param(Shape, doc="kernel size, e.g. (3, 3)"),
+    "stride": Param(Shape, default=(), doc="step between windows (default 1)"),
+    "dilate": Param(Shape, default=(), doc="spacing of kernel taps (default 1)"),
+    "pad": Param(Shape, default=(), doc="zeros added on both sides (default 0)"),
+}
+
+
+class ConvolutionBase(OpDef):
+    """What Convolution and Deconvolution share: geometry, groups, bias, weight shape."""
+
+    inputs = ("data", "weight", "bias")
+    saves = ("data", "weight")
+
+    def check_params(self):
+        rank = len(self.kernel)
+        if not 1 <= rank <= 3:
+            raise self.param_error(f"kernel must have 1 to 3 axes, got {self.kernel}")
+        for name in ("stride", "dilate", "pad") + (("adj",) if hasattr(self, "adj") else ()):
+            value = getattr(self, name)
+            if value and len(value) != rank:
+                raise self.param_error(f"{name} {value} must have {rank} entries like kernel")
+        if self.layout not in (None, "NCW", "NCHW", "NCDHW"):
+            raise self.param_error(f"layout {self.layout} is not supported; minimx supports "
+                                   f"channel-first layouts (NCW, NCHW, NCDHW)")
+        if self.num_group < 1 or self.num_filter % self.num_group:
+            raise self.param_error(f"num_filter ({self.num_filter}) must be a multiple of "
+                                   f"num_group ({self.num_group})")
+
+    def geometry(self):
+        rank = len(self.kernel)
+        return Geometry(self.kernel, self.stride or (1,) * rank, self.dilate or (1,) * rank,
+                        self.pad or (0,) * rank)
+
+    def list_inputs(self, num_args=None):
+        return ("data", "weight") if self.no_bias else self.inputs
+
+    def infer_input_shapes(self, data, weight=None, bias=None):
+        if data is not None and weight is None:
+            weight = self.weight_shape(data)
+        completed = [data, weight]
+        return completed if self.no_bias else completed + [bias or (self.num_filter,)]
+
+    def check_inputs(self, data, weight, bias):
+        if len(data) != len(self.kernel) + 2:
+            raise self.shape_error(f"data must have {len(self.kernel) + 2} axes for kernel "
+                                   f"{self.kernel}, got shape {tuple(data)}")
+        if data[1] % self.num_group:
+            raise self.shape_error(f"data channels ({data[1]}) must be a multiple of "
+                                   f"num_group ({self.num_group})")
+        expected = self.weight_shape(data)
+        if tuple(weight) != expected:
+            raise self.shape_error(f"weight must have shape {expected}, got {tuple(weight)}")
+        if bias is not None and tuple(bias) != (self.num_filter,):
+            raise self.shape_error(f"bias must have shape ({self.num_filter},), got {bias}")
+
+    def with_bias(self, output, bias):
+        return output if bias is None else output + _bias_view(bias, output.ndim)
+
+    def bias_grad(self, out_grad):
+        return out_grad.sum(axis=(0,) + tuple(range(2, out_grad.ndim)))
+
+
+_CONV_PARAMS = {
+    "num_filter": Param(int, doc="number of output channels"),
+    "num_group": Param(int, default=1, doc="split channels into this many groups"),
+    "workspace": Param(int, default=1024, doc="ignored"),
+    "no_bias": Param(bool, default=False, doc="leave out the bias"),
+    "cudnn_tune": Param(Optional(str), default=None, doc="ignored"),
+    "cudnn_off": Param(bool, default=False, doc="ignored"),
+    "layout": Param(Optional(Choice(*_LAYOUTS[1:])), default=None, doc="data layout"),
+}
+
+
+@register_op
+class Convolution(ConvolutionBase):
+    """N-d convolution (cross-correlation) of ``data (N, C, *spatial)`` with
+    ``weight (num_filter, C / num_group, *kernel)``, plus ``bias``."""
+    name = "Convolution"
+    params = {**_KERNEL_PARAMS, **_CONV_PARAMS}
+    test = TestHints(shapes=((2, 2, 5, 4), (3, 2, 3, 2), (3,)),
+                     params={"kernel": (3, 2), "num_filter": 3, "pad": (1, 0)},
+                     cases=(({"kernel": (3,), "num_filter": 4, "stride": (2,), "dilate": (2,),
+                              "num_group": 2}, ((1, 4, 9), (4, 2, 3), (4,))),))
+
+    def weight_shape(self, data):
+        return (self.num_filter, data[1] // self.num_group) + tuple(self.kernel)
+
+    def infer_shape(self, data, weight, bias=None):
+        self.check_inputs(data, weight, bias)
+        return (data[0], self.num_filter) + _conv_size(data[2:], self.geometry())
+
+    def forward(self, xp, data, weight, bias=None):
+        output = _convolve(xp, data, weight, self.geometry(), self.num_group)
+        return self.with_bias(output, bias)
+
+    def backward(self, xp, out_grad, data, weight):
+        geometry = self.geometry()
+        grad_data = _convolve_transpose(xp, out_grad, weight, data.shape, geometry,
+                                        self.num_group)
+        grad_weight = _convolve_weight_grad(xp, out_grad, data, geometry, self.num_group)
+        if self.no_bias:
+            return grad_data, grad_weight
+        return grad_data, grad_weight, self.bias_grad(out_grad)
+
+
+@register_op
+class Deconvolution(ConvolutionBase):
+    """Transposed convolution: the gradient of Convolution used as a forward pass.
+
+    ``weight`` has shape ``(C, num_filter / num_group, *kernel)``.  The output
+    length is ``(in - 1) * stride - 2 * pad + dilate * (kernel - 1) + 1 + adj``;
+    ``target_shape`` chooses ``pad`` and ``adj`` to reach a given size.
+    """
+    name = "Deconvolution"
+    params = {**_KERNEL_PARAMS,
+              "adj": Param(Shape, default=(), doc="extra output length at the end"),
+              "target_shape": Param(Shape, default=(), doc="output spatial shape"),
+              **_CONV_PARAMS,
+              "workspace": Param(int, default=512, doc="ignored"),
+              "no_bias": Param(bool, default=True, doc="leave out the bias")}
+    test = TestHints(shapes=((2, 2, 3, 3), (2, 3, 3, 2)),
+                     params={"kernel": (3, 2), "num_filter": 3, "stride": (2, 1),
+                             "pad": (1, 0), "adj": (1, 0)},
+                     cases=(({"kernel": (3,), "num_filter": 4, "num_group": 2,
+                              "no_bias": False, "target_shape": (8,), "stride": (2,)},
+                             ((1, 2, 4), (2, 2, 3), (4,))),))
+
+    def weight_shape(self, data):
+        return (data[1], self.num_filter // self.num_group) + tuple(self.kernel)
+
+    def _pad_adj(self, size):
+        """``pad`` and ``adj`` per axis, derived from ``target_shape`` when it is given."""
+        geometry = self.geometry()
+        if not self.target_shape:
+            return geometry.pad, self.adj or (0,) * len(self.kernel)
+        pads, adjs = [], []
+        for n, k, s, d, target in zip(size, geometry.kernel, geometry.stride,
+                                      geometry.dilate, self.target_shape):
+            total = s * (n - 1) + d * (k - 1) + 1 - target
+            pads.append((total + 1) // 2 if total > 0 else 0)
+            adjs.append(total % 2 if total > 0 else -total)
+        return tuple(pads), tuple(adjs)
+
+    def _geometry_and_size(self, size):
+        pad, adj = self._pad_adj(size)
+        geometry = self.geometry()._replace(pad=pad)
+        out = tuple((n - 1) * s - 2 * p + d * (k - 1) + 1 + a for n, k, s, d, p, a in zip(
+            size, geometry.kernel, geometry.stride, geometry.dilate, pad, adj))
+        return geometry, out
+
+    def infer_shape(self, data, weight, bias=None):
+        self.check_inputs(data, weight, bias)
+        return (data[0], self.num_filter) + self._geometry_and_size(data[2:])[1]
+
+    def forward(self, xp, data, weight, bias=None):
+        geometry, size = self._geometry_and_size(data.shape[2:])
+        shape = (data.shape[0], self.num_filter) + size
+        output = _convolve_transpose(xp, data, weight, shape, geometry, self.num_group)
+        return self.with_bias(output, bias)
+
+    def backward(self, xp, out_grad, data, weight):
+        geometry, _ = self._geometry_and_size(data.shape[2:])
+        grad_data = _convolve(xp, out_grad, weight, geometry, self.num_group)
+        grad_data = grad_data[(Ellipsis,) + tuple(slice(0, n) for n in data.shape[2:])]
+        grad_weight = _convolve_weight_grad(xp, data, out_grad, geometry, self.num_group)
+        if self.no_bias:
+            return grad_data, grad_weight
+        return grad_data, grad_weight, self.bias_grad(out_grad)
+
+
+@register_op
+class Pooling(OpDef):
+    """Max, average, sum or Lp pooling over kernel windows (or the whole input with
+    ``global_pool``).  ``pooling_convention='full'`` rounds the output size up."""
+    name = "Pooling"
+    params = {
+        "kernel": Param(Shape, default=(), doc="window size"),
+        "pool_type": Param(Choice("avg", "lp", "max", "sum"), default="max"),
+        "global_pool": Param(bool, default=False, doc="pool over all spatial positions"),
+        "cudnn_off": Param(bool, default=False, doc="ignored"),
+        "pooling_convention": Param(Choice("full", "same", "valid"), default="valid"),
+        "stride": Param(Shape, default=(), doc="step between windows (default 1)"),
+        "pad": Param(Shape, default=(), doc="padding on both sides (default 0)"),
+        "p_value": Param(Optional(int), default=None, doc="p of Lp pooling"),
+        "count_include_pad": Param(Optional(bool), default=None,
+                                   doc="avg: count padding in the divisor (default True)"),
+        "layout": Param(Optional(Choice(*_LAYOUTS[1:])), default=None, doc="data layout"),
+    }
+    saves = ("data", "output")
+    test = TestHints(shapes=((2, 2, 4, 5),), params={"kernel": (2, 2), "pool_type": "avg"},
+                     cases=(({"kernel": (3,), "stride": (2,), "pad": (1,),
+                              "pool_type": "sum", "pooling_convention": "full"}, ((1, 2, 6),)),
+                            ({"global_pool": True}, ((2, 3, 2, 2),))))
+
+    def check_params(self):
+        if self.layout not in (None, "NCW", "NCHW", "NCDHW"):
+            raise self.param_error(f"layout {self.layout} is not supported; minimx supports "
+                                   f"channel-first layouts (NCW, NCHW, NCDHW)")
+        if self.pooling_convention == "same":
+            raise self.param_error("pooling_convention 'same' is not supported in minimx")
+        if not self.global_pool and not self.kernel:
+            raise self.param_error("kernel is required unless global_pool is True")
+
+    def geometry(self, spatial):
+        if self.global_pool:
+            rank = len(spatial)
+            return Geometry(tuple(spatial), (1,) * rank, (1,) * rank, (0,) * rank)
+        rank = len(self.kernel)
+        return Geometry(self.kernel, self.stride or (1,) * rank, (1,) * rank,
+                        self.pad or (0,) * rank)
+
+    def _out_size(self, spatial, geometry):
+        rounding = math.ceil if self.pooling_convention == "full" else math.floor
+        return tuple(int(rounding((n + 2 * p - k) / s)) + 1 for n, k, s, p in zip(
+            spatial, geometry.kernel, geometry.stride, geometry.pad))
+
+    def infer_shape(self, data):
+        if not self.global_pool and len(data) != len(self.kernel) + 2:
+            raise self.shape_error(f"data must have {len(self.kernel) + 2} axes for kernel "
+                                   f"{self.kernel}, got shape {tuple(data)}")
+        return tuple(data[:2]) + self._out_size(data[2:], self.geometry(data[2:]))
+
+    def _layout(self, shape):
+        """Geometry, output size and the extra end padding ('full' windows may overhang)."""
+        geometry = self.geometry(shape[2:])
+        out_size = self._out_size(shape[2:], geometry)
+        extra = tuple(max(0, (o - 1) * s + k - (n + 2 * p)) for o, s, k, n, p in zip(
+            out_size, geometry.stride, geometry.kernel, shape[2:], geometry.pad))
+        return geometry, out_size, extra
+
+    def _padded_windows(self, xp, data, fill):
+        geometry, out_size, extra = self._layout(data.shape)
+        after = tuple(p + e for p, e in zip(geometry.pad, extra))
+        padded = _pad(xp, data, geometry.pad, after, value=fill)
+        return _windows(xp, padded, geometry, out_size), padded.shape, geometry
+
+    def _window_axes(self, ndim):
+        return tuple(range(ndim, 2 * ndim - 2))
+
+    def _divisor(self, xp, data):
+        """How many elements each average window counts."""
+        geometry, out_size, extra = self._layout(data.shape)
+        include_pad = self.count_include_pad in (None, True)
+        ones = xp.ones((1, 1) + data.shape[2:], dtype=data.dtype)
+        if include_pad:
+            ones = _pad(xp, ones, geometry.pad, value=1)
+            ones = _pad(xp, ones, (0,) * len(extra), extra)
+        else:
+            ones = _pad(xp, ones, geometry.pad, tuple(p + e for p, e in zip(geometry.pad, extra)))
+        counts = _windows(xp, ones, geometry, out_size).sum(axis=self._window_axes(data.ndim))
+        return xp.maximum(counts, 1)
+
+    def forward(self, xp, data):
+        kind = self.pool_type
+        fill = -xp.inf if kind == "max" else 0
+        windows, _, _ = self._padded_windows(xp, data, fill)
+        axes = self._window_axes(data.ndim)
+        if kind == "max":
+            return windows.max(axis=axes)
+        if kind == "lp":
+            power = self.p_value or 1
+            return (windows ** power).sum(axis=axes) ** (1.0 / power)
+        summed = windows.sum(axis=axes)
+        return summed / self._divisor(xp, data) if kind == "avg" else summed
+
+    def _window_grads(self, xp, out_grad, data, output):
+        """Gradient with respect to each window element, shape ``(N, C, *out, *kernel)``."""
+        kind = self.pool_type
+        windows, padded_shape, geometry = self._padded_windows(
+            xp, data, -xp.inf if kind == "max" else 0)
+        rank = data.ndim - 2
+        expand = (Ellipsis,) + (None,) * rank
+        if kind == "max":
+            flat = windows.reshape(windows.shape[:2 + rank] + (-1,))
+            winner = flat.argmax(axis=-1)[..., None] == xp.arange(flat.shape[-1])
+            return winner.reshape(windows.shape) * out_grad[expand], padded_shape, geometry
+        if kind == "lp":
+            power = self.p_value or 1
+            safe = xp.where(output == 0, 1, output)
+            ratio = (windows / safe[expand]) ** (power - 1)
+            return ratio * out_grad[expand], padded_shape, geometry
+        scale = out_grad / self._divisor(xp, data) if kind == "avg" else out_grad
+        return xp.broadcast_to(scale[expand], windows.shape), padded_shape, geometry
+
+    def backward(self, xp, out_grad, data, output):
+        columns, padded_shape, geometry = self._window_grads(xp, out_grad, data, output)
+        grad = _col2im(xp, columns, padded_shape, geometry)
+        return _crop(grad, geometry.pad, data.shape[2:])
