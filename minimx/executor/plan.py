@@ -137,11 +137,11 @@ def fold_constants(steps, xp, report):
 
 
 def _fusable(step, shapes):
-    node = step.nodes[0]
-    return (step.constant is None and len(step.nodes) == 1 and len(node.inputs) == 1
-            and node.num_outputs() == 1 and not node.op.aux
-            and "rng" not in node.op.forward_extras
-            and shapes.get(node.inputs[0]) == shapes.get((node, 0)))
+    """A step of single-input, single-output ops that keep the shape."""
+    return step.constant is None and all(
+        len(node.inputs) == 1 and node.num_outputs() == 1 and not node.op.aux
+        and "rng" not in node.op.forward_extras
+        and shapes.get(node.inputs[0]) == shapes.get((node, 0)) for node in step.nodes)
 
 
 def fuse_elementwise(steps, shapes, outputs, is_train, report):

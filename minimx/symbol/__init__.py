@@ -7,9 +7,11 @@ import types
 
 from ..op import list_ops
 from . import register
+from .creation import arange, full, ones, zeros
 from .symbol import Group, Symbol, Variable, load, load_json, var
 
-__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "_internal", "op"]
+__all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "zeros", "ones", "full",
+           "arange", "_internal", "op"]
 
 _internal = types.ModuleType("minimx.symbol._internal", "Operators whose names start with _.")
 op = types.ModuleType("minimx.symbol.op", "Every generated operator function.")

@@ -60,6 +60,8 @@ def infer_shapes(entries, known):
 def _infer_node(node, shapes):
     op = node.instance
     inputs = [shapes.get(entry) for entry in node.inputs]
+    if inputs and inputs[0] is None:
+        return False          # as in MXNet, parameters are completed from the data's shape
     completed = op.infer_input_shapes(*inputs)
     changed = False
     for position, (entry, shape) in enumerate(zip(node.inputs, completed)):
