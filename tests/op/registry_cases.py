@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minimx import nd
+import minimx as mx
+from minimx import autograd, nd
 from minimx.op import list_ops
 
 
@@ -114,3 +115,29 @@ def reference_output(case, inputs):
 
 def as_list(result):
     return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+def head_gradient_shapes(case):
+    """Shapes of the visible outputs (the head gradients backward needs)."""
+    op = case.instance()
+    return op.output_shapes(list(case.shapes))[:op.num_visible()]
+
+
+def forward_backward(case, inputs, head_grads, ctx):
+    """Outputs, then the gradients of the checked inputs, as numpy arrays.
+
+    Runs under ``autograd.record()`` (training mode) with ``mx.random.seed(7)``;
+    backward takes ``head_grads`` when the case checks a gradient.
+    """
+    mx.random.seed(7)
+    arrays = [nd.array(x, ctx=ctx, dtype=x.dtype) for x in inputs]
+    grad_positions = case.grad_inputs() if case.checks_gradient() else []
+    for position in grad_positions:
+        arrays[position].attach_grad()
+    with autograd.record():
+        outputs = as_list(case.function()(*arrays, ctx=ctx, **case.call_params()))
+    if grad_positions:
+        heads = [nd.array(g, ctx=ctx, dtype=o.dtype) for g, o in zip(head_grads, outputs)]
+        autograd.backward(outputs, heads)
+    return ([o.asnumpy() for o in outputs],
+            [arrays[position].grad.asnumpy() for position in grad_positions])

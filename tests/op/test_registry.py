@@ -12,7 +12,8 @@ import inspect
 
 import numpy as np
 import pytest
-from registry_cases import all_cases, as_list, make_inputs, reference_output
+from registry_cases import (all_cases, as_list, forward_backward, head_gradient_shapes,
+                            make_inputs, reference_output)
 
 import minimx as mx
 from minimx import autograd, backend, engine, nd, test_utils
@@ -36,7 +37,7 @@ def _to_nd(inputs):
 
 def _run(case, inputs):
     """The visible outputs of the nd function on ``inputs``, as NDArrays."""
-    return as_list(case.function()(*_to_nd(inputs), ctx=_context(), **case.params))
+    return as_list(case.function()(*_to_nd(inputs), ctx=_context(), **case.call_params()))
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
@@ -99,30 +100,15 @@ def test_gradient_matches_central_differences(case):
         ctx=_context(), dtype=case.dtype)
 
 
-def _forward_backward(case, inputs, head_grads):
-    """Outputs (and input gradients when the op has some), as numpy arrays."""
-    mx.random.seed(7)
-    arrays = _to_nd(inputs)
-    grad_positions = case.grad_inputs() if case.checks_gradient() else []
-    for position in grad_positions:
-        arrays[position].attach_grad()
-    with autograd.record():
-        outputs = as_list(case.function()(*arrays, ctx=_context(), **case.params))
-    if grad_positions:
-        heads = [nd.array(g, ctx=_context(), dtype=o.dtype) for g, o in zip(head_grads, outputs)]
-        autograd.backward(outputs, heads)
-    return [o.asnumpy() for o in outputs] + [arrays[p].grad.asnumpy() for p in grad_positions]
-
-
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_naive_and_threaded_engines_agree(case):
     inputs = make_inputs(case)
-    shapes = case.instance().output_shapes(list(case.shapes))
-    head_grads = [np.random.normal(size=shape) for shape in shapes]
+    head_grads = [np.random.normal(size=shape) for shape in head_gradient_shapes(case)]
     results = {}
     for name in ("NaiveEngine", "ThreadedEngine"):
         with engine.engine_type(name):
-            results[name] = _forward_backward(case, inputs, head_grads)
+            outputs, grads = forward_backward(case, inputs, head_grads, _context())
+            results[name] = outputs + grads
     for position, (naive, threaded) in enumerate(zip(*results.values())):
         np.testing.assert_array_equal(
             naive, threaded, err_msg=f"{case.id}: result {position} differs between engines")
