@@ -205,6 +205,7 @@ class NDArray:
         else:
             raise InvalidTypeError(f"copyto: expected an NDArray or Context, got {type(other)}")
         source = self
+        backend.get_xp(target.context)      # an unavailable device fails here, not at a sync
 
         def copy():
             target._write(backend.from_numpy(source._read(), target.context))
