@@ -215,11 +215,14 @@ class Norm(Reduce):
         return self.out_dtype or data
 
     def reduce(self, xp, data, axes):
-        exact = data if data.dtype.kind == "f" else data.astype("float64")
+        magnitude = xp.abs(data if data.dtype.kind == "f" else data.astype("float64"))
         if self.ord == 1:
-            result = xp.sum(xp.abs(exact), axis=axes, keepdims=True)
+            result = xp.sum(magnitude, axis=axes, keepdims=True)
         else:
-            result = xp.sqrt(xp.sum(exact * exact, axis=axes, keepdims=True))
+            # scaled by the largest entry, so squares of tiny or huge values stay finite
+            scale = xp.max(magnitude, axis=axes, keepdims=True)
+            unit = magnitude / xp.where(scale > 0, scale, 1)
+            result = scale * xp.sqrt(xp.sum(unit * unit, axis=axes, keepdims=True))
         return result.astype(self.out_dtype or data.dtype)
 
     def backward(self, xp, out_grad, data, output):

@@ -150,6 +150,15 @@ def test_norm_values_and_shapes():
     assert nd.norm(nd.array([3, 4], dtype="int32")).dtype == np.int32
 
 
+def test_norm_of_tiny_and_huge_values_does_not_underflow_or_overflow():
+    # MXNet 1.9.1 scales before squaring: these give 2.2677063e-30 and 5e+30 there
+    np.testing.assert_allclose(nd.norm(nd.array([1.0688746e-30, 2e-30])).asnumpy(),
+                               [2.2677063e-30], rtol=1e-6)
+    np.testing.assert_allclose(nd.norm(nd.array([[3e30, 4e30]]), axis=1).asnumpy(), [5e30],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(nd.norm(nd.zeros((2, 3)), axis=1).asnumpy(), [0, 0])
+
+
 def test_norm_rejects_bad_parameters():
     with pytest.raises(InvalidParameterError, match="ord"):
         nd.norm(nd.ones((2, 3)), ord=3)
