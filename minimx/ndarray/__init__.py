@@ -16,12 +16,14 @@ from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, les
                          multiply, negative, not_equal, power, subtract, true_divide)
 from .creation import arange, array, empty, eye, full, ones, ones_like, zeros, zeros_like
 from .ndarray import NDArray
+from .utils import load, load_frombuffer, save
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye", "zeros_like",
            "ones_like", "add", "subtract", "multiply", "divide", "true_divide", "modulo",
            "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal",
            "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "negative",
-           "waitall", "concatenate", "_internal", "op", "random", "utils"]
+           "waitall", "concatenate", "save", "load", "load_frombuffer", "_internal", "op",
+           "random", "utils"]
 
 
 def waitall():

@@ -328,7 +328,7 @@ def _elementwise(name, distribution, inputs, doc, low=0.5, high=1.5):
 SampleUniform = _elementwise("uniform", _uniform, ("low", "high"),
                              "Uniform samples on ``[low, high)`` for each parameter element.")
 SampleNormal = _elementwise("normal", _normal, ("mu", "sigma"),
-                            "Normal samples with mean ``mu`` and deviation ``sigma``, per element.")
+                            "Normal samples with mean ``mu`` and deviation ``sigma`` per element.")
 SampleGamma = _elementwise("gamma", _gamma, ("alpha", "beta"),
                            "Gamma samples with shape ``alpha`` and scale ``beta``, per element.")
 SampleExponential = _elementwise("exponential", _exponential, ("lam",),
