@@ -1,0 +1,81 @@
+"""Small helpers shared by the benchmark scripts: timing, resident memory, MXNet in a subprocess."""
+import os
+import subprocess
+import sys
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)          # run from anywhere without installing minimx
+
+
+def best_of(repeats, function):
+    """The smallest of ``repeats`` results of ``function()``: the least disturbed run."""
+    return min(function() for _ in range(repeats))
+
+
+def mxnet_python():
+    """The interpreter that has MXNet 1.9.1: $MINIMX_MXNET_PYTHON, else /opt/mxref/bin/python."""
+    path = os.environ.get("MINIMX_MXNET_PYTHON", "/opt/mxref/bin/python")
+    return path if os.path.exists(path) else None
+
+
+def run_mxnet(code, timeout=600):
+    """Run ``code`` with MXNet's interpreter; return its last output line, or None without it."""
+    python = mxnet_python()
+    if python is None:
+        return None
+    result = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                            timeout=timeout)
+    if result.returncode != 0:
+        print("MXNet run failed:", result.stderr.strip().splitlines()[-1:], file=sys.stderr)
+        return None
+    return result.stdout.strip().splitlines()[-1]
+
+
+def rss_mb():
+    """Resident memory of this process in MB (psutil if present, else /proc)."""
+    try:
+        import psutil
+        return psutil.Process().memory_info().rss / 1e6
+    except ImportError:
+        with open("/proc/self/statm") as file:
+            return int(file.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+class PeakMemory:
+    """``with PeakMemory() as peak:`` samples RSS every millisecond; ``peak.growth`` in MB."""
+
+    def __enter__(self):
+        self.start = self.peak = rss_mb()
+        self.running = True
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+        self.thread.start()
+        return self
+
+    def _sample(self):
+        while self.running:
+            self.peak = max(self.peak, rss_mb())
+            time.sleep(0.001)
+
+    def __exit__(self, *exc_info):
+        self.running = False
+        self.thread.join()
+        self.peak = max(self.peak, rss_mb())
+        self.growth = self.peak - self.start
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a is not None and b else "-"
+
+
+def fmt(value, unit=""):
+    return "-" if value is None else f"{value:.3g}{unit}"
+
+
+def print_table(title, header, rows):
+    """Print rows (tuples of strings) under ``header`` as aligned columns."""
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    print(f"\n{title}")
+    for row in [header, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))

@@ -1,0 +1,86 @@
+"""Per-operation overhead: a tiny ``y = x + 1`` (x of shape (1,)) pushed 10000 times, then waitall.
+
+With one element the arithmetic is free, so the time per op is what the framework adds:
+dispatch, dependency tracking, handing the op to a worker.  The same code runs on minimx
+(ThreadedEngine, NaiveEngine) and MXNet 1.9.1, each in a fresh process, next to the
+plain numpy call and PyTorch's CPU call when PyTorch is installed.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from _util import REPO, best_of, fmt, print_table, ratio, run_mxnet
+
+N = 10000
+WORKLOAD = """
+import time
+from {lib} import nd
+def per_op():
+    x = nd.ones((1,))
+    nd.waitall()
+    start = time.perf_counter()
+    for _ in range({n}):
+        y = x + 1
+    nd.waitall()
+    return (time.perf_counter() - start) / {n} * 1e6
+per_op()                                  # warm-up: workers started, caches filled
+print(min(per_op() for _ in range(5)))
+"""
+
+
+def minimx_us(engine_name):
+    env = dict(os.environ, MINIMX_ENGINE_TYPE=engine_name, PYTHONPATH=REPO)
+    code = WORKLOAD.format(lib="minimx", n=N)
+    output = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, check=True).stdout
+    return float(output.split()[-1])
+
+
+def mxnet_us():
+    output = run_mxnet(WORKLOAD.format(lib="mxnet", n=N))
+    return None if output is None else float(output)
+
+
+def numpy_us():
+    x = np.ones((1,), dtype=np.float32)
+
+    def per_op():
+        start = time.perf_counter()
+        for _ in range(N):
+            y = x + 1                     # noqa: F841
+        return (time.perf_counter() - start) / N * 1e6
+    return best_of(5, per_op)
+
+
+def torch_us():
+    try:
+        import torch
+    except ImportError:
+        return None
+    x = torch.ones(1)
+
+    def per_op():
+        start = time.perf_counter()
+        for _ in range(N):
+            y = x + 1                     # noqa: F841
+        return (time.perf_counter() - start) / N * 1e6
+    return best_of(5, per_op)
+
+
+def main():
+    figures = {"minimx ThreadedEngine": minimx_us("ThreadedEngine"),
+               "minimx NaiveEngine": minimx_us("NaiveEngine"),
+               "MXNet 1.9.1": mxnet_us(), "numpy": numpy_us(), "PyTorch CPU": torch_us()}
+    mxnet = figures["MXNet 1.9.1"]
+    rows = [(name, fmt(us, " us"), ratio(us, figures["numpy"]), ratio(us, mxnet))
+            for name, us in figures.items()]
+    print_table(f"Per-op overhead of y = x + 1, x.shape == (1,), {N} ops (best of 5)",
+                ("framework", "time/op", "vs numpy", "vs MXNet"), rows)
+    return figures
+
+
+if __name__ == "__main__":
+    main()

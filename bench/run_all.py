@@ -1,0 +1,48 @@
+"""Run every benchmark once and print one summary table (the figures the closing note quotes).
+
+    python bench/run_all.py
+
+Each script also runs alone and prints its own detailed table.  The machine's load
+changes every figure: compare ratios measured in the same run, not across runs.
+"""
+import lazy_dot
+import memory_growth
+import op_overhead
+import parallel_ops
+from _util import fmt, print_table, ratio
+
+
+def main():
+    overhead = op_overhead.main()
+    lazy = lazy_dot.main()
+    memory = memory_growth.main()
+    parallel = parallel_ops.main()
+
+    threaded, naive = overhead["minimx ThreadedEngine"], overhead["minimx NaiveEngine"]
+    mxnet = overhead["MXNet 1.9.1"]
+    queued, finished = lazy["minimx"]
+    mx_queued, mx_finished = lazy["MXNet 1.9.1"]
+    with_sync = memory["sync every batch"][0]
+    without = memory["no sync"][0]
+    bounded = memory["no sync, max_pending(8)"][0]
+    serial = parallel["each followed by a wait"]
+    together = parallel["pushed back to back"]
+    rows = [
+        ("x+1 per op, ThreadedEngine", fmt(threaded, " us"), fmt(mxnet, " us"),
+         ratio(threaded, mxnet), "<= 1.00x of MXNet"),
+        ("x+1 per op, NaiveEngine", fmt(naive, " us"), fmt(mxnet, " us"),
+         ratio(naive, mxnet), ""),
+        ("x+1 per op, numpy", fmt(overhead["numpy"], " us"), "", "", ""),
+        ("dot 2000^2: returns / finishes", fmt(queued / finished * 100, " %"),
+         fmt(mx_queued and mx_queued / mx_finished * 100, " %"), "", "< 5 %"),
+        ("memory growth, no sync / sync", fmt(without, " MB"), fmt(with_sync, " MB"),
+         ratio(without, with_sync), ">= 20x"),
+        ("memory growth, max_pending(8)", fmt(bounded, " MB"), "", "", "flat"),
+        ("2 x exp 4000^2: serial / back to back", fmt(serial * 1e3, " ms"),
+         fmt(together * 1e3, " ms"), ratio(serial, together), "> 1x with 2 free cores"),
+    ]
+    print_table("Summary", ("measure", "minimx", "reference", "ratio", "target"), rows)
+
+
+if __name__ == "__main__":
+    main()
