@@ -3,16 +3,25 @@
 Every test runs under ``test_utils.random_seed``: numpy, Python's ``random`` and
 ``mx.random`` are seeded from the test's id (or ``MINIMX_TEST_SEED``; ``random``
 for a fresh seed each run), and a failing test's report names its seed.
+``MINIMX_TEST_CTX=gpu`` makes ``test_utils.default_context()`` gpu(0).
 """
 import os
 import shutil
 
 import pytest
 
+from minimx import backend, test_utils
 from minimx import engine as _engine
-from minimx import test_utils
 
 ENGINE_TYPES = ("NaiveEngine", "ThreadedEngine")
+
+
+def pytest_configure(config):
+    """``MINIMX_TEST_STAND_IN_GPUS=N``: numpy stands in for N GPUs (with
+    ``MINIMX_TEST_CTX=gpu`` the registry tests then exercise the gpu code path)."""
+    count = os.environ.get("MINIMX_TEST_STAND_IN_GPUS")
+    if count:
+        backend.use_stand_in_gpu(int(count))
 
 
 @pytest.fixture(autouse=True)
