@@ -438,7 +438,7 @@ class Radians(Unary):
         return out_grad * (math.pi / 180.0)
 
 
-# -- activations -------------------------------------------------------------------------------------
+# -- activations ----------------------------------------------------------------------------------
 @register_op
 class Sigmoid(UnaryFromOutput):
     """Logistic sigmoid, ``1 / (1 + exp(-x))``, element-wise."""
@@ -523,7 +523,7 @@ class SmoothL1(Unary):
         return inside * data * sigma2 + (1.0 - inside) * xp.sign(data)
 
 
-# -- rounding: zero gradient ------------------------------------------------------------------------
+# -- rounding: zero gradient ----------------------------------------------------------------------
 @register_op
 class Floor(ZeroGradient):
     """The largest integer ``<= x``, element-wise."""
@@ -599,7 +599,7 @@ class LogicalNot(ZeroGradient):
         return (data == 0).astype(data.dtype)
 
 
-# -- clip, copies, casts, sums ------------------------------------------------------------------------
+# -- clip, copies, casts, sums --------------------------------------------------------------------
 @register_op
 class Clip(Unary):
     """Limit values to ``[a_min, a_max]``; the gradient passes where ``a_min <= x <= a_max``."""
@@ -706,7 +706,7 @@ class AddN(OpDef):
         return (out_grad,) * self.num_args
 
 
-# -- shape and size as arrays -------------------------------------------------------------------------
+# -- shape and size as arrays ---------------------------------------------------------------------
 class Describe(OpDef):
     """An int64 array describing ``data``'s shape; no gradient."""
 

@@ -258,7 +258,7 @@ def test_logical_not_and_shape_arrays():
     assert size.shape == (1,) and size.asnumpy().tolist() == [24]
 
 
-# -- second order -------------------------------------------------------------------------------------
+# -- second order ---------------------------------------------------------------------------------
 SECOND_DERIVATIVES = {
     "sin": (nd.sin, lambda x: -np.sin(x)),
     "cos": (nd.cos, lambda x: -np.cos(x)),
@@ -289,7 +289,7 @@ def test_second_order_gradient(name):
                                rtol=1e-4, atol=1e-5)
 
 
-# -- against MXNet 1.9.1 ------------------------------------------------------------------------------
+# -- against MXNet 1.9.1 --------------------------------------------------------------------------
 _MXNET_SCRIPT = r"""
 import json, sys
 import mxnet as mx

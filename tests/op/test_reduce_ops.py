@@ -1,4 +1,4 @@
-"""Reductions (minimx/op/reduce.py): axis/keepdims/exclude, (1,) results, gradients, norm, argmax."""
+"""Reductions (minimx/op/reduce.py): axis, keepdims, exclude, (1,) results, norm, argmax."""
 import json
 import subprocess
 
@@ -97,7 +97,7 @@ def test_nan_reductions():
     np.testing.assert_array_equal(_grad(nd.nanprod, [1.0, np.nan, 3.0]), [3, 0, 1])
 
 
-# -- gradients --------------------------------------------------------------------------------------
+# -- gradients ------------------------------------------------------------------------------------
 def test_sum_and_mean_gradients_broadcast_back():
     values = _data()
     head = np.random.randn(2, 4).astype("float32")
@@ -134,7 +134,7 @@ def test_prod_gradient_is_product_of_the_others():
     np.testing.assert_allclose(grad, others, rtol=1e-5)
 
 
-# -- norm ------------------------------------------------------------------------------------------
+# -- norm -----------------------------------------------------------------------------------------
 def test_norm_values_and_shapes():
     values = np.random.randn(2, 3, 4).astype("float32")
     x = nd.array(values)
@@ -176,7 +176,7 @@ def test_norm_gradients():
     np.testing.assert_array_equal(_grad(lambda x: nd.norm(x, ord=1), values), np.sign(values))
 
 
-# -- argmax / argmin ---------------------------------------------------------------------------------
+# -- argmax / argmin ------------------------------------------------------------------------------
 def test_argmax_argmin():
     values = np.random.randn(2, 3, 4).astype("float32")
     x = nd.array(values)
@@ -211,7 +211,7 @@ def test_argmax_is_not_differentiable():
     np.testing.assert_array_equal(x.grad.asnumpy(), [[1, 1], [0, 0]])
 
 
-# -- against MXNet 1.9.1 ------------------------------------------------------------------------------
+# -- against MXNet 1.9.1 --------------------------------------------------------------------------
 _MXNET_SCRIPT = r"""
 import json, sys
 import mxnet as mx
