@@ -391,7 +391,7 @@ class SampleMultinomial(OpDef):
     def forward(self, xp, data, rng):
         categories = data.shape[-1]
         rows = data.reshape(-1, categories).astype("float64")
-        draws = max(1, _size(self.shape))
+        draws = _size(self.shape)          # 1 when shape is ()
         uniform = rng.random((rows.shape[0], draws))
         # the first index whose cumulative probability exceeds the uniform draw
         cumulative = xp.cumsum(rows, axis=1)
