@@ -66,7 +66,8 @@ def benchmark_dot(contexts, size):
         repeat = 20 if ctx.device_type == "gpu" else 3
         elapsed = seconds_per_call(lambda: nd.dot(a, b), ctx, repeat)
         flops = 2 * size ** 3 / elapsed / 1e12
-        print(f"dot {size}x{size} float32 on {ctx}: {elapsed * 1e3:9.2f} ms  ({flops:.2f} TFLOP/s)")
+        print(f"dot {size}x{size} float32 on {ctx}: {elapsed * 1e3:9.2f} ms  "
+              f"({flops:.2f} TFLOP/s)")
 
 
 def benchmark_elementwise(contexts, size, length=10):

@@ -459,7 +459,7 @@ def random_seed(seed=None):
     """Seed numpy, Python's ``random`` and ``mx.random`` for the body (fresh if None).
 
     numpy's and Python's states are restored afterwards; ``mx.random`` is then
-    reseeded from the restored numpy state, as MXNet's ``random_seed`` does.
+    reseeded from a number drawn from (a copy of) the restored numpy state.
     """
     seed = _py_random.SystemRandom().randrange(2**31) if seed is None else int(seed)
     numpy_state, python_state = np.random.get_state(), _py_random.getstate()
@@ -471,7 +471,9 @@ def random_seed(seed=None):
     finally:
         np.random.set_state(numpy_state)
         _py_random.setstate(python_state)
-        _mx_seed(int(np.random.randint(2**31)))
+        follower = np.random.RandomState()
+        follower.set_state(numpy_state)          # draws without moving numpy's own state
+        _mx_seed(int(follower.randint(2**31)))
 
 
 def with_seed(seed=None):

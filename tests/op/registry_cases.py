@@ -2,9 +2,10 @@
 
 Shared by ``test_registry.py`` and ``test_vs_mxnet.py``.  Case 0 is the hints'
 default (``shapes``, ``params``); case ``k`` is ``cases[k - 1]``, a complete
-``(params, shapes)`` pair (its params do not inherit the default ones).  Inputs are uniform in ``[low, high]``; inputs named
-in ``integer_inputs`` hold whole numbers in ``[0, n)`` (or ``[lo, hi)`` for a
-pair), stored in the case's dtype as MXNet's index inputs are.
+``(params, shapes)`` pair (its params do not inherit the default ones).  Inputs
+are uniform in ``[low, high]``; inputs named in ``integer_inputs`` hold whole
+numbers in ``[0, n)`` (or ``[lo, hi)`` for a pair), stored in the case's dtype
+as MXNet's index inputs are.
 """
 import inspect
 from dataclasses import dataclass

@@ -1,0 +1,202 @@
+"""minimx.test_utils: comparisons, random data, gradient checks, seeds, test contexts."""
+import numpy as np
+import pytest
+
+import minimx as mx
+from minimx import autograd, nd, test_utils
+from minimx.base import MXNetError
+
+
+class _SquareWithWrongGradient(autograd.Function):
+    """x * x whose backward forgets the factor 2."""
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return x * x
+
+    def backward(self, dy):
+        (x,) = self.saved_tensors
+        return dy * x
+
+
+def test_assert_almost_equal_accepts_ndarrays_and_tolerances():
+    test_utils.assert_almost_equal(nd.array([1.0, 2.0]), np.array([1.0, 2.00001]))
+    test_utils.assert_almost_equal(np.array([1.0]), np.array([1.1]), rtol=0.2, atol=0)
+
+
+def test_assert_almost_equal_names_the_worst_element():
+    a = np.zeros((2, 3), dtype=np.float32)
+    b = a.copy()
+    b[1, 2], b[0, 0] = 5.0, 0.5
+    with pytest.raises(AssertionError) as caught:
+        test_utils.assert_almost_equal(a, b, names=("mine", "theirs"))
+    message = str(caught.value)
+    assert "2 of 6 elements" in message and "index (1, 2)" in message
+    assert "mine=0.0" in message and "theirs=5.0" in message
+
+
+def test_assert_almost_equal_rejects_incompatible_shapes():
+    with pytest.raises(AssertionError, match="shapes"):
+        test_utils.assert_almost_equal(np.zeros(3), np.zeros(4))
+    with pytest.raises(AssertionError, match="shapes differ"):
+        test_utils.assert_almost_equal(np.zeros((1, 3)), np.zeros(3), use_broadcast=False)
+
+
+def test_integer_arrays_must_be_equal_and_nan_handling():
+    assert not test_utils.almost_equal(np.array([1, 2]), np.array([1, 3]))
+    assert test_utils.almost_equal(np.array([np.nan]), np.array([np.nan]), equal_nan=True)
+    assert not test_utils.almost_equal(np.array([np.nan]), np.array([np.nan]))
+    assert test_utils.same(nd.array([1, 2]), np.array([1, 2], dtype=np.float32))
+
+
+def test_random_shapes_stay_in_range():
+    for _ in range(20):
+        rows, cols = test_utils.rand_shape_2d(3, 4)
+        assert 1 <= rows <= 3 and 1 <= cols <= 4
+        assert all(1 <= d <= 2 for d in test_utils.rand_shape_nd(4, 2))
+        assert len(test_utils.rand_shape_3d()) == 3
+
+
+def test_rand_ndarray_density_dtype_and_dense_only():
+    x = test_utils.rand_ndarray((50, 40), density=0.25, dtype="float64")
+    assert x.dtype == np.float64 and x.shape == (50, 40)
+    assert 0.15 < np.mean(x.asnumpy() != 0) < 0.35
+    with pytest.raises(MXNetError, match="dense"):
+        test_utils.rand_ndarray((2, 2), stype="csr")
+
+
+def test_check_numeric_gradient_accepts_a_correct_gradient():
+    location = [np.random.uniform(0.5, 1.5, size=(2, 3)), np.random.uniform(size=(1, 3))]
+    test_utils.check_numeric_gradient(lambda a, b: nd.broadcast_div(a * a, b + 1), location)
+
+
+def test_check_numeric_gradient_catches_a_wrong_gradient():
+    with pytest.raises(AssertionError, match="gradient check failed") as caught:
+        test_utils.check_numeric_gradient(lambda x: _SquareWithWrongGradient()(x),
+                                          [np.random.uniform(0.5, 1.0, size=(4,))])
+    assert "input 0" in str(caught.value)
+
+
+def test_check_numeric_gradient_names_and_grad_nodes():
+    """A dict location passes keywords; grad_nodes limits the check (the wrong gradient
+    of ``wrong`` is not checked, so the call passes)."""
+    def function(good, wrong):
+        return good * 3 + _SquareWithWrongGradient()(wrong)
+
+    location = {"good": np.random.uniform(size=(3,)), "wrong": np.random.uniform(size=(3,))}
+    test_utils.check_numeric_gradient(function, location, grad_nodes=["good"])
+    with pytest.raises(AssertionError, match="'wrong'"):
+        test_utils.check_numeric_gradient(function, location)
+
+
+def test_check_numeric_gradient_with_several_outputs():
+    test_utils.check_numeric_gradient(lambda x: [x * x, x * 2 + 1],
+                                      [np.random.uniform(size=(2, 2))])
+
+
+def test_numeric_grad_is_the_elementwise_gradient():
+    x = np.random.uniform(size=(2, 3))
+    (grad,) = test_utils.numeric_grad(lambda a: a * a, [x])
+    np.testing.assert_allclose(grad, 2 * x, rtol=1e-6)
+    grads = test_utils.numeric_grad(lambda a: a * 2, {"a": x}, out_grads=[np.full((2, 3), 3.0)])
+    np.testing.assert_allclose(grads["a"], np.full((2, 3), 6.0), rtol=1e-6)
+
+
+def test_check_consistency_compares_the_engines():
+    results = test_utils.check_consistency(
+        lambda a, b: nd.broadcast_mul(a, b) + a, arg_params=[np.random.rand(2, 3),
+                                                             np.random.rand(1, 3)])
+    assert [r["config"]["engine"] for r in results] == ["NaiveEngine", "ThreadedEngine"]
+    assert set(results[0]["grads"]) == {0, 1}
+
+
+def test_callable_adapters_let_other_kinds_of_function_in(monkeypatch):
+    class Squarer:
+        pass
+
+    def adapter(subject, location, aux_states):
+        return (lambda x: x * x), location, aux_states
+
+    monkeypatch.setattr(test_utils, "_CALLABLE_ADAPTERS", [])
+    test_utils.register_callable_adapter(lambda f: isinstance(f, Squarer), adapter)
+    (grad,) = test_utils.numeric_grad(Squarer(), [np.array([3.0])])
+    np.testing.assert_allclose(grad, [6.0], rtol=1e-6)
+
+
+def test_random_seed_repeats_and_restores_numpy_state():
+    before = np.random.get_state()[1].copy()
+    with test_utils.random_seed(123):
+        first = np.random.rand(3), nd.random.uniform(shape=(3,)).asnumpy() \
+            if hasattr(nd.random, "uniform") else None
+    np.testing.assert_array_equal(np.random.get_state()[1], before)
+    with test_utils.random_seed(123):
+        second = np.random.rand(3), nd.random.uniform(shape=(3,)).asnumpy() \
+            if hasattr(nd.random, "uniform") else None
+    np.testing.assert_array_equal(first[0], second[0])
+    if first[1] is not None:
+        np.testing.assert_array_equal(first[1], second[1])
+
+
+def test_with_seed_prints_the_seed_of_a_failure(capsys):
+    drawn = []
+
+    @test_utils.with_seed(42)
+    def failing():
+        drawn.append(np.random.rand())
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError):
+        failing()
+    assert "seed 42" in capsys.readouterr().out
+    with test_utils.random_seed(42):
+        assert np.random.rand() == drawn[0]
+
+
+def test_with_seed_works_bare_and_called():
+    @test_utils.with_seed
+    def bare():
+        return np.random.rand()
+
+    @test_utils.with_seed()
+    def called():
+        return np.random.rand()
+
+    assert bare() == bare() and called() == called()
+
+
+def test_choose_seed_follows_the_environment(monkeypatch):
+    monkeypatch.delenv("MINIMX_TEST_SEED", raising=False)
+    assert test_utils.choose_seed("a") == test_utils.choose_seed("a")
+    assert test_utils.choose_seed("a") != test_utils.choose_seed("b")
+    monkeypatch.setenv("MINIMX_TEST_SEED", "77")
+    assert test_utils.choose_seed("a") == 77
+
+
+def test_default_context_follows_the_environment(monkeypatch):
+    monkeypatch.setattr(test_utils, "_test_context", None)
+    monkeypatch.setenv("MINIMX_TEST_CTX", "gpu:1")
+    assert test_utils.default_context() == mx.gpu(1)
+    monkeypatch.delenv("MINIMX_TEST_CTX")
+    assert test_utils.default_context() == mx.current_context()
+
+
+def test_set_default_context_sets_the_current_context(monkeypatch):
+    monkeypatch.setattr(test_utils, "_test_context", None)
+    previous = mx.current_context()
+    try:
+        test_utils.set_default_context(mx.cpu(1))
+        assert test_utils.default_context() == mx.cpu(1)
+        assert nd.zeros((1,)).context == mx.cpu(1)
+    finally:
+        test_utils.set_default_context(previous)
+        test_utils._test_context = None
+
+
+def test_engine_fixture_runs_on_the_named_engine(engine):
+    assert mx.engine.get_engine().name == engine
+
+
+def test_seed_fixture_seeds_numpy(seed):
+    value = np.random.rand()
+    with test_utils.random_seed(seed):
+        assert np.random.rand() == value
