@@ -668,17 +668,20 @@ class Pad(OpDef):
                             ({"mode": "edge", "pad_width": (0, 0, 0, 0, 2, 0, 1, 1, 0, 1)},
                              ((1, 1, 2, 2, 2),))))
 
-    def _widths(self, shape):
-        if len(shape) not in (4, 5):
-            raise self.shape_error(f"expected a 4-D or 5-D input, got shape {tuple(shape)}")
-        if len(self.pad_width) != 2 * len(shape):
-            raise self.param_error(f"pad_width needs {2 * len(shape)} values, "
+    def check_params(self):
+        if len(self.pad_width) not in (8, 10):
+            raise self.param_error(f"pad_width needs 8 or 10 values (4-D or 5-D input), "
                                    f"got {self.pad_width}")
         if any(self.pad_width[:4]):
             raise self.param_error(f"the first two axes take no padding, got {self.pad_width}")
+
+    def _widths(self, shape):
+        if len(self.pad_width) != 2 * len(shape):
+            raise self.shape_error(f"expected a {len(self.pad_width) // 2}-D input for "
+                                   f"pad_width {self.pad_width}, got shape {tuple(shape)}")
         pairs = tuple(zip(self.pad_width[::2], self.pad_width[1::2]))
         if self.mode == "reflect" and any(max(pair) >= size for pair, size in zip(pairs, shape)):
-            raise self.param_error(f"reflect padding {self.pad_width} must be smaller than "
+            raise self.shape_error(f"reflect padding {self.pad_width} must be smaller than "
                                    f"the input shape {tuple(shape)}")
         return pairs
 
