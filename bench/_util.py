@@ -1,4 +1,4 @@
-"""Small helpers shared by the benchmark scripts: timing, resident memory, MXNet in a subprocess."""
+"""Helpers shared by the benchmark scripts: timing, resident memory, MXNet in a subprocess."""
 import os
 import subprocess
 import sys

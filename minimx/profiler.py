@@ -302,7 +302,8 @@ class Event:
 
     def stop(self):
         if self.started is None:
-            raise MXNetError(f"profiler {type(self).__name__} {self.name!r}: stop() before start()")
+            raise MXNetError(
+                f"profiler {type(self).__name__} {self.name!r}: stop() before start()")
         _profiler.record(_Span(self.name, threading.current_thread().name, self.started,
                                time.perf_counter()))
         self.started = None

@@ -65,6 +65,10 @@ def push(fn, read_vars, write_vars, ctx, name="op"):
     ``read_vars`` are the vars whose buffers ``fn`` reads, ``write_vars`` those
     it writes.  Returns at once on the ThreadedEngine.
     """
+    if not isinstance(read_vars, list):
+        read_vars = list(read_vars)       # walked twice: when linked and when finished
+    if not isinstance(write_vars, list):
+        write_vars = list(write_vars)
     # A var both read and written counts as written only: the write already waits
     # for everything a read would, and a var listed twice would link twice.
     if len(write_vars) > 1:
@@ -154,7 +158,10 @@ def max_pending(limit):
 
 # -- bulk execution: consecutive small operations scheduled as one ----------------------
 def set_bulk_size(size):
-    """Group up to ``size`` consecutive operations of this thread into one; returns the old size."""
+    """Group up to ``size`` consecutive operations of this thread into one.
+
+    Returns the previous size.
+    """
     _flush_bulk()
     previous = _bulk.size
     _bulk.size = max(1, int(size))

@@ -56,12 +56,18 @@ class Engine:
                 op.fn()
             except BaseException as error:    # noqa: BLE001 - raised again at a sync point
                 failure = Failure(wrap_error(error, op.name))
-                self.failures.append(failure)
+                self.remember(failure)
         for var in op.writes:
             var.failure = failure
         if events.subscribers:
             events.emit("end", op, pending, failure and failure.error)
         return failure
+
+    def remember(self, failure):
+        """Keep ``failure`` for ``wait_all``, forgetting those raised already."""
+        if len(self.failures) >= 64:
+            self.failures = [known for known in self.failures if known.error is not None]
+        self.failures.append(failure)
 
     def raise_var_error(self, var):
         """Raise the failure stored on ``var``, if it has not been raised yet."""
