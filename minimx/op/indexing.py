@@ -99,9 +99,11 @@ class Pick(OpDef):
                      reference=_reference_pick,
                      cases=(({"axis": 0, "keepdims": True}, ((3, 4), (4,))),))
 
-    def _kept_shape(self, data):
+    def check_params(self):
         if self.axis is None:
-            raise self.param_error("axis=None is not supported; give an axis")
+            raise self.param_error("axis=None is not supported (as in MXNet); give an axis")
+
+    def _kept_shape(self, data):
         axis = _axis(self, self.axis, len(data))
         return axis, tuple(1 if i == axis else size for i, size in enumerate(data))
 

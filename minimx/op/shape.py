@@ -409,14 +409,15 @@ class Slice(Slicing):
                                                                               step or ()))],
                      cases=(({"begin": (1,), "end": (3,), "step": ()}, ((4, 2, 3),)),))
 
+    def check_params(self):
+        if 0 in self.step:
+            raise self.param_error(f"step must not be 0, got {self.step}")
+
     def key(self, shape):
         if len(self.begin) != len(self.end) or len(self.begin) > len(shape):
             raise self.shape_error(f"begin {self.begin} and end {self.end} must have one "
                                    f"length, at most {len(shape)}")
         steps = self.step + (None,) * (len(self.begin) - len(self.step))
-        for step in steps:
-            if step == 0:
-                raise self.param_error("step must not be 0")
         return tuple(slice(*items) for items in zip(self.begin, self.end, steps))
 
 
@@ -593,9 +594,11 @@ class BroadcastAxis(Broadcasting):
     test = TestHints(shapes=((1, 3, 1),), params={"axis": (0, 2), "size": (2, 4)},
                      reference=lambda np, x, **_: np.broadcast_to(x, (2, 3, 4)))
 
-    def infer_shape(self, data):
+    def check_params(self):
         if len(self.axis) != len(self.size):
             raise self.param_error(f"axis {self.axis} and size {self.size} differ in length")
+
+    def infer_shape(self, data):
         shape = list(data)
         for axis, size in zip(self.axis, self.size):
             axis = _axis(self, axis, len(data))
@@ -618,14 +621,17 @@ class BroadcastLike(Broadcasting):
                          x, y.shape if lhs_axes is None else (y.shape[2], x.shape[1])),
                      cases=(({"lhs_axes": (0,), "rhs_axes": (2,)}, ((1, 3), (5, 6, 2))),))
 
+    def check_params(self):
+        if len(self.lhs_axes or ()) != len(self.rhs_axes or ()):
+            raise self.param_error(f"lhs_axes {self.lhs_axes} and rhs_axes {self.rhs_axes} "
+                                   f"differ in length")
+
     def infer_shape(self, lhs, rhs):
         if self.lhs_axes is None and self.rhs_axes is None:
             if len(lhs) != len(rhs) or any(a not in (1, b) for a, b in zip(lhs, rhs)):
                 raise self.broadcast_error(lhs, rhs)
             return tuple(rhs)
         lhs_axes, rhs_axes = self.lhs_axes or (), self.rhs_axes or ()
-        if len(lhs_axes) != len(rhs_axes):
-            raise self.param_error(f"lhs_axes {lhs_axes} and rhs_axes {rhs_axes} differ in length")
         shape = list(lhs)
         for left, right in zip(lhs_axes, rhs_axes):
             left, right = _axis(self, left, len(lhs)), _axis(self, right, len(rhs))
@@ -802,7 +808,7 @@ class Diag(OpDef):
             return (size, size)
         first, second = _axis(self, self.axis1, len(data)), _axis(self, self.axis2, len(data))
         if first == second:
-            raise self.param_error(f"axis1 and axis2 must differ, got {first} and {second}")
+            raise self.shape_error(f"axis1 and axis2 name one axis ({first}) of {tuple(data)}")
         rows, cols = (data[first], data[second] - self.k) if self.k >= 0 else (
             data[first] + self.k, data[second])
         rest = tuple(size for axis, size in enumerate(data) if axis not in (first, second))
