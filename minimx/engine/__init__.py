@@ -15,6 +15,7 @@ import os
 import threading
 
 from .base import wrap_error
+from ..base import OperatorFailedError
 from .events import EngineEvent, subscribe, unsubscribe
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
@@ -24,6 +25,7 @@ __all__ = [
     "Var", "Operation", "EngineEvent", "push", "wait_for_var", "wait_all", "new_var",
     "set_engine", "get_engine", "engine_type", "bulk", "set_bulk_size", "set_max_pending",
     "max_pending", "pending_count", "subscribe", "unsubscribe", "NaiveEngine", "ThreadedEngine",
+    "raise_if_no_value",
 ]
 
 ENGINES = {"NaiveEngine": NaiveEngine, "ThreadedEngine": ThreadedEngine,
@@ -85,6 +87,18 @@ def wait_for_var(var):
     """Block until every write pushed so far to ``var`` is done; raise its error if any."""
     _flush_bulk()
     _current.wait_for_var(var)
+
+
+def raise_if_no_value(var):
+    """After a sync point: fail clearly if ``var``'s buffer was never computed.
+
+    The operator's error itself is raised once (MXNet's rule); reading the
+    array again must not hand out garbage, so it raises this reminder.
+    """
+    failure = var.failure
+    if failure is not None:
+        raise OperatorFailedError(f"this array has no value: {failure.message} (the error "
+                                  f"was raised at an earlier sync point)")
 
 
 def wait_all():

@@ -22,14 +22,20 @@ def wrap_error(error, name):
 
 
 def inherited_failure(op):
-    """The live failure on a var ``op`` reads or writes, or None.
+    """The failure on a var ``op`` reads or writes, or None.
 
     Written vars count too, as in MXNet: ``x += 1`` on a failed ``x`` fails.
+    A read var whose failure was already raised still has no value: reading it
+    fails again with a new error that says so, instead of computing garbage.
     """
     for var in op.reads:
         failure = var.failure
-        if failure is not None and failure.error is not None:
-            return failure
+        if failure is not None:
+            if failure.error is not None:
+                return failure
+            return Failure(OperatorFailedError(
+                f"operator {op.name}: an input has no value because an earlier operation "
+                f"failed ({failure.message})"))
     for var in op.writes:
         failure = var.failure
         if failure is not None and failure.error is not None:
@@ -57,6 +63,8 @@ class Engine:
             except BaseException as error:    # noqa: BLE001 - raised again at a sync point
                 failure = Failure(wrap_error(error, op.name))
                 self.remember(failure)
+        elif not any(known is failure for known in self.failures):
+            self.remember(failure)            # a new failure made for an input without value
         for var in op.writes:
             var.failure = failure
         if events.subscribers:

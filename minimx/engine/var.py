@@ -46,10 +46,11 @@ class Failure:
     MXNet (its vars share one ``exception_ptr``).
     """
 
-    __slots__ = ("error",)
+    __slots__ = ("error", "message")
 
     def __init__(self, error):
         self.error = error
+        self.message = str(error)     # kept after the error is raised, for later reads
 
     def take(self):
         """The error, cleared here so that no other sync point raises it again."""

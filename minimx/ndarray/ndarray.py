@@ -148,6 +148,7 @@ class NDArray:
     def asnumpy(self):
         """A numpy copy of the value (waits for it)."""
         self.wait_to_read()
+        engine.raise_if_no_value(self._chunk.var)
         return backend.to_numpy(self._read())
 
     def asscalar(self):

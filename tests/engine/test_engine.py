@@ -386,3 +386,13 @@ def test_lazy_result_matches_numpy(threaded):
     x = nd.array(a)
     y = (x * 2 + 1) / 3
     np.testing.assert_allclose(within(y.asnumpy), (a * 2 + 1) / 3, rtol=1e-6)
+
+
+def test_reading_a_failed_array_again_says_it_has_no_value(threaded):
+    x = failed_array("lost")
+    with pytest.raises(MXNetError, match="lost"):
+        within(x.asnumpy)
+    with pytest.raises(MXNetError, match="has no value.*lost"):
+        within(x.asnumpy)
+    with pytest.raises(MXNetError, match="input has no value.*lost"):
+        within((x + 1).asnumpy)
