@@ -500,7 +500,8 @@ class Repeat(OpDef):
     method = True
     saves = ("data_shape",)
     test = TestHints(params={"repeats": 2, "axis": -1},
-                     reference=lambda np, x, repeats=1, axis=None, **_: np.repeat(x, repeats, axis),
+                     reference=lambda np, x, repeats, axis=None, **_:
+                     np.repeat(x, repeats, axis),
                      cases=(({"repeats": 3, "axis": None}, ((2, 2),)),))
 
     def infer_shape(self, data):
@@ -800,7 +801,8 @@ class Diag(OpDef):
     method = True
     saves = ("data_shape",)
     test = TestHints(shapes=((3, 4),), params={"k": 1}, reference=_reference_diag,
-                     cases=(({"k": -1}, ((3,),)), ({"k": 0, "axis1": 1, "axis2": 2}, ((2, 3, 4),))))
+                     cases=(({"k": -1}, ((3,),)),
+                            ({"k": 0, "axis1": 1, "axis2": 2}, ((2, 3, 4),))))
 
     def infer_shape(self, data):
         if len(data) == 1:
