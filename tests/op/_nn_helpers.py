@@ -85,7 +85,7 @@ def run_minimx(op_name, inputs, params, out_grads=(), grad_inputs=(), train=True
 
 def numeric_grads(op_name, inputs, params, out_grad, grad_inputs, eps=1e-6, train=True):
     """Central-difference gradients of ``sum(out_grad * op(inputs)[0])`` in float64."""
-    inputs = [x.astype(np.float64) for x in inputs]
+    inputs = [np.array(x, dtype=np.float64, order="C") for x in inputs]   # reshape(-1) = view
 
     def loss():
         arrays = [nd.array(x, dtype="float64") for x in inputs]

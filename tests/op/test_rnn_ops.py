@@ -1,0 +1,155 @@
+"""The fused RNN operator and the sequence operators, against numpy and MXNet 1.9.1."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _nn_helpers import check_grads, compare_with_mxnet, requires_mxnet, run_minimx  # noqa
+
+from minimx.base import InvalidParameterError  # noqa: E402
+from minimx.op import get_op  # noqa: E402
+
+
+def _param_count(mode, input_size, hidden, layers, directions):
+    gates = {"lstm": 4, "gru": 3}.get(mode, 1) * hidden
+    total = 0
+    for layer in range(layers):
+        width = input_size if layer == 0 else directions * hidden
+        total += directions * (gates * (width + hidden) + 2 * gates)
+    return total
+
+
+def _rnn_inputs(seed, mode, steps, batch, input_size, hidden, layers, bidirectional):
+    rng = np.random.default_rng(seed)
+    directions = 2 if bidirectional else 1
+    count = _param_count(mode, input_size, hidden, layers, directions)
+    state = (layers * directions, batch, hidden)
+    inputs = [rng.standard_normal((steps, batch, input_size)), 0.5 * rng.standard_normal(count),
+              rng.standard_normal(state)]
+    return inputs + ([rng.standard_normal(state)] if mode == "lstm" else [])
+
+
+def _numpy_lstm(x, params, h, c, hidden):
+    """A single-layer LSTM written directly from the equations: an independent reference."""
+    size = x.shape[2]
+    w_ih = params[:4 * hidden * size].reshape(4 * hidden, size)
+    offset = 4 * hidden * size
+    w_hh = params[offset:offset + 4 * hidden * hidden].reshape(4 * hidden, hidden)
+    offset += 4 * hidden * hidden
+    b_ih, b_hh = params[offset:offset + 4 * hidden], params[offset + 4 * hidden:]
+    sigmoid = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    outputs = []
+    for x_t in x:
+        i, f, g, o = np.split(x_t @ w_ih.T + b_ih + h @ w_hh.T + b_hh, 4, axis=1)
+        c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
+        h = sigmoid(o) * np.tanh(c)
+        outputs.append(h)
+    return np.stack(outputs), h, c
+
+
+def test_lstm_matches_the_equations():
+    x, params, h0, c0 = _rnn_inputs(0, "lstm", 4, 2, 3, 5, 1, False)
+    outputs, _, _ = run_minimx("RNN", [x, params, h0, c0],
+                               dict(state_size=5, num_layers=1, mode="lstm", state_outputs=True))
+    expected = _numpy_lstm(x, params, h0[0], c0[0], 5)
+    np.testing.assert_allclose(outputs[0], expected[0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(outputs[1][0], expected[1], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(outputs[2][0], expected[2], rtol=1e-4, atol=1e-5)
+
+
+def test_rnn_inputs_outputs_and_shape_inference():
+    lstm = get_op("RNN")(state_size=4, num_layers=2, mode="lstm", bidirectional=True)
+    assert lstm.list_inputs() == ("data", "parameters", "state", "state_cell")
+    assert lstm.list_outputs() == ("output", "state_output", "statecell_output")
+    assert lstm.num_visible() == 1
+    shapes = lstm.infer_input_shapes((5, 2, 3), None, None, None)
+    assert shapes == [(5, 2, 3), (_param_count("lstm", 3, 4, 2, 2),), (4, 2, 4), (4, 2, 4)]
+    assert lstm.output_shapes(shapes)[0] == (5, 2, 8)
+    gru = get_op("RNN")(state_size=4, num_layers=1, mode="gru", state_outputs=True)
+    assert gru.list_inputs() == ("data", "parameters", "state") and gru.num_visible() == 2
+    with pytest.raises(InvalidParameterError, match="projection_size"):
+        get_op("RNN")(state_size=4, num_layers=1, mode="lstm", projection_size=2)
+
+
+RNN_CASES = [
+    ("lstm", 1, False, True),
+    ("lstm", 2, True, False),
+    ("gru", 2, True, True),
+    ("gru", 1, False, False),
+    ("rnn_tanh", 2, False, True),
+    ("rnn_relu", 1, True, True),
+]
+
+
+def _params(mode, layers, bidirectional, state_outputs):
+    return dict(state_size=3, num_layers=layers, mode=mode, bidirectional=bidirectional,
+                state_outputs=state_outputs)
+
+
+@pytest.mark.parametrize("mode, layers, bidirectional, state_outputs", RNN_CASES)
+def test_rnn_gradients_numerically(mode, layers, bidirectional, state_outputs):
+    inputs = _rnn_inputs(1, mode, 3, 2, 2, 3, layers, bidirectional)
+    params = _params(mode, layers, bidirectional, state_outputs)
+    check_grads("RNN", inputs, params, tuple(range(len(inputs))), rtol=1e-4, atol=1e-6)
+
+
+@requires_mxnet
+@pytest.mark.parametrize("mode, layers, bidirectional, state_outputs", RNN_CASES)
+def test_rnn_matches_mxnet(tmp_path, mode, layers, bidirectional, state_outputs):
+    inputs = _rnn_inputs(2, mode, 3, 2, 2, 3, layers, bidirectional)
+    params = _params(mode, layers, bidirectional, state_outputs)
+    heads = (3 if mode == "lstm" else 2) if state_outputs else 1
+    compare_with_mxnet(tmp_path, "RNN", inputs, params, tuple(range(len(inputs))),
+                       head_count=heads)
+
+
+# -- sequence operators ---------------------------------------------------------------------
+def _sequence_data(seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((4, 3, 2)), np.array([1.0, 4.0, 2.0])
+
+
+def test_sequence_mask_last_reverse_values():
+    x, lengths = _sequence_data(3)
+    on = dict(use_sequence_length=True)
+    masked = run_minimx("SequenceMask", [x, lengths], dict(on, value=-7.0))[0][0]
+    expected = x.copy()
+    for b, n in enumerate(lengths.astype(int)):
+        expected[n:, b] = -7.0
+    np.testing.assert_allclose(masked, expected, rtol=1e-6)
+    last = run_minimx("SequenceLast", [x, lengths], on)[0][0]
+    np.testing.assert_allclose(last, x[lengths.astype(int) - 1, np.arange(3)], rtol=1e-6)
+    reverse = run_minimx("SequenceReverse", [x, lengths], on)[0][0]
+    for b, n in enumerate(lengths.astype(int)):
+        np.testing.assert_allclose(reverse[:n, b], x[:n, b][::-1], rtol=1e-6)
+        np.testing.assert_allclose(reverse[n:, b], x[n:, b], rtol=1e-6)
+    np.testing.assert_allclose(run_minimx("SequenceLast", [x], {})[0][0], x[-1], rtol=1e-6)
+
+
+SEQUENCE_CASES = [
+    ("SequenceMask", dict(use_sequence_length=True, value=-1.0), False),
+    ("SequenceMask", dict(use_sequence_length=True, axis=1), True),
+    ("SequenceLast", dict(use_sequence_length=True), False),
+    ("SequenceLast", dict(use_sequence_length=True, axis=1), True),
+    ("SequenceReverse", dict(use_sequence_length=True), False),
+    ("SequenceReverse", {}, False),
+]
+
+
+def _sequence_inputs(params, batch_first):
+    x, lengths = _sequence_data(4)
+    x = x.transpose(1, 0, 2) if batch_first else x    # (batch, time, 2)
+    return [x, lengths] if params.get("use_sequence_length") else [x]
+
+
+@pytest.mark.parametrize("name, params, batch_first", SEQUENCE_CASES)
+def test_sequence_gradients_numerically(name, params, batch_first):
+    check_grads(name, _sequence_inputs(params, batch_first), params, (0,))
+
+
+@requires_mxnet
+@pytest.mark.parametrize("name, params, batch_first", SEQUENCE_CASES)
+def test_sequence_matches_mxnet(tmp_path, name, params, batch_first):
+    compare_with_mxnet(tmp_path, name, _sequence_inputs(params, batch_first), params, (0,))
