@@ -30,6 +30,41 @@ def _channel_view(gamma, ndim, axis):
     return gamma.reshape(shape)
 
 
+# -- numpy references for the generated tests (TestHints.reference) ----------------------------
+def _dense_reference(np, x, w, b=None, flatten=True):
+    rows = x.reshape(x.shape[0], -1) if flatten else x
+    return rows @ w.T + (0 if b is None else b)
+
+
+_ACTIVATION_REFERENCES = {
+    "relu": lambda np, x: np.maximum(x, 0), "sigmoid": lambda np, x: 1 / (1 + np.exp(-x)),
+    "tanh": lambda np, x: np.tanh(x), "softrelu": lambda np, x: np.log1p(np.exp(x)),
+    "softsign": lambda np, x: x / (1 + np.abs(x)),
+}
+
+
+def _leaky_reference(np, x, gamma=None, act_type="leaky", slope=0.25):
+    if act_type == "prelu":
+        return np.where(x > 0, x, gamma.reshape(1, -1, *([1] * (x.ndim - 2))) * x)
+    if act_type == "elu":
+        return np.where(x > 0, x, slope * (np.exp(x) - 1))
+    if act_type == "selu":
+        return _SELU_LAMBDA * np.where(x > 0, x, _SELU_ALPHA * (np.exp(x) - 1))
+    if act_type == "gelu":
+        return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+    return np.where(x > 0, x, slope * x)
+
+
+def _l2_reference(np, x, mode="instance"):
+    axes = {"instance": (1, 2), "channel": (1,), "spatial": (2,)}[mode]
+    return x / np.sqrt((x * x).sum(axes, keepdims=True) + 1e-10)
+
+
+def _softmax_reference(np, x, axis=-1, temperature=None):
+    e = np.exp(x / (temperature or 1.0))
+    return e / e.sum(axis, keepdims=True)
+
+
 # -- dense layer --------------------------------------------------------------------------------
 @register_op
 class FullyConnected(OpDef):
@@ -47,7 +82,7 @@ class FullyConnected(OpDef):
     }
     saves = ("data", "weight")
     test = TestHints(shapes=((2, 3, 2), (4, 6), (4,)), params={"num_hidden": 4},
-                     reference=lambda np, x, w, b: x.reshape(2, -1) @ w.T + b,
+                     reference=_dense_reference,
                      cases=(({"num_hidden": 4, "flatten": False}, ((2, 3, 2), (4, 2), (4,))),
                             ({"num_hidden": 3, "no_bias": True}, ((2, 5), (3, 5)))))
 
@@ -109,7 +144,7 @@ class Activation(OpDef):
     params = {"act_type": Param(Choice(*_ACTIVATIONS), doc="which activation")}
     saves = ("data", "output")
     test = TestHints(params={"act_type": "tanh"}, low=-2, high=2,
-                     reference=lambda np, x: np.tanh(x),
+                     reference=lambda np, x, act_type: _ACTIVATION_REFERENCES[act_type](np, x),
                      cases=tuple(({"act_type": kind}, ((2, 3),))
                                  for kind in ("relu", "sigmoid", "softrelu", "softsign")))
 
@@ -140,7 +175,7 @@ class LeakyReLU(OpDef):
         "upper_bound": Param(float, default=0.334, doc="rrelu: highest random slope"),
     }
     saves = ("data", "gamma", "mask")
-    test = TestHints(low=-2, high=2, reference=lambda np, x: np.where(x > 0, x, 0.25 * x),
+    test = TestHints(low=-2, high=2, reference=_leaky_reference,
                      cases=(({"act_type": "prelu"}, ((2, 3, 2), (3,))),
                             ({"act_type": "elu", "slope": 0.5}, ((2, 3),)),
                             ({"act_type": "selu"}, ((2, 3),)),
@@ -259,7 +294,7 @@ class Softmax(SoftmaxBase):
     name = "softmax"
     inputs = ("data", "length")
     test = TestHints(shapes=((2, 3, 4),), params={"axis": 1},
-                     reference=lambda np, x: np.exp(x) / np.exp(x).sum(1, keepdims=True),
+                     reference=_softmax_reference,
                      cases=(({"temperature": 2.0}, ((3, 4),)),))
 
     def list_inputs(self, num_args=None):
@@ -536,8 +571,7 @@ class L2Normalization(OpDef):
     }
     saves = ("data", "output")
     test = TestHints(shapes=((2, 3, 2),),
-                     reference=lambda np, x: x / np.sqrt((x * x).sum((1, 2), keepdims=True)
-                                                         + 1e-10),
+                     reference=_l2_reference,
                      cases=(({"mode": "channel"}, ((2, 3, 2),)),
                             ({"mode": "spatial"}, ((2, 3, 2),))))
 
