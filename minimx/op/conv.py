@@ -231,7 +231,7 @@ class Deconvolution(ConvolutionBase):
                      params={"kernel": (3, 2), "num_filter": 3, "stride": (2, 1),
                              "pad": (1, 0), "adj": (1, 0)},
                      cases=(({"kernel": (3,), "num_filter": 4, "num_group": 2,
-                              "no_bias": False, "target_shape": (8,), "stride": (2,)},
+                              "no_bias": False, "stride": (2,)},
                              ((1, 2, 4), (2, 2, 3), (4,))),))
 
     def weight_shape(self, data):
