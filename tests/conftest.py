@@ -25,7 +25,7 @@ def pytest_configure(config):
 
 
 @pytest.fixture(autouse=True)
-def seed(request):
+def minimx_seed(request):
     """The seed of this test (numpy, random and mx.random are seeded with it)."""
     value = test_utils.choose_seed(request.node.nodeid)
     request.node.minimx_seed = value

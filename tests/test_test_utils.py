@@ -196,7 +196,7 @@ def test_engine_fixture_runs_on_the_named_engine(engine):
     assert mx.engine.get_engine().name == engine
 
 
-def test_seed_fixture_seeds_numpy(seed):
+def test_seed_fixture_seeds_numpy(minimx_seed):
     value = np.random.rand()
-    with test_utils.random_seed(seed):
+    with test_utils.random_seed(minimx_seed):
         assert np.random.rand() == value
