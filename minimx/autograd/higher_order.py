@@ -26,6 +26,8 @@ class _NDArrayNamespace:
     """Looks like numpy/CuPy to an operator's ``backward``, but computes with NDArrays."""
 
     def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)      # introspection (doctest, copy) is not an op
         from .. import ndarray as nd
         if name in _XP_NAMES:
             return getattr(nd, _XP_NAMES[name])
