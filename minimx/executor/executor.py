@@ -40,6 +40,7 @@ class Executor:
         self._state = engine.new_var()      # orders forward's saved values before backward
         self._saved = {}
         self._monitor = None
+        self._monitor_all = False
 
     # -- dictionaries --------------------------------------------------------------------
     @property
@@ -112,12 +113,12 @@ class Executor:
         outputs = list(self.outputs)
         entries = [plan_key(plan, e) for e in self._entries]
         saved = {} if is_train else None
-        monitor = self._monitor
+        monitor, monitor_all = self._monitor, self._monitor_all
 
         def run():
             values = {key: array._read() for key, array in inputs}
             run_forward(plan, xp, values, is_train, seeds,
-                        lambda seed: backend.make_rng(ctx, seed), saved, monitor)
+                        lambda seed: backend.make_rng(ctx, seed), saved, monitor, monitor_all)
             for target, key in zip(outputs, entries):
                 target._write(values[key])
             self._saved = saved if is_train else {}
@@ -145,11 +146,13 @@ class Executor:
         meta = {key: (self._shapes[key], self._dtypes[key]) for key in self._shapes
                 if self._shapes[key] is not None and key in self._dtypes}
         heads = list(out_grads) if out_grads is not None else []
+        monitor = self._monitor
 
         def run():
             head = {entry: (grad._read() if grad is not None else xp.ones(*meta[entry]))
                     for entry, grad in zip(self._entries, heads + [None] * len(self._entries))}
-            grads = run_backward(plan, xp, head, self._saved, needs_grad, is_train, meta)
+            grads = run_backward(plan, xp, head, self._saved, needs_grad, is_train, meta,
+                                 monitor)
             for node, array, req in targets:
                 value = grads.get((node, 0))
                 if value is None:
@@ -196,9 +199,11 @@ class Executor:
         return new
 
     def set_monitor_callback(self, callback, monitor_all=False):
-        """Call ``callback(name, array)`` on every node output during forward."""
+        """Call ``callback(name, array)`` on every node output in forward and every gradient
+        in backward (``monitor_all``: on every node input too); it runs inside the engine."""
         self._monitor = None if callback is None else (
             lambda name, value: callback(name, _as_ndarray(value, self._ctx)))
+        self._monitor_all = monitor_all
         self._plans.clear()
 
     def debug_str(self):

@@ -8,8 +8,13 @@ reverse, calling each declaration's ``backward``.
 __all__ = ["run_forward", "run_backward"]
 
 
-def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=None):
-    """Compute every step; ``values`` maps value keys to arrays and receives the results."""
+def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=None,
+                monitor_all=False):
+    """Compute every step; ``values`` maps value keys to arrays and receives the results.
+
+    ``monitor(name, array)`` sees every node output (``fc1_output``) and, with
+    ``monitor_all``, every node input first (``fc1_weight``), as MXNet names them.
+    """
     for index, step in enumerate(plan.steps):
         if step.constant is not None:
             values.update(zip(step.outputs, step.constant))
@@ -22,6 +27,9 @@ def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=
                 extras["is_train"] = is_train
             if "rng" in op.forward_extras:
                 extras["rng"] = make_rng(rng_seeds[id(node)])
+            if monitor is not None and monitor_all:
+                for name, value in zip(op.list_inputs(len(arrays)), arrays):
+                    monitor(f"{node.name}_{name}", value)
             result = op.forward(xp, *arrays, **extras)
             result = result if isinstance(result, tuple) else (result,)
             if is_train:
@@ -52,11 +60,12 @@ def _saved(node, arrays, outputs):
     return result
 
 
-def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta):
+def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monitor=None):
     """Gradients of every value that needs one: {value key: array}.
 
     ``meta`` maps a value key to its (shape, dtype), for outputs nobody sent a
-    gradient to (they count as zeros).
+    gradient to (they count as zeros).  ``monitor(name, array)`` sees each
+    node's input gradients, named as MXNet's backward nodes: ``fc1_backward_output1``.
     """
     grads = dict(head_grads)
     for step in reversed(plan.steps):
@@ -75,6 +84,8 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta):
             extras = {"is_train": is_train} if "is_train" in op.backward_extras else {}
             result = op.backward(xp, *out_grads, **saved[id(node)], **extras)
             result = list(result) if isinstance(result, (tuple, list)) else [result]
+            if monitor is not None:
+                _report_gradients(monitor, node, result)
             names = op.list_inputs(len(node.inputs))
             for key, name, value in zip(node.inputs, names, result):
                 if value is None or key not in needs_grad or name in op.no_grad_inputs \
@@ -82,3 +93,10 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta):
                     continue
                 grads[key] = value if key not in grads else grads[key] + value
     return grads
+
+
+def _report_gradients(monitor, node, gradients):
+    for position, value in enumerate(gradients):
+        if value is not None:
+            suffix = "" if len(node.inputs) == 1 else str(position)
+            monitor(f"{node.name}_backward_output{suffix}", value)
