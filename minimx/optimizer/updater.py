@@ -1,0 +1,87 @@
+"""The Updater: an optimizer plus the state of every weight it has updated.
+
+Lesson: 12-optimizers.  Mirrors ``Updater`` and ``get_updater`` in
+``python/mxnet/optimizer/optimizer.py``.  The KVStore, Module and Gluon's
+Trainer call ``updater(index, grad, weight)``; the updater creates each
+weight's state on its first update and hands both to the optimizer.
+``get_states``/``set_states`` save and restore the states (and optionally the
+optimizer) as bytes in the pickle-free format of ``state_format.py``.
+"""
+from ..ndarray import NDArray
+from . import state_format
+from .optimizer import Optimizer
+
+__all__ = ["Updater", "get_updater"]
+
+
+class Updater:
+    """Apply ``optimizer`` to weights by index, keeping their states in ``self.states``.
+
+    Examples
+    --------
+    >>> updater = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.5, momentum=0.9))
+    >>> weight = nd.ones((2,))
+    >>> updater(0, nd.ones((2,)), weight)
+    >>> weight.asnumpy()
+    array([0.5, 0.5], dtype=float32)
+    >>> sorted(updater.states)
+    [0]
+    """
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}     # False: a loaded state may sit on another device
+        self.aggregate_updates = optimizer.aggregate_num > 0
+
+    def __call__(self, index, grad, weight):
+        """Update ``weight`` (or each of a list of weights) from ``grad`` in place."""
+        if isinstance(index, (list, tuple)):
+            indices, grads, weights = list(index), list(grad), list(weight)
+        else:
+            indices, grads, weights = [index], [grad], [weight]
+        if weights:
+            self.optimizer._set_current_context(weights[0].context.device_id)
+        for idx, one_grad, one_weight in zip(indices, grads, weights):
+            if isinstance(idx, bytes):
+                idx = idx.decode("utf-8")
+            self._prepare_state(idx, one_weight)
+            self.optimizer.update_multi_precision(idx, one_weight, one_grad, self.states[idx])
+
+    def _prepare_state(self, index, weight):
+        """Create the state of a new weight; move a loaded one to the weight's device."""
+        if index not in self.states:
+            self.states[index] = self.optimizer.create_state_multi_precision(index, weight)
+            self.states_synced[index] = True
+        elif not self.states_synced[index]:
+            self.states[index] = self.sync_state_context(self.states[index], weight.context)
+            self.states_synced[index] = True
+
+    def sync_state_context(self, state, context):
+        """``state`` (an NDArray, or nested tuples/lists of them) on ``context``."""
+        if isinstance(state, NDArray):
+            return state.as_in_context(context)
+        if isinstance(state, (tuple, list)):
+            synced = [self.sync_state_context(item, context) for item in state]
+            return tuple(synced) if isinstance(state, tuple) else synced
+        return state
+
+    def get_states(self, dump_optimizer=False):
+        """The states as bytes (an ``nd.save`` file; see ``state_format``), with the
+        optimizer itself when ``dump_optimizer`` (its learning rate, update counts, ...)."""
+        value = (self.states, self.optimizer) if dump_optimizer else self.states
+        return state_format.dumps(value)
+
+    def set_states(self, states):
+        """Restore the states (and the optimizer, if it was saved) from ``get_states`` bytes."""
+        value = state_format.loads(states)
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Optimizer):
+            self.states, self.optimizer = value
+        else:
+            self.states = value
+        self.states_synced = dict.fromkeys(self.states, False)
+
+
+def get_updater(optimizer):
+    """An ``Updater`` applying ``optimizer`` (what ``KVStore.set_optimizer`` installs)."""
+    return Updater(optimizer)
