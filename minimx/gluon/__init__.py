@@ -1,1 +1,3 @@
 """Being written."""
+from . import parameter
+from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict

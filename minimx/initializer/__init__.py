@@ -1,0 +1,15 @@
+"""``mx.init`` (also ``mx.initializer``): how parameters get their first values.
+
+Lesson: 09-gluon-parameters.  Mirrors ``python/mxnet/initializer.py``, in four
+parts: ``base`` (InitDesc, Initializer, the registry), ``fixed`` (known
+values), ``random_fills`` (random draws scaled by shape) and ``combine``
+(choosing an initializer by name).
+"""
+from .base import InitDesc, Initializer, alias, create, register
+from .combine import Load, Mixed
+from .fixed import Bilinear, Constant, LSTMBias, One, Zero
+from .random_fills import MSRAPrelu, Normal, Orthogonal, Uniform, Xavier
+
+__all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Zero", "One",
+           "Constant", "Uniform", "Normal", "Xavier", "MSRAPrelu", "Orthogonal", "Bilinear",
+           "LSTMBias", "Mixed", "Load"]
