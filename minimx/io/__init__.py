@@ -1,1 +1,11 @@
-"""Being written."""
+"""mx.io: data iterators (DataIter, NDArrayIter, PrefetchingIter, record and image iterators).
+
+Lesson: 08-data. Mirrors python/mxnet/io/.
+"""
+from .io import DataBatch, DataDesc, DataIter, ResizeIter
+from .ndarray_iter import NDArrayIter
+from .prefetch import PrefetchingIter
+from .image_record_iter import ImageRecordIter, ImageRecordUInt8Iter
+
+__all__ = ["DataBatch", "DataDesc", "DataIter", "ResizeIter", "NDArrayIter", "PrefetchingIter",
+           "ImageRecordIter", "ImageRecordUInt8Iter"]
