@@ -23,16 +23,16 @@ _TABLE = {
     "mod": ("broadcast_mod", "_mod", "_mod_scalar", "_modscalar", None, None),
     "rmod": (None, None, "_rmod_scalar", "_rmodscalar", None, None),
     "pow": ("broadcast_power", "_power", "_power_scalar", "_powerscalar", None, None),
-    "rpow": (None, None, "_rpower_scalar", "_rpowerscalar", None, None),
-    "eq": ("broadcast_equal", "_equal", "_equal_scalar", "_equalscalar", None, None),
-    "ne": ("broadcast_not_equal", "_not_equal", "_not_equal_scalar", "_notequalscalar",
+    "rpow": (None, None, "_rpower_scalar", "_rpower_scalar", None, None),
+    "eq": ("broadcast_equal", "_equal", "_equal_scalar", "_equal_scalar", None, None),
+    "ne": ("broadcast_not_equal", "_not_equal", "_not_equal_scalar", "_not_equal_scalar",
            None, None),
-    "gt": ("broadcast_greater", "_greater", "_greater_scalar", "_greaterscalar", None, None),
+    "gt": ("broadcast_greater", "_greater", "_greater_scalar", "_greater_scalar", None, None),
     "ge": ("broadcast_greater_equal", "_greater_equal", "_greater_equal_scalar",
-           "_greaterequalscalar", None, None),
-    "lt": ("broadcast_lesser", "_lesser", "_lesser_scalar", "_lesserscalar", None, None),
+           "_greater_equal_scalar", None, None),
+    "lt": ("broadcast_lesser", "_lesser", "_lesser_scalar", "_lesser_scalar", None, None),
     "le": ("broadcast_lesser_equal", "_lesser_equal", "_lesser_equal_scalar",
-           "_lesserequalscalar", None, None),
+           "_lesser_equal_scalar", None, None),
 }
 
 

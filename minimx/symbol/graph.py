@@ -5,7 +5,24 @@ operator call (``op`` is an OpDef class, ``attrs`` its parameters as strings,
 as JSON stores them) or a variable (``op`` is None).  An *entry* is a pair
 ``(node, output_index)``; a Symbol is a list of entries.
 """
-__all__ = ["Node", "topo_order", "is_aux_input"]
+__all__ = ["Node", "topo_order", "is_aux_input", "entries_depending_on", "aux_variables",
+           "HIDDEN_KEYS", "MXNET_ONLY_PARAMS", "hide_keys", "attribute_items", "unknown_params",
+           "set_input_init_hints"]
+
+# Attributes MXNet stores as ``__key__`` even when given as ``key`` (nnvm's kHiddenKeys).
+HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+# MXNet parameters that change nothing in minimx (a creation op's ``ctx``, a scalar op's
+# ``is_int``): kept as attributes so they survive JSON, never passed to the operator.
+MXNET_ONLY_PARAMS = frozenset({"ctx", "is_int"})
+# Operators whose outputs MXNet names after their declared names (FListOutputNames):
+# ``bn_mean``, ``rnn_state_output``, ``split0_output0``; others give ``output<i>``.
+_NAMED_OUTPUTS = {"BatchNorm", "LayerNorm", "InstanceNorm", "RNN", "Dropout", "SliceChannel"}
+# Initializer hints MXNet gives an operator's input variables when composing
+# (its FSetInputVarAttrOnCompose): op name -> {input name: __init__ attribute}.
+_INPUT_INIT_HINTS = {
+    "BatchNorm": {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},
+    "LeakyReLU": {"gamma": '["Constant", {"value": 0.25}]'},
+}
 
 
 class Node:
@@ -43,10 +60,14 @@ class Node:
         return 1 if self.op is None else self.instance.num_visible()
 
     def output_name(self, index):
-        """MXNet's name for output ``index``: ``fc1_output``, ``split0_output1``, or the var name."""
+        """MXNet's name for output ``index``: ``fc1_output``, ``split0_output1``,
+        ``bn_mean``, or the variable's name."""
         if self.op is None:
             return self.name
-        if self.num_visible() == 1 and index == 0:
+        outputs = self.instance.list_outputs()
+        if self.op.name in _NAMED_OUTPUTS:
+            return f"{self.name}_{outputs[index]}"
+        if len(outputs) == 1:
             return f"{self.name}_output"
         return f"{self.name}_output{index}"
 
@@ -83,3 +104,64 @@ def is_aux_input(node, position):
     if node.op is None or not node.op.aux:
         return False
     return node.input_names()[position] in node.op.aux
+
+
+def entries_depending_on(entries, variable_ids):
+    """Every entry whose value depends on one of the variables in ``variable_ids``
+    (the values backward must compute gradients for)."""
+    needs = set()
+    for node in topo_order(entries):
+        if node.is_variable:
+            if id(node) in variable_ids:
+                needs.add((node, 0))
+        elif any(entry in needs for entry in node.inputs):
+            needs.update((node, index) for index in range(node.num_outputs()))
+    return needs
+
+
+def aux_variables(entries):
+    """Ids of the variables used as auxiliary states (written by the graph, not learned)."""
+    result = set()
+    for node in topo_order(entries):
+        for position, (source, _) in enumerate(node.inputs):
+            if source.is_variable and is_aux_input(node, position):
+                result.add(id(source))
+    return result
+
+
+def is_dunder(key):
+    return len(key) > 4 and key.startswith("__") and key.endswith("__")
+
+
+def hide_keys(attrs):
+    """``attrs`` with hidden keys renamed as MXNet stores them: ``lr_mult`` -> ``__lr_mult__``."""
+    return {f"__{key}__" if key in HIDDEN_KEYS else key: value for key, value in attrs.items()}
+
+
+def attribute_items(attrs):
+    """(key, value) pairs as MXNet lists them: hidden keys also without their underscores."""
+    for key, value in attrs.items():
+        yield key, value
+        if is_dunder(key) and key[2:-2] in HIDDEN_KEYS:
+            yield key[2:-2], value
+
+
+def unknown_params(op, attrs):
+    """Attribute keys that an operator with parameters would reject, as MXNet does.
+
+    Dunder attributes (``__shape__``, ``__profiler_scope__``, ``__layout__`` ...)
+    and MXNet-only parameters are not parameters; an op without any parameter
+    ignores every attribute, as MXNet's ops without a parameter parser do.
+    """
+    if not op.params:
+        return []
+    return [key for key in attrs if key not in op.params and key not in MXNET_ONLY_PARAMS
+            and not is_dunder(key) and key not in HIDDEN_KEYS]
+
+
+def set_input_init_hints(node):
+    """Give the node's input variables MXNet's ``__init__`` hint unless they have one."""
+    hints = _INPUT_INIT_HINTS.get(node.op.name, {})
+    for input_name, (source, _) in zip(node.input_names(), node.inputs):
+        if input_name in hints and source.is_variable and "__init__" not in source.attrs:
+            source.attrs["__init__"] = hints[input_name]

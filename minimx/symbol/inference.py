@@ -59,7 +59,8 @@ def infer_shapes(entries, known):
 
 def _infer_node(node, shapes):
     op = node.instance
-    inputs = [shapes.get(entry) for entry in node.inputs]
+    # a shape with a 0 (Gluon's "(6, 0)": size unknown) is completed like an unknown one
+    inputs = [shape if _known(shape) else None for shape in map(shapes.get, node.inputs)]
     if inputs and inputs[0] is None:
         return False          # as in MXNet, parameters are completed from the data's shape
     completed = op.infer_input_shapes(*inputs)

@@ -8,7 +8,7 @@ import json
 
 from ..base import FileFormatError
 from ..op import OPS
-from .graph import Node, is_aux_input, topo_order
+from .graph import Node, hide_keys, is_aux_input, topo_order, unknown_params
 
 __all__ = ["to_json", "from_json"]
 
@@ -16,14 +16,14 @@ MXNET_VERSION = 10901       # the version this format is written as (MXNet 1.9.1
 
 
 def to_json(entries):
-    """The JSON text of a graph whose outputs are ``entries``."""
+    """The JSON text of a graph whose outputs are ``entries``, laid out as MXNet writes it."""
     order = topo_order(entries)
     index = {id(node): position for position, node in enumerate(order)}
     nodes, row_pointer = [], [0]
     for node in order:
         record = {"op": node.op_name(), "name": node.name}
         if node.attrs:
-            record["attrs"] = dict(node.attrs)
+            record["attrs"] = dict(sorted(node.attrs.items()))     # MXNet keeps a sorted map
         record["inputs"] = [[index[id(source)], output, int(is_aux_input(node, position))]
                             for position, (source, output) in enumerate(node.inputs)]
         nodes.append(record)
@@ -35,18 +35,33 @@ def to_json(entries):
         "heads": [[index[id(node)], output, 0] for node, output in entries],
         "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
     }
-    return _layout(graph)
+    return _layout(graph, level=0, multi_line=True)
 
 
-def _layout(graph):
-    """JSON laid out as MXNet writes it: one key per line, short lists kept on one line."""
-    def node_text(record):
-        lines = [f'      "{key}": {json.dumps(value)}' for key, value in record.items()]
-        return "    {\n" + ",\n".join(lines) + "\n    }"
+def _layout(value, level, multi_line=None):
+    """JSON text as dmlc's JSONWriter lays it out, so files compare equal byte for byte.
 
-    nodes = ",\n".join(node_text(record) for record in graph["nodes"])
-    rest = [f'  "{key}": {json.dumps(graph[key])}' for key in graph if key != "nodes"]
-    return "{\n  \"nodes\": [\n" + nodes + "\n  ],\n" + ",\n".join(rest) + "\n}"
+    Objects with more than one key and lists of more than ten items take one
+    line per item; items are separated by ``", "``.  The graph, each node and
+    the node list always take several lines (``multi_line=True``).
+    """
+    if isinstance(value, dict):
+        items = [f"{json.dumps(key, ensure_ascii=False)}: "
+                 f"{_layout(item, level + 1, multi_line=key == 'nodes' or None)}"
+                 for key, item in value.items()]
+        brackets, long = "{}", len(items) > 1
+    elif isinstance(value, list):
+        nodes = multi_line and value and isinstance(value[0], dict)
+        items = [_layout(item, level + 1, multi_line=True if nodes else None) for item in value]
+        brackets, long = "[]", len(items) > 10
+    else:
+        return json.dumps(value, ensure_ascii=False)
+    if not items:
+        return brackets
+    if not (long if multi_line is None else multi_line):
+        return brackets[0] + ", ".join(items) + brackets[1]
+    inner, outer = "\n" + "  " * (level + 1), "\n" + "  " * level
+    return brackets[0] + inner + (", " + inner).join(items) + outer + brackets[1]
 
 
 def _fail(source, message):
@@ -54,7 +69,7 @@ def _fail(source, message):
 
 
 def from_json(text, source=""):
-    """The output entries of the graph in ``text`` (MXNet 1.x symbol JSON)."""
+    """The output entries of the graph in ``text`` (MXNet 1.x symbol JSON, also pre-1.0)."""
     source = f" {source!r}" if source else ""
     try:
         graph = json.loads(text)
@@ -62,7 +77,8 @@ def from_json(text, source=""):
         _fail(source, f"not valid JSON ({error})")
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
         _fail(source, "expected an object with a 'nodes' list")
-    nodes = [_load_node(record, position, source) for position, record in
+    legacy = _version(graph) < 900
+    nodes = [_load_node(record, position, source, legacy) for position, record in
              enumerate(graph["nodes"])]
     for position, (node, record) in enumerate(zip(nodes, graph["nodes"])):
         node.inputs = [_entry(item, nodes, position, source, f"input of node '{node.name}'")
@@ -75,18 +91,40 @@ def from_json(text, source=""):
     return [_entry(item, nodes, len(nodes), source, "head") for item in heads]
 
 
-def _load_node(record, position, source):
+def _version(graph):
+    """The MXNet version that wrote ``graph`` (10901 for 1.9.1; files before 0.9 have none)."""
+    version = (graph.get("attrs") or {}).get("mxnet_version")
+    if isinstance(version, list) and len(version) == 2 and isinstance(version[1], int):
+        return version[1]
+    return 800
+
+
+def _node_attrs(record, legacy, source):
+    """One dict of attributes: MXNet 0.8 files split them into ``param`` and ``attr``."""
+    attrs = {}
+    for key in ("param", "attr", "attrs"):
+        part = record.get(key) or {}
+        if not isinstance(part, dict) or not all(isinstance(v, str) for v in part.values()):
+            _fail(source, f"node '{record['name']}': {key} must map names to strings")
+        attrs.update(part)
+    return hide_keys(attrs) if legacy else attrs
+
+
+def _load_node(record, position, source, legacy):
     if not isinstance(record, dict) or not isinstance(record.get("name"), str):
         _fail(source, f"node {position} must be an object with a string 'name'")
     op_name = record.get("op")
-    attrs = record.get("attrs", record.get("attr", record.get("param", {}))) or {}
-    if not isinstance(attrs, dict) or not all(isinstance(v, str) for v in attrs.values()):
-        _fail(source, f"node '{record['name']}': attrs must map names to strings")
+    attrs = _node_attrs(record, legacy, source)
     if op_name == "null":
         return Node(None, record["name"], attrs)
     if op_name not in OPS:
         _fail(source, f"node '{record['name']}' uses unknown operator {op_name!r}")
-    return Node(OPS[op_name], record["name"], attrs)
+    op = OPS[op_name]
+    unknown = unknown_params(op, attrs)
+    if unknown:
+        _fail(source, f"node '{record['name']}' ({op.name}): unknown parameter(s) {unknown}; "
+                      f"{op.name} takes {sorted(op.params)}")
+    return Node(op, record["name"], attrs)
 
 
 def _entry(item, nodes, limit, source, what):

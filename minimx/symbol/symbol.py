@@ -9,7 +9,8 @@ import copy
 from .. import attribute, name as naming
 from ..base import FLAG_TO_DTYPE, DTYPE_TO_FLAG, InvalidParameterError, MXNetError, normalize_dtype
 from . import inference, json_format
-from .graph import Node, is_aux_input, topo_order
+from .graph import (MXNET_ONLY_PARAMS, Node, attribute_items, hide_keys, is_aux_input,
+                    set_input_init_hints, topo_order)
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "compose_op"]
 
@@ -101,21 +102,25 @@ class Symbol:
         return value if value is not None else node.attrs.get(f"__{key}__")
 
     def list_attr(self, recursive=False):
-        """This node's attributes (``recursive=True``: every node's, keyed ``name$key``)."""
+        """This node's attributes (``recursive=True``: every node's, keyed ``name$key``).
+
+        Hidden attributes such as ``__lr_mult__`` are also listed as ``lr_mult``.
+        """
         if recursive:
             return {f"{node.name}${key}": value for node in self._order()
-                    for key, value in node.attrs.items()}
-        return dict(self._entries[0][0].attrs)
+                    for key, value in attribute_items(node.attrs)}
+        return dict(attribute_items(self._entries[0][0].attrs))
 
     def attr_dict(self):
         """{node name: {attribute: value}} for every node that has attributes."""
-        return {node.name: dict(node.attrs) for node in self._order() if node.attrs}
+        return {node.name: dict(attribute_items(node.attrs)) for node in self._order()
+                if node.attrs}
 
     def _set_attr(self, **attrs):
         for key, value in attrs.items():
             if not isinstance(value, str):
                 raise ValueError(f"attribute {key!r} must be a string, got {value!r}")
-            self._entries[0][0].attrs[key] = value
+        self._entries[0][0].attrs.update(hide_keys(attrs))
 
     # -- composition -----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -324,7 +329,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     """
     if not isinstance(name, str):
         raise InvalidParameterError(f"Variable: name must be a string, got {name!r}")
-    attrs = attribute.current().get(attr)
+    attrs = hide_keys(attribute.current().get(attr))
     if shape is not None:       # stored as given, as MXNet does (even a mistyped (1.2))
         attrs["__shape__"] = str(tuple(shape)) if isinstance(shape, (list, tuple)) else str(shape)
     if dtype is not None:
@@ -368,28 +373,30 @@ def compose_op(op_cls, args, kwargs, hint):
     """Build the node of one operator call: ``sym.FullyConnected(data=d, num_hidden=4)``.
 
     Missing inputs become new variables named ``<node name>_<input>`` (the
-    weights and biases MXNet creates implicitly).
+    weights and biases MXNet creates implicitly); as in MXNet, they carry a copy
+    of the node's attributes, and ops may add an ``__init__`` hint to their inputs.
     """
     name = kwargs.pop("name", None)
     attr = kwargs.pop("attr", None)
     symbols, params = _split(op_cls, args, kwargs)
+    kept = {key: params.pop(key) for key in MXNET_ONLY_PARAMS & set(params)}
     instance = op_cls.create(**params)
     node_name = naming.current().get(name, hint)
+    attrs = hide_keys(attribute.current().get(attr))
+    attrs.update({key: _attr_string(value) for key, value in {**params, **kept}.items()})
     input_names = instance.list_inputs(len(symbols) if op_cls.variadic else None)
     entries = []
     for position, input_name in enumerate(input_names):
         given = symbols[position] if op_cls.variadic else symbols.get(input_name)
         if given is None:
-            attrs = {} if input_name in op_cls.aux else {k: str(v) for k, v in params.items()}
-            given = Variable(f"{node_name}_{input_name}", attr=attrs)
+            given = Symbol([(Node(None, f"{node_name}_{input_name}", attrs), 0)])
         if len(given) != 1:
             raise MXNetError(f"operator {op_cls.name}: input '{input_name}' must be a "
                              f"single-output Symbol, got {len(given)} outputs")
         entries.append(given._entries[0])
-    attrs = attribute.current().get(attr)
-    attrs.update({key: _attr_string(value) for key, value in params.items()})
     node = Node(op_cls, node_name, attrs, entries)
     node._instance = instance
+    set_input_init_hints(node)
     return Symbol([(node, index) for index in range(instance.num_visible())])
 
 
