@@ -6,10 +6,21 @@ and ``elemwise_binary_scalar_op_basic.cc``.  ``a + b`` on NDArrays calls
 the input's dtype, as MXNet does, and have no gradient.
 """
 import math
+import operator
 
 from .common import broadcast_shape, sum_to_shape
 from .params import Param
-from .registry import OpDef, TestHints, register_op
+from .registry import OpDef, TestHints, declare_op, register_op
+
+
+def _broadcast_hints(reference, **hints):
+    """TestHints for two inputs that broadcast: (2, 3) with (1, 3), and (3, 1, 2) with (4, 2)."""
+    return TestHints(shapes=((2, 3), (1, 3)), cases=(({}, ((3, 1, 2), (4, 2))),),
+                     reference=reference, **hints)
+
+
+def _same_shape_hints(reference, **hints):
+    return TestHints(shapes=((2, 3), (2, 3)), reference=reference, **hints)
 
 
 class BroadcastBinary(OpDef):
@@ -17,7 +28,6 @@ class BroadcastBinary(OpDef):
 
     inputs = ("lhs", "rhs")
     saves = ("lhs", "rhs", "lhs_shape", "rhs_shape")
-    test = TestHints(shapes=((2, 3), (1, 3)), cases=(({}, ((3, 1, 2), (4, 2))),))
 
     def infer_shape(self, lhs, rhs):
         return broadcast_shape(self, lhs, rhs)
@@ -35,23 +45,13 @@ class BroadcastBinary(OpDef):
         return sum_to_shape(xp, grad_lhs, lhs_shape), sum_to_shape(xp, grad_rhs, rhs_shape)
 
 
-class BroadcastCompare(BroadcastBinary):
-    """A comparison: 1 where it holds, else 0, in the inputs' dtype; no gradient."""
-
-    differentiable = False
-    saves = ()
-    test = TestHints(shapes=((2, 3), (1, 3)), grad=False)
-
-    def forward(self, xp, lhs, rhs):
-        return self.compute(xp, lhs, rhs).astype(lhs.dtype)
-
-
 @register_op
 class BroadcastAdd(BroadcastBinary):
     """``lhs + rhs`` with broadcasting."""
     name = "broadcast_add"
     aliases = ("broadcast_plus",)
     saves = ("lhs_shape", "rhs_shape")
+    test = _broadcast_hints(lambda np, a, b: a + b)
 
     def compute(self, xp, lhs, rhs):
         return lhs + rhs
@@ -66,6 +66,7 @@ class BroadcastSub(BroadcastBinary):
     name = "broadcast_sub"
     aliases = ("broadcast_minus",)
     saves = ("lhs_shape", "rhs_shape")
+    test = _broadcast_hints(lambda np, a, b: a - b)
 
     def compute(self, xp, lhs, rhs):
         return lhs - rhs
@@ -78,6 +79,7 @@ class BroadcastSub(BroadcastBinary):
 class BroadcastMul(BroadcastBinary):
     """``lhs * rhs`` with broadcasting."""
     name = "broadcast_mul"
+    test = _broadcast_hints(lambda np, a, b: a * b)
 
     def compute(self, xp, lhs, rhs):
         return lhs * rhs
@@ -90,7 +92,7 @@ class BroadcastMul(BroadcastBinary):
 class BroadcastDiv(BroadcastBinary):
     """``lhs / rhs`` with broadcasting."""
     name = "broadcast_div"
-    test = TestHints(shapes=((2, 3), (1, 3)), low=0.5, high=2.0)
+    test = _broadcast_hints(lambda np, a, b: a / b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
         return lhs / rhs
@@ -103,7 +105,7 @@ class BroadcastDiv(BroadcastBinary):
 class BroadcastMod(BroadcastBinary):
     """``lhs % rhs`` with broadcasting (the sign follows numpy's ``fmod``, as MXNet)."""
     name = "broadcast_mod"
-    test = TestHints(shapes=((2, 3), (1, 3)), low=0.6, high=2.0, grad=False)
+    test = _broadcast_hints(lambda np, a, b: np.fmod(a, b), low=0.6, high=2.0, grad=False)
 
     def compute(self, xp, lhs, rhs):
         return xp.fmod(lhs, rhs)
@@ -116,7 +118,7 @@ class BroadcastMod(BroadcastBinary):
 class BroadcastPower(BroadcastBinary):
     """``lhs ** rhs`` with broadcasting."""
     name = "broadcast_power"
-    test = TestHints(shapes=((2, 3), (1, 3)), low=0.5, high=2.0)
+    test = _broadcast_hints(lambda np, a, b: a ** b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
         return xp.power(lhs, rhs)
@@ -130,6 +132,7 @@ class BroadcastPower(BroadcastBinary):
 class BroadcastMaximum(BroadcastBinary):
     """Element-wise maximum with broadcasting."""
     name = "broadcast_maximum"
+    test = _broadcast_hints(lambda np, a, b: np.maximum(a, b))
 
     def compute(self, xp, lhs, rhs):
         return xp.maximum(lhs, rhs)
@@ -143,6 +146,7 @@ class BroadcastMaximum(BroadcastBinary):
 class BroadcastMinimum(BroadcastBinary):
     """Element-wise minimum with broadcasting."""
     name = "broadcast_minimum"
+    test = _broadcast_hints(lambda np, a, b: np.minimum(a, b))
 
     def compute(self, xp, lhs, rhs):
         return xp.minimum(lhs, rhs)
@@ -156,7 +160,7 @@ class BroadcastMinimum(BroadcastBinary):
 class BroadcastHypot(BroadcastBinary):
     """``sqrt(lhs**2 + rhs**2)`` with broadcasting."""
     name = "broadcast_hypot"
-    test = TestHints(shapes=((2, 3), (1, 3)), low=0.5, high=2.0)
+    test = _broadcast_hints(lambda np, a, b: np.sqrt(a * a + b * b), low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
         return xp.hypot(lhs, rhs)
@@ -166,41 +170,8 @@ class BroadcastHypot(BroadcastBinary):
         return out_grad * lhs / norm, out_grad * rhs / norm
 
 
-def _comparison(op_name, function, doc):
-    @register_op
-    class Comparison(BroadcastCompare):
-        __doc__ = doc
-        name = op_name
-
-        def compute(self, xp, lhs, rhs):
-            return function(xp, lhs, rhs)
-
-    Comparison.__name__ = Comparison.__qualname__ = "".join(
-        part.capitalize() for part in op_name.split("_"))
-    return Comparison
-
-
-BroadcastEqual = _comparison("broadcast_equal", lambda xp, a, b: a == b, "``lhs == rhs`` as 0/1.")
-BroadcastNotEqual = _comparison(
-    "broadcast_not_equal", lambda xp, a, b: a != b, "``lhs != rhs`` as 0/1.")
-BroadcastGreater = _comparison("broadcast_greater", lambda xp, a, b: a > b, "``lhs > rhs`` as 0/1.")
-BroadcastGreaterEqual = _comparison(
-    "broadcast_greater_equal", lambda xp, a, b: a >= b, "``lhs >= rhs`` as 0/1.")
-BroadcastLesser = _comparison("broadcast_lesser", lambda xp, a, b: a < b, "``lhs < rhs`` as 0/1.")
-BroadcastLesserEqual = _comparison(
-    "broadcast_lesser_equal", lambda xp, a, b: a <= b, "``lhs <= rhs`` as 0/1.")
-BroadcastLogicalAnd = _comparison(
-    "broadcast_logical_and", lambda xp, a, b: (a != 0) & (b != 0), "Logical and, as 0/1.")
-BroadcastLogicalOr = _comparison(
-    "broadcast_logical_or", lambda xp, a, b: (a != 0) | (b != 0), "Logical or, as 0/1.")
-BroadcastLogicalXor = _comparison(
-    "broadcast_logical_xor", lambda xp, a, b: (a != 0) ^ (b != 0), "Logical xor, as 0/1.")
-
-
 class ElemwiseBinary(BroadcastBinary):
     """Like the broadcast version, but both inputs must have the same shape."""
-
-    test = TestHints(shapes=((2, 3), (2, 3)))
 
     def infer_shape(self, lhs, rhs):
         if tuple(lhs) != tuple(rhs):
@@ -214,6 +185,7 @@ class ElemwiseAdd(ElemwiseBinary, BroadcastAdd):
     """``lhs + rhs`` for inputs of equal shape."""
     name = "elemwise_add"
     aliases = ("_plus", "_add")
+    test = _same_shape_hints(lambda np, a, b: a + b)
 
 
 @register_op
@@ -221,6 +193,7 @@ class ElemwiseSub(ElemwiseBinary, BroadcastSub):
     """``lhs - rhs`` for inputs of equal shape."""
     name = "elemwise_sub"
     aliases = ("_minus", "_sub")
+    test = _same_shape_hints(lambda np, a, b: a - b)
 
 
 @register_op
@@ -228,6 +201,7 @@ class ElemwiseMul(ElemwiseBinary, BroadcastMul):
     """``lhs * rhs`` for inputs of equal shape."""
     name = "elemwise_mul"
     aliases = ("_mul",)
+    test = _same_shape_hints(lambda np, a, b: a * b)
 
 
 @register_op
@@ -235,16 +209,20 @@ class ElemwiseDiv(ElemwiseBinary, BroadcastDiv):
     """``lhs / rhs`` for inputs of equal shape."""
     name = "elemwise_div"
     aliases = ("_div",)
-    test = TestHints(shapes=((2, 3), (2, 3)), low=0.5, high=2.0)
+    test = _same_shape_hints(lambda np, a, b: a / b, low=0.5, high=2.0)
 
 
 # -- tensor and scalar -------------------------------------------------------------------------
+def _scalar_hints(reference, scalar=1.5, low=0.5, high=2.0, **hints):
+    """TestHints for a tensor-scalar operator: ``scalar`` and inputs in ``[low, high]``."""
+    return TestHints(params={"scalar": scalar}, low=low, high=high, reference=reference, **hints)
+
+
 class ScalarOp(OpDef):
     """One tensor input and a Python number ``scalar``."""
 
     params = {"scalar": Param(float, default=1.0, doc="the scalar operand")}
     saves = ("data",)
-    test = TestHints(params={"scalar": 1.5}, low=0.5, high=2.0)
 
     def backward(self, xp, out_grad, data):
         return out_grad * self.derivative(xp, data)
@@ -258,6 +236,7 @@ def _cast_like(xp, value, data):
 class PlusScalar(ScalarOp):
     """``data + scalar``."""
     name = "_plus_scalar"
+    test = _scalar_hints(lambda np, x, scalar: x + scalar)
     saves = ()
 
     def forward(self, xp, data):
@@ -271,6 +250,7 @@ class PlusScalar(ScalarOp):
 class MinusScalar(PlusScalar):
     """``data - scalar``."""
     name = "_minus_scalar"
+    test = _scalar_hints(lambda np, x, scalar: x - scalar)
 
     def forward(self, xp, data):
         return data - data.dtype.type(self.scalar)
@@ -280,6 +260,7 @@ class MinusScalar(PlusScalar):
 class RMinusScalar(ScalarOp):
     """``scalar - data``."""
     name = "_rminus_scalar"
+    test = _scalar_hints(lambda np, x, scalar: scalar - x)
     saves = ()
 
     def forward(self, xp, data):
@@ -293,6 +274,7 @@ class RMinusScalar(ScalarOp):
 class MulScalar(ScalarOp):
     """``data * scalar``."""
     name = "_mul_scalar"
+    test = _scalar_hints(lambda np, x, scalar: x * scalar)
     saves = ()
 
     def forward(self, xp, data):
@@ -306,6 +288,7 @@ class MulScalar(ScalarOp):
 class DivScalar(ScalarOp):
     """``data / scalar``."""
     name = "_div_scalar"
+    test = _scalar_hints(lambda np, x, scalar: x / scalar)
     saves = ()
 
     def forward(self, xp, data):
@@ -319,6 +302,7 @@ class DivScalar(ScalarOp):
 class RDivScalar(ScalarOp):
     """``scalar / data``."""
     name = "_rdiv_scalar"
+    test = _scalar_hints(lambda np, x, scalar: scalar / x)
 
     def forward(self, xp, data):
         return _cast_like(xp, data.dtype.type(self.scalar) / data, data)
@@ -332,7 +316,8 @@ class ModScalar(ScalarOp):
     """``data % scalar`` (``fmod``)."""
     name = "_mod_scalar"
     saves = ()
-    test = TestHints(params={"scalar": 0.7}, low=0.1, high=2.0, grad=False)
+    test = _scalar_hints(lambda np, x, scalar: np.fmod(x, scalar), scalar=0.7, low=0.1,
+                         grad=False)
 
     def forward(self, xp, data):
         return xp.fmod(data, data.dtype.type(self.scalar))
@@ -345,7 +330,8 @@ class ModScalar(ScalarOp):
 class RModScalar(ScalarOp):
     """``scalar % data`` (``fmod``)."""
     name = "_rmod_scalar"
-    test = TestHints(params={"scalar": 1.7}, low=0.6, high=2.0, grad=False)
+    test = _scalar_hints(lambda np, x, scalar: np.fmod(scalar, x), scalar=1.7, low=0.6,
+                         grad=False)
 
     def forward(self, xp, data):
         return xp.fmod(data.dtype.type(self.scalar), data)
@@ -358,6 +344,7 @@ class RModScalar(ScalarOp):
 class PowerScalar(ScalarOp):
     """``data ** scalar``."""
     name = "_power_scalar"
+    test = _scalar_hints(lambda np, x, scalar: x ** scalar)
 
     def forward(self, xp, data):
         return _cast_like(xp, xp.power(data, data.dtype.type(self.scalar)), data)
@@ -371,6 +358,7 @@ class PowerScalar(ScalarOp):
 class RPowerScalar(ScalarOp):
     """``scalar ** data``."""
     name = "_rpower_scalar"
+    test = _scalar_hints(lambda np, x, scalar: scalar ** x)
     saves = ("output",)
 
     def forward(self, xp, data):
@@ -384,7 +372,8 @@ class RPowerScalar(ScalarOp):
 class MaximumScalar(ScalarOp):
     """``maximum(data, scalar)``."""
     name = "_maximum_scalar"
-    test = TestHints(params={"scalar": 0.1})
+    test = _scalar_hints(lambda np, x, scalar: np.maximum(x, scalar), scalar=0.1, low=-1.0,
+                         high=1.0)
 
     def forward(self, xp, data):
         return xp.maximum(data, data.dtype.type(self.scalar))
@@ -397,7 +386,8 @@ class MaximumScalar(ScalarOp):
 class MinimumScalar(ScalarOp):
     """``minimum(data, scalar)``."""
     name = "_minimum_scalar"
-    test = TestHints(params={"scalar": 0.1})
+    test = _scalar_hints(lambda np, x, scalar: np.minimum(x, scalar), scalar=0.1, low=-1.0,
+                         high=1.0)
 
     def forward(self, xp, data):
         return xp.minimum(data, data.dtype.type(self.scalar))
@@ -406,35 +396,72 @@ class MinimumScalar(ScalarOp):
         return (data <= self.scalar).astype(data.dtype)
 
 
-def _scalar_comparison(op_name, function, doc):
-    @register_op
-    class ScalarComparison(ScalarOp):
-        __doc__ = doc
-        name = op_name
-        saves = ()
-        differentiable = False
-        test = TestHints(params={"scalar": 0.25}, grad=False)
+# -- comparisons: tensor-tensor and tensor-scalar ----------------------------------------------
+class BroadcastCompare(BroadcastBinary):
+    """A comparison with broadcasting: 1 where ``relation`` holds, else 0, in the inputs' dtype."""
 
-        def forward(self, xp, data):
-            return function(data, data.dtype.type(self.scalar)).astype(data.dtype)
+    differentiable = False
+    saves = ()
+    relation = None         # a function of two arrays giving a boolean array
 
-    ScalarComparison.__name__ = ScalarComparison.__qualname__ = "".join(
-        part.capitalize() for part in op_name.split("_"))
-    return ScalarComparison
+    def forward(self, xp, lhs, rhs):
+        return self.relation(lhs, rhs).astype(lhs.dtype)
 
 
-EqualScalar = _scalar_comparison("_equal_scalar", lambda a, s: a == s, "``data == scalar``.")
-NotEqualScalar = _scalar_comparison(
-    "_not_equal_scalar", lambda a, s: a != s, "``data != scalar``.")
-GreaterScalar = _scalar_comparison("_greater_scalar", lambda a, s: a > s, "``data > scalar``.")
-GreaterEqualScalar = _scalar_comparison(
-    "_greater_equal_scalar", lambda a, s: a >= s, "``data >= scalar``.")
-LesserScalar = _scalar_comparison("_lesser_scalar", lambda a, s: a < s, "``data < scalar``.")
-LesserEqualScalar = _scalar_comparison(
-    "_lesser_equal_scalar", lambda a, s: a <= s, "``data <= scalar``.")
-LogicalAndScalar = _scalar_comparison(
-    "_logical_and_scalar", lambda a, s: (a != 0) & (s != 0), "``data and scalar``.")
-LogicalOrScalar = _scalar_comparison(
-    "_logical_or_scalar", lambda a, s: (a != 0) | (s != 0), "``data or scalar``.")
-LogicalXorScalar = _scalar_comparison(
-    "_logical_xor_scalar", lambda a, s: (a != 0) ^ (s != 0), "``data xor scalar``.")
+class ScalarCompare(ScalarOp):
+    """A comparison with a scalar: 1 where ``relation`` holds, else 0, in the input's dtype."""
+
+    differentiable = False
+    saves = ()
+    relation = None
+
+    def forward(self, xp, data):
+        return self.relation(data, data.dtype.type(self.scalar)).astype(data.dtype)
+
+
+def _nonzero_both(combine):
+    return lambda a, b: combine(a != 0, b != 0)
+
+
+# MXNet's name: (the relation, the numpy ufunc the tests compare with, how the docs write it)
+_RELATIONS = {
+    "equal": (operator.eq, "equal", "=="),
+    "not_equal": (operator.ne, "not_equal", "!="),
+    "greater": (operator.gt, "greater", ">"),
+    "greater_equal": (operator.ge, "greater_equal", ">="),
+    "lesser": (operator.lt, "less", "<"),
+    "lesser_equal": (operator.le, "less_equal", "<="),
+    "logical_and": (_nonzero_both(operator.and_), "logical_and", "and"),
+    "logical_or": (_nonzero_both(operator.or_), "logical_or", "or"),
+    "logical_xor": (_nonzero_both(operator.xor), "logical_xor", "xor"),
+}
+
+
+def _comparisons(relation):
+    """Declare ``broadcast_<relation>`` and ``_<relation>_scalar``; returns both classes."""
+    function, ufunc, symbol = _RELATIONS[relation]
+    words = "".join(part.capitalize() for part in relation.split("_"))
+    # small whole numbers, so that equality holds now and then
+    hints = {"grad": False, "integer_inputs": {"lhs": (-1, 2), "rhs": (-1, 2), "data": (-1, 2)}}
+    broadcast = declare_op(
+        f"Broadcast{words}", (BroadcastCompare,), name=f"broadcast_{relation}",
+        __doc__=f"``lhs {symbol} rhs`` as 0/1, with broadcasting.",
+        relation=staticmethod(function),
+        test=_broadcast_hints(lambda np, a, b: getattr(np, ufunc)(a, b), **hints))
+    scalar = declare_op(
+        f"{words}Scalar", (ScalarCompare,), name=f"_{relation}_scalar",
+        __doc__=f"``data {symbol} scalar`` as 0/1.", relation=staticmethod(function),
+        test=TestHints(params={"scalar": 1.0}, cases=(({"scalar": 0.0}, ((2, 3),)),),
+                       reference=lambda np, x, scalar: getattr(np, ufunc)(x, scalar), **hints))
+    return broadcast, scalar
+
+
+BroadcastEqual, EqualScalar = _comparisons("equal")
+BroadcastNotEqual, NotEqualScalar = _comparisons("not_equal")
+BroadcastGreater, GreaterScalar = _comparisons("greater")
+BroadcastGreaterEqual, GreaterEqualScalar = _comparisons("greater_equal")
+BroadcastLesser, LesserScalar = _comparisons("lesser")
+BroadcastLesserEqual, LesserEqualScalar = _comparisons("lesser_equal")
+BroadcastLogicalAnd, LogicalAndScalar = _comparisons("logical_and")
+BroadcastLogicalOr, LogicalOrScalar = _comparisons("logical_or")
+BroadcastLogicalXor, LogicalXorScalar = _comparisons("logical_xor")

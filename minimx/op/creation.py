@@ -31,6 +31,9 @@ class Zeros(Creation):
     """An array of zeros."""
     name = "_zeros"
     params = {"shape": _SHAPE, "dtype": _DTYPE}
+    test = TestHints(shapes=(), params={"shape": (2, 3)}, grad=False,
+                     cases=(({"shape": (4,), "dtype": "int32"}, ()),),
+                     reference=lambda np, shape, dtype="float32": np.zeros(shape, dtype))
 
     def forward(self, xp):
         return xp.zeros(self.shape, dtype=self.dtype)
@@ -41,6 +44,9 @@ class Ones(Creation):
     """An array of ones."""
     name = "_ones"
     params = {"shape": _SHAPE, "dtype": _DTYPE}
+    test = TestHints(shapes=(), params={"shape": (2, 3)}, grad=False,
+                     cases=(({"shape": (4,), "dtype": "int32"}, ()),),
+                     reference=lambda np, shape, dtype="float32": np.ones(shape, dtype))
 
     def forward(self, xp):
         return xp.ones(self.shape, dtype=self.dtype)
@@ -51,6 +57,8 @@ class Empty(Creation):
     """An array whose values are not set (minimx fills it with zeros)."""
     name = "_empty"
     params = {"shape": _SHAPE, "dtype": _DTYPE}
+    test = TestHints(shapes=(), params={"shape": (2, 3)}, grad=False, undefined_values=True,
+                     reference=lambda np, shape, dtype="float32": np.empty(shape, dtype))
 
     def forward(self, xp):
         return xp.zeros(self.shape, dtype=self.dtype)
@@ -61,7 +69,8 @@ class Full(Creation):
     """An array filled with ``value``."""
     name = "_full"
     params = {"shape": _SHAPE, "dtype": _DTYPE, "value": Param(float, doc="the fill value")}
-    test = TestHints(shapes=(), params={"shape": (2, 3), "value": 2.5}, grad=False)
+    test = TestHints(shapes=(), params={"shape": (2, 3), "value": 2.5}, grad=False,
+                     reference=lambda np, shape, value: np.full(shape, value))
 
     def forward(self, xp):
         return xp.full(self.shape, self.value, dtype=self.dtype)
@@ -79,7 +88,11 @@ class Arange(Creation):
         "infer_range": Param(bool, default=False),
         "dtype": _DTYPE,
     }
-    test = TestHints(shapes=(), params={"start": 1.0, "stop": 7.0, "step": 1.5}, grad=False)
+    test = TestHints(shapes=(), params={"start": 1.0, "stop": 7.0, "step": 1.5}, grad=False,
+                     cases=(({"start": 3.0, "repeat": 2}, ()),),
+                     reference=lambda np, start, stop=None, step=1.0, repeat=1: np.repeat(
+                         np.arange(start, stop, step) if stop is not None
+                         else np.arange(0, start, step), repeat))
 
     def _bounds(self):
         return (0.0, self.start) if self.stop is None else (self.start, self.stop)
@@ -103,7 +116,9 @@ class Eye(Creation):
     name = "_eye"
     params = {"N": Param(int), "M": Param(int, default=0, doc="columns (0: N)"),
               "k": Param(int, default=0), "dtype": _DTYPE}
-    test = TestHints(shapes=(), params={"N": 3, "M": 4, "k": 1}, grad=False)
+    test = TestHints(shapes=(), params={"N": 3, "M": 4, "k": 1}, grad=False,
+                     cases=(({"N": 3, "k": -1}, ()),),
+                     reference=lambda np, N, M=0, k=0: np.eye(N, M or N, k))
 
     def infer_shape(self):
         return (self.N, self.M or self.N)
@@ -118,7 +133,7 @@ class ZerosLike(OpDef):
     name = "zeros_like"
     differentiable = False
     method = True
-    test = TestHints(grad=False)
+    test = TestHints(grad=False, reference=lambda np, x: np.zeros(x.shape, x.dtype))
 
     def forward(self, xp, data):
         return xp.zeros_like(data)
@@ -130,7 +145,7 @@ class OnesLike(OpDef):
     name = "ones_like"
     differentiable = False
     method = True
-    test = TestHints(grad=False)
+    test = TestHints(grad=False, reference=lambda np, x: np.ones(x.shape, x.dtype))
 
     def forward(self, xp, data):
         return xp.ones_like(data)

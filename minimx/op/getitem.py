@@ -51,7 +51,10 @@ class Index(OpDef):
     params = {"key": Param(IndexKey, doc="normalized key"),
               "num_args": Param(int, default=1)}
     saves = ("input_shapes", "index0", "index1", "index2", "index3")
-    test = TestHints(shapes=((4, 3),), params={"key": (("slice", None, None, 2), ("int", 1))})
+    test = TestHints(shapes=((4, 3),), params={"key": (("slice", None, None, 2), ("int", 1))},
+                     cases=(({"key": (("array", 0), ("none",), ("slice", 2, None, None))},
+                             ((4, 3), (2, 2))),),
+                     integer_inputs={"index0": 4})
 
     def list_inputs(self, num_args=None):
         count = num_args if num_args is not None else self.num_args

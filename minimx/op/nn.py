@@ -421,8 +421,12 @@ class BatchNorm(OpDef):
         "max_calib_range": Param(Optional(float), default=None, doc="ignored"),
     }
     saves = ("data", "gamma", "mean", "var")
+    # inputs in [0.1, 1]: the moving variance must be positive
     test = TestHints(shapes=((3, 2, 2), (2,), (2,), (2,), (2,)), params={"fix_gamma": False},
-                     cases=(({}, ((4, 3), (3,), (3,), (3,), (3,))),))
+                     low=0.1, high=1.0,
+                     cases=(({}, ((4, 3), (3,), (3,), (3,), (3,))),
+                            ({"axis": -1, "fix_gamma": False},
+                             ((2, 3, 2), (2,), (2,), (2,), (2,)))))
 
     def num_visible(self):
         return 3 if self.output_mean_var else 1

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, normalize_dtype
 from .params import Param
 
-__all__ = ["OpDef", "Param", "TestHints", "register_op", "get_op", "list_ops", "OPS"]
+__all__ = ["OpDef", "Param", "TestHints", "register_op", "declare_op", "get_op", "list_ops",
+           "OPS"]
 
 OPS = {}            # name or alias -> OpDef subclass
 _INSTANCE_CACHE = {}
@@ -32,9 +33,11 @@ class TestHints:
     ``integer_inputs``: input name -> ``n`` (whole numbers in ``[0, n)``) or
     ``(lo, hi)``, stored in the case dtype; ``reference``: a numpy function
     ``reference(np, *inputs, **params)`` giving the expected visible output(s),
-    which receives the case parameters its signature names; ``grad``: False
-    where a numeric gradient makes no sense.  The generated tests live in
-    ``tests/op/test_registry.py``.
+    which receives the case parameters its signature names (long references
+    live in ``tests/op/references.py``, keyed by operator name); ``grad``: False
+    where a numeric gradient makes no sense; ``undefined_values``: the output
+    values are unspecified (``_empty``), so only shape and dtype are compared.
+    The generated tests live in ``tests/op/test_registry.py``.
     """
 
     shapes: tuple = ((2, 3),)
@@ -51,6 +54,7 @@ class TestHints:
     grad_atol: float = 1e-3
     dtypes: tuple = ("float32",)
     random: bool = False          # output is random: compare statistics, not values
+    undefined_values: bool = False
 
 
 class OpDef:
@@ -216,6 +220,16 @@ def register_op(cls):
             raise TypeError(f"operator name {name!r} is registered twice")
         OPS[name] = cls
     return cls
+
+
+def declare_op(class_name, bases, **attributes):
+    """Create, register and return an ``OpDef`` subclass without a class statement.
+
+    For families whose members differ only in data (comparisons, samplers): each
+    member is still one class, with ``name``, ``__doc__`` and ``test`` of its own.
+    """
+    namespace = {"__module__": bases[0].__module__, "__qualname__": class_name, **attributes}
+    return register_op(type(class_name, tuple(bases), namespace))
 
 
 def get_op(name):

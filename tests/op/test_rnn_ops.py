@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+import references  # noqa: E402
 from _nn_helpers import check_grads, compare_with_mxnet, requires_mxnet, run_minimx  # noqa
 
 from minimx.base import InvalidParameterError  # noqa: E402
@@ -31,32 +32,13 @@ def _rnn_inputs(seed, mode, steps, batch, input_size, hidden, layers, bidirectio
     return inputs + ([rng.standard_normal(state)] if mode == "lstm" else [])
 
 
-def _numpy_lstm(x, params, h, c, hidden):
-    """A single-layer LSTM written directly from the equations: an independent reference."""
-    size = x.shape[2]
-    w_ih = params[:4 * hidden * size].reshape(4 * hidden, size)
-    offset = 4 * hidden * size
-    w_hh = params[offset:offset + 4 * hidden * hidden].reshape(4 * hidden, hidden)
-    offset += 4 * hidden * hidden
-    b_ih, b_hh = params[offset:offset + 4 * hidden], params[offset + 4 * hidden:]
-    sigmoid = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
-    outputs = []
-    for x_t in x:
-        i, f, g, o = np.split(x_t @ w_ih.T + b_ih + h @ w_hh.T + b_hh, 4, axis=1)
-        c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
-        h = sigmoid(o) * np.tanh(c)
-        outputs.append(h)
-    return np.stack(outputs), h, c
-
-
 def test_lstm_matches_the_equations():
     x, params, h0, c0 = _rnn_inputs(0, "lstm", 4, 2, 3, 5, 1, False)
-    outputs, _, _ = run_minimx("RNN", [x, params, h0, c0],
-                               dict(state_size=5, num_layers=1, mode="lstm", state_outputs=True))
-    expected = _numpy_lstm(x, params, h0[0], c0[0], 5)
-    np.testing.assert_allclose(outputs[0], expected[0], rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(outputs[1][0], expected[1], rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(outputs[2][0], expected[2], rtol=1e-4, atol=1e-5)
+    settings = dict(state_size=5, num_layers=1, mode="lstm", state_outputs=True)
+    outputs, _, _ = run_minimx("RNN", [x, params, h0, c0], settings)
+    expected = references.rnn(np, x, params, h0, c0, **settings)
+    for name, actual, wanted in zip(("output", "state", "cell state"), outputs, expected):
+        np.testing.assert_allclose(actual, wanted, rtol=1e-4, atol=1e-5, err_msg=name)
 
 
 def test_rnn_inputs_outputs_and_shape_inference():

@@ -1,0 +1,324 @@
+"""Numpy references for the operators whose forward is too long for a lambda in TestHints.
+
+Each function is called as the inline references are, ``reference(np, *inputs, **params)``
+with the case parameters its signature names, and returns the visible output(s).  They
+are written from the definitions (loops over output positions), not from the
+operator code, so a shared mistake is unlikely.  ``REFERENCES`` maps an operator name
+to its function; ``registry_cases.reference_for`` uses it when a TestHints gives none.
+"""
+import math
+
+import numpy as np
+
+
+# -- dense layer and activations ---------------------------------------------------------------
+def fully_connected(np, x, weight, bias=None, flatten=True):
+    rows = x.reshape(x.shape[0], -1) if flatten else x
+    return rows @ weight.T + (0 if bias is None else bias)
+
+
+_ACTIVATIONS = {
+    "relu": lambda np, x: np.maximum(x, 0),
+    "sigmoid": lambda np, x: 1 / (1 + np.exp(-x)),
+    "tanh": lambda np, x: np.tanh(x),
+    "softrelu": lambda np, x: np.log1p(np.exp(x)),
+    "softsign": lambda np, x: x / (1 + np.abs(x)),
+}
+
+
+def activation(np, x, act_type):
+    return _ACTIVATIONS[act_type](np, x)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_LAMBDA = 1.0507009873554804934193349852946
+
+
+def leaky_relu(np, x, gamma=None, act_type="leaky", slope=0.25):
+    if act_type == "prelu":
+        return np.where(x > 0, x, gamma.reshape(1, -1, *([1] * (x.ndim - 2))) * x)
+    if act_type == "elu":
+        return np.where(x > 0, x, slope * (np.exp(x) - 1))
+    if act_type == "selu":
+        return _SELU_LAMBDA * np.where(x > 0, x, _SELU_ALPHA * (np.exp(x) - 1))
+    if act_type == "gelu":
+        return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+    return np.where(x > 0, x, slope * x)
+
+
+def softmax(np, x, axis=-1, temperature=None):
+    e = np.exp(x / (temperature or 1.0))
+    return e / e.sum(axis, keepdims=True)
+
+
+def softmax_cross_entropy(np, x, label):
+    log_probs = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
+    rows = np.arange(x.shape[0])
+    return -log_probs[rows, label.astype(int)].sum().reshape(1)
+
+
+# -- normalisation ---------------------------------------------------------------------------
+def _per_channel(vector, ndim, axis):
+    shape = [1] * ndim
+    shape[axis] = -1
+    return vector.reshape(shape)
+
+
+def batch_norm(np, x, gamma, beta, moving_mean, moving_var, eps=1e-3, fix_gamma=True, axis=1):
+    """Outside training (how the generated forward test calls it): the moving statistics."""
+    axis = axis % x.ndim
+    scale = np.ones_like(gamma) if fix_gamma else gamma
+    normalized = ((x - _per_channel(moving_mean, x.ndim, axis))
+                  / np.sqrt(_per_channel(moving_var, x.ndim, axis) + eps))
+    return normalized * _per_channel(scale, x.ndim, axis) + _per_channel(beta, x.ndim, axis)
+
+
+def layer_norm(np, x, gamma, beta, axis=-1, eps=1e-5):
+    axis = axis % x.ndim
+    mean = x.mean(axis=axis, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axis, keepdims=True)
+    normalized = (x - mean) / np.sqrt(var + eps)
+    return normalized * _per_channel(gamma, x.ndim, axis) + _per_channel(beta, x.ndim, axis)
+
+
+def instance_norm(np, x, gamma, beta, eps=1e-3):
+    out = np.empty_like(x, dtype="float64")
+    for sample, channel in np.ndindex(*x.shape[:2]):
+        plane = x[sample, channel]
+        normalized = (plane - plane.mean()) / np.sqrt(plane.var() + eps)
+        out[sample, channel] = normalized * gamma[channel] + beta[channel]
+    return out
+
+
+def l2_normalization(np, x, mode="instance", eps=1e-10):
+    axes = {"instance": tuple(range(1, x.ndim)), "channel": (1,),
+            "spatial": tuple(range(2, x.ndim))}[mode]
+    return x / np.sqrt((x * x).sum(axes, keepdims=True) + eps)
+
+
+def lrn(np, x, nsize, alpha=1e-4, beta=0.75, knorm=2.0):
+    """Each channel divided by a power of the squares summed over its ``nsize`` neighbours."""
+    out = np.empty_like(x, dtype="float64")
+    channels, half = x.shape[1], nsize // 2
+    for channel in range(channels):
+        low, high = max(0, channel - half), min(channels, channel + half + 1)
+        squares = (x[:, low:high] ** 2).sum(axis=1)
+        out[:, channel] = x[:, channel] / (knorm + alpha / nsize * squares) ** beta
+    return out
+
+
+# -- convolution and pooling -----------------------------------------------------------------
+def _geometry(kernel, stride, dilate, pad):
+    rank = len(kernel)
+    return stride or (1,) * rank, dilate or (1,) * rank, pad or (0,) * rank
+
+
+def convolution(np, data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(),
+                num_group=1):
+    """Every output element as the sum of one window times one filter."""
+    stride, dilate, pad = _geometry(kernel, stride, dilate, pad)
+    padded = np.pad(data, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilate)]
+    out_size = [(n - span) // s + 1 for n, span, s in zip(padded.shape[2:], spans, stride)]
+    batch, channels = data.shape[:2]
+    filters = weight.shape[0]
+    in_per_group, out_per_group = channels // num_group, filters // num_group
+    out = np.zeros((batch, filters, *out_size))
+    for f in range(filters):
+        group = f // out_per_group
+        inputs = padded[:, group * in_per_group:(group + 1) * in_per_group]
+        for position in np.ndindex(*out_size):
+            window = tuple(slice(o * s, o * s + span, d)
+                           for o, s, span, d in zip(position, stride, spans, dilate))
+            patch = inputs[(slice(None), slice(None)) + window]
+            out[(slice(None), f) + position] = (patch * weight[f]).reshape(batch, -1).sum(1)
+    if bias is not None:
+        out += _per_channel(bias, out.ndim, 1)
+    return out
+
+
+def deconvolution(np, data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(),
+                  target_shape=(), num_group=1):
+    """Every input element scatters ``value * filter`` into the (uncropped) output, which is
+    then cropped by ``pad`` at both ends and extended by ``adj`` at the end."""
+    stride, dilate, pad = _geometry(kernel, stride, dilate, pad)
+    adj = adj or (0,) * len(kernel)
+    spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilate)]
+    full = [(n - 1) * s + span for n, s, span in zip(data.shape[2:], stride, spans)]
+    if target_shape:
+        pad = tuple((size - target + 1) // 2 for size, target in zip(full, target_shape))
+        sizes = list(target_shape)
+    else:
+        sizes = [size - 2 * p + a for size, p, a in zip(full, pad, adj)]
+    batch, channels = data.shape[:2]
+    in_per_group = channels // num_group
+    out_per_group = weight.shape[1]
+    canvas = np.zeros((batch, out_per_group * num_group,
+                          *[p + size for p, size in zip(pad, sizes)]))
+    for c in range(channels):
+        group = c // in_per_group
+        targets = slice(group * out_per_group, (group + 1) * out_per_group)
+        for position in np.ndindex(*data.shape[2:]):
+            window = tuple(slice(i * s, i * s + span, d)
+                           for i, s, span, d in zip(position, stride, spans, dilate))
+            value = data[(slice(None), c) + position].reshape(batch, 1, *[1] * len(kernel))
+            # windows past the end of the canvas fall into the cropped-off region
+            region = canvas[(slice(None), targets) + window]
+            visible = tuple(slice(0, n) for n in region.shape[2:])
+            region += (value * weight[c][None])[(slice(None), slice(None)) + visible]
+    out = canvas[(slice(None), slice(None)) + tuple(slice(p, None) for p in pad)]
+    if bias is not None:
+        out = out + _per_channel(bias, out.ndim, 1)
+    return out
+
+
+def pooling(np, data, kernel=(), pool_type="max", global_pool=False,
+            pooling_convention="valid", stride=(), pad=(), p_value=None,
+            count_include_pad=None):
+    """Every output element from its window, clipped to the (padded) input."""
+    spatial = data.shape[2:]
+    if global_pool:
+        kernel, stride, pad = tuple(spatial), (1,) * len(spatial), (0,) * len(spatial)
+    stride, _, pad = _geometry(kernel, stride, (), pad)
+    rounding = math.ceil if pooling_convention == "full" else math.floor
+    out_size = [int(rounding((n + 2 * p - k) / s)) + 1
+                for n, k, s, p in zip(spatial, kernel, stride, pad)]
+    out = np.zeros(data.shape[:2] + tuple(out_size))
+    for position in np.ndindex(*out_size):
+        starts = [o * s - p for o, s, p in zip(position, stride, pad)]
+        ends = [start + k for start, k in zip(starts, kernel)]
+        inside = tuple(slice(max(a, 0), min(b, n)) for a, b, n in zip(starts, ends, spatial))
+        values = data[(slice(None), slice(None)) + inside].reshape(data.shape[:2] + (-1,))
+        if pool_type == "max":
+            result = values.max(-1)        # padding never wins a maximum
+        elif pool_type == "lp":
+            result = (values ** (p_value or 1)).sum(-1) ** (1.0 / (p_value or 1))
+        else:
+            result = values.sum(-1)
+        if pool_type == "avg":
+            if count_include_pad in (None, True):
+                count = math.prod(min(b, n + p) - max(a, -p)
+                                  for a, b, n, p in zip(starts, ends, spatial, pad))
+            else:
+                count = math.prod(s.stop - s.start for s in inside)
+            result = result / max(count, 1)
+        out[(slice(None), slice(None)) + position] = result
+    return out
+
+
+# -- recurrent layers and sequences ----------------------------------------------------------
+_GATE_COUNT = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
+    """One time step of one cell, from the textbook equations; returns (h, c)."""
+    if mode == "lstm":
+        i, f, g, o = np.split(x @ w_ih.T + b_ih + h @ w_hh.T + b_hh, 4, axis=1)
+        c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+        return _sigmoid(o) * np.tanh(c), c
+    if mode == "gru":
+        x_r, x_z, x_n = np.split(x @ w_ih.T + b_ih, 3, axis=1)
+        h_r, h_z, h_n = np.split(h @ w_hh.T + b_hh, 3, axis=1)
+        reset, update = _sigmoid(x_r + h_r), _sigmoid(x_z + h_z)
+        new = np.tanh(x_n + reset * h_n)
+        return (1 - update) * new + update * h, c
+    pre = x @ w_ih.T + b_ih + h @ w_hh.T + b_hh
+    return (np.maximum(pre, 0) if mode == "rnn_relu" else np.tanh(pre)), c
+
+
+def _unpack_rnn(parameters, mode, input_size, hidden, layers, directions):
+    """Per (layer, direction): w_ih, w_hh, b_ih, b_hh; all weights come first, then biases."""
+    rows = _GATE_COUNT[mode] * hidden
+    cursor = 0
+
+    def take(*shape):
+        nonlocal cursor
+        size = math.prod(shape)
+        cursor += size
+        return parameters[cursor - size:cursor].reshape(shape)
+
+    weights = [(take(rows, input_size if layer == 0 else directions * hidden),
+                take(rows, hidden))
+               for layer in range(layers) for _ in range(directions)]
+    biases = [(take(rows), take(rows)) for _ in range(layers * directions)]
+    return [w + b for w, b in zip(weights, biases)]
+
+
+def rnn(np, data, parameters, state, state_cell=None, state_size=1, num_layers=1, mode="lstm",
+        bidirectional=False, state_outputs=False):
+    directions = 2 if bidirectional else 1
+    cells = _unpack_rnn(parameters, mode, data.shape[2], state_size, num_layers, directions)
+    inputs, final_h, final_c = data, [], []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            index = layer * directions + direction
+            h = state[index]
+            c = None if state_cell is None else state_cell[index]
+            steps = range(len(inputs))
+            sequence = [None] * len(inputs)
+            for t in (reversed(steps) if direction == 1 else steps):
+                h, c = _cell(mode, inputs[t], h, c, *cells[index])
+                sequence[t] = h
+            outputs.append(np.stack(sequence))
+            final_h.append(h)
+            final_c.append(c)
+        inputs = np.concatenate(outputs, axis=-1)
+    if not state_outputs:
+        return inputs
+    results = [inputs, np.stack(final_h)]
+    return results + ([np.stack(final_c)] if mode == "lstm" else [])
+
+
+def _lengths(data, sequence_length, axis):
+    batch = data.shape[1 - axis]
+    if sequence_length is None:
+        return [data.shape[axis]] * batch
+    return [int(length) for length in sequence_length]
+
+
+def sequence_mask(np, data, sequence_length=None, axis=0, value=0.0):
+    out = np.moveaxis(data.copy(), axis, 0)        # (time, batch, ...)
+    for sample, length in enumerate(_lengths(data, sequence_length, axis)):
+        out[length:, sample] = value
+    return np.moveaxis(out, 0, axis)
+
+
+def sequence_last(np, data, sequence_length=None, axis=0):
+    steps = np.moveaxis(data, axis, 0)
+    lengths = _lengths(data, sequence_length, axis)
+    # a length of 0 reads step 0, as MXNet does
+    return np.stack([steps[max(length, 1) - 1, sample]
+                        for sample, length in enumerate(lengths)])
+
+
+def sequence_reverse(np, data, sequence_length=None, axis=0):
+    out = data.copy()
+    for sample, length in enumerate(_lengths(data, sequence_length, axis)):
+        out[:length, sample] = data[:length, sample][::-1]
+    return out
+
+
+# -- indexing ----------------------------------------------------------------------------------
+def index(np, data, *index_arrays, key):
+    """``data[key]`` where ``key`` is the operator's normalized form of a numpy key."""
+    readable = {"int": lambda item: item[1], "slice": lambda item: slice(*item[1:]),
+                "none": lambda item: None, "ellipsis": lambda item: Ellipsis,
+                "array": lambda item: index_arrays[item[1]].astype(int)}
+    result = data[tuple(readable[item[0]](item) for item in key)]
+    return np.asarray(result).reshape(result.shape or (1,))
+
+
+REFERENCES = {
+    "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
+    "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
+    "BatchNorm": batch_norm, "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
+    "L2Normalization": l2_normalization, "LRN": lrn,
+    "Convolution": convolution, "Deconvolution": deconvolution, "Pooling": pooling,
+    "RNN": rnn, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,
+    "SequenceReverse": sequence_reverse, "_index": index,
+}
