@@ -147,7 +147,9 @@ class LAMB(_TwoMoments):
         weight = weight - lr * (r1 / r2 if both are non-zero else 1) * direction
 
     where ``mean_hat, var_hat`` are ``mean / (1 - beta1**t), var / (1 - beta2**t)``
-    when ``bias_correction`` is on, else ``mean, var``.
+    when ``bias_correction`` is on, else ``mean, var``.  With ``multi_precision``
+    the float32 master copy is updated at every step; MXNet 1.9.1 leaves it at its
+    initial value (its ``mp_lamb_update_phase2`` writes only the float16 weight).
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,

@@ -77,13 +77,15 @@ class ccSGD(SGD):  # noqa: N801  (MXNet's name)
 
 @register
 class NAG(_MasterCopyLast):
-    """Nesterov accelerated gradient.
+    """Nesterov accelerated gradient: step along the momentum looked one step ahead.
 
-    With ``d = g + wd * weight``::
+    With ``step = lr * (g + wd * weight)``::
 
-        mom = momentum * mom + d
-        weight = weight - lr * (d + momentum * mom)
+        mom = momentum * mom - step
+        weight = weight + momentum * mom - step
 
+    except that, as in MXNet 1.9.1, the ``wd * weight`` term added to ``mom`` uses
+    the weight already updated (MXNet's kernel writes the weight in place first).
     Without momentum it is plain SGD.
     """
 
@@ -96,12 +98,14 @@ class NAG(_MasterCopyLast):
 
     def update(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        direction = self._rescaled_grad(grad) + wd * weight
+        g = self._rescaled_grad(grad)
+        step = lr * (g + wd * weight)
         if state is None:
-            weight[:] = weight - lr * direction
-        else:
-            state[:] = self.momentum * state + direction
-            weight[:] = weight - lr * (direction + self.momentum * state)
+            weight[:] = weight - step
+            return
+        state[:] = self.momentum * state
+        weight[:] = weight + self.momentum * (state - step) - step
+        state[:] = state - lr * (g + wd * weight)       # the updated weight, as in MXNet
 
 
 @register
