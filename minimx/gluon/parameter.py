@@ -268,6 +268,8 @@ class Parameter:
         if dtype_source not in ("current", "saved"):
             raise InvalidParameterError(f"dtype_source must be 'current' or 'saved', got "
                                         f"{dtype_source!r}")
+        if self._dtype is None:
+            self._dtype = data.dtype
         if np.dtype(self._dtype) == np.dtype(data.dtype):
             return data
         if not cast_dtype:
