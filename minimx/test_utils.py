@@ -27,6 +27,7 @@ __all__ = [
     "assert_almost_equal", "almost_equal", "same", "assert_exception", "rand_shape_2d",
     "rand_shape_3d", "rand_shape_nd", "random_arrays", "rand_ndarray", "numeric_grad",
     "check_numeric_gradient", "check_consistency", "register_callable_adapter",
+    "check_symbolic_forward", "check_symbolic_backward",
     "choose_seed", "random_seed", "with_seed",
 ]
 
@@ -500,3 +501,10 @@ def with_seed(seed=None):
         return wrapper
 
     return decorator
+
+
+# -- Symbols: checked through an Executor, or (numeric gradient) op by op --------------------
+from .symbol.testing import (check_symbolic_backward, check_symbolic_forward,  # noqa: E402
+                             is_symbol, symbol_adapter)
+
+register_callable_adapter(is_symbol, symbol_adapter)

@@ -135,8 +135,10 @@ class Executor:
         """Compute gradients of the arguments into ``grad_arrays`` (per ``grad_req``)."""
         if self.grad_arrays is None:
             raise MXNetError("backward: this executor was bound without args_grad")
-        if out_grads is not None and isinstance(out_grads, NDArray):
+        if isinstance(out_grads, NDArray):
             out_grads = [out_grads]
+        elif isinstance(out_grads, dict):
+            out_grads = [out_grads[name] for name in self._symbol.list_outputs()]
         plan = self._plan(True)
         xp = backend.get_xp(self._ctx)
         targets = [(self._variables[name], array, req) for name, array, req in
