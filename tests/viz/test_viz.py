@@ -128,7 +128,8 @@ def test_print_summary_total_counts_every_learned_parameter(hidden, channels, fi
     total = int(text.split("Total params: ")[1].split()[0])
     assert total == learned_parameter_total(net, shape)
     rows = {line.split()[0]: line.split() for line in text.splitlines() if "(" in line}
-    assert rows["conv(Convolution)"][2] == str(filters * (channels * kernel * kernel + 1 - no_bias))
+    per_filter = channels * kernel * kernel + (0 if no_bias else 1)
+    assert rows["conv(Convolution)"][2] == str(filters * per_filter)
     assert rows["bn(BatchNorm)"][2] == str(2 * filters)
 
 
