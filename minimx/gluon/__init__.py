@@ -1,3 +1,14 @@
-"""Being written."""
+"""``mx.gluon``: the imperative-first API — Parameters, Blocks, hybridize, layers, training.
+
+Lesson: 08-gluon, 09-hybridize.  Mirrors ``python/mxnet/gluon/``.
+"""
 from . import parameter
+from .block import Block
+from .cached_op import CachedOp
+from .hybrid_block import HybridBlock
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
+from .symbol_block import SymbolBlock
+from . import nn  # noqa: E402  (layers need the block classes above)
+
+__all__ = ["Block", "HybridBlock", "SymbolBlock", "CachedOp", "Parameter", "ParameterDict",
+           "Constant", "DeferredInitializationError", "parameter", "nn"]

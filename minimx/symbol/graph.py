@@ -16,7 +16,8 @@ HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_sta
 MXNET_ONLY_PARAMS = frozenset({"ctx", "is_int"})
 # Operators whose outputs MXNet names after their declared names (FListOutputNames):
 # ``bn_mean``, ``rnn_state_output``, ``split0_output0``; others give ``output<i>``.
-_NAMED_OUTPUTS = {"BatchNorm", "LayerNorm", "InstanceNorm", "RNN", "Dropout", "SliceChannel"}
+_NAMED_OUTPUTS = {"BatchNorm", "LayerNorm", "InstanceNorm", "RNN", "Dropout", "SliceChannel",
+                  "Custom"}
 # Initializer hints MXNet gives an operator's input variables when composing
 # (its FSetInputVarAttrOnCompose): op name -> {input name: __init__ attribute}.
 _INPUT_INIT_HINTS = {
@@ -101,9 +102,10 @@ def topo_order(entries):
 
 def is_aux_input(node, position):
     """Whether input ``position`` of ``node`` is an auxiliary state (updated, not learned)."""
-    if node.op is None or not node.op.aux:
+    if node.op is None:
         return False
-    return node.input_names()[position] in node.op.aux
+    aux = node.instance.aux       # per instance: a Custom op's come from its CustomOpProp
+    return bool(aux) and node.input_names()[position] in aux
 
 
 def entries_depending_on(entries, variable_ids):

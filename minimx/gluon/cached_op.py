@@ -1,0 +1,140 @@
+"""CachedOp: a traced graph run imperatively, one engine push per call.
+
+Lesson: 09-hybridize.  Mirrors ``CachedOp`` in ``src/imperative/cached_op.cc``.
+``hybridize()`` traces a block once into a Symbol; every later call runs the
+planned graph (``minimx.executor.plan``) as ONE engine operation, without
+calling the block's Python code.  Under ``autograd.record()`` the whole call
+is recorded as one tape node whose backward is one more engine operation.
+"""
+from .. import backend, engine, random_state
+from ..autograd import recording
+from ..autograd.tape import FunctionNode
+from ..executor.plan import build_plan
+from ..executor.run import run_backward, run_forward
+from ..ndarray import NDArray
+from ..symbol import inference
+from ..symbol.graph import aux_variables, entries_depending_on, topo_order
+
+__all__ = ["CachedOp"]
+
+
+class CachedOp:
+    """Runs ``symbol`` on NDArrays given in the order of ``input_names``.
+
+    One plan is made per input signature (shapes, dtypes, context, training
+    mode) and reused; ``plans_built`` counts them, so a lesson can show that
+    a new input shape means a new plan.
+    """
+
+    def __init__(self, symbol, input_names):
+        self.symbol = symbol
+        self.input_names = list(input_names)
+        self._entries = symbol._entries
+        variables = {node.name: node for node in topo_order(self._entries) if node.is_variable}
+        missing = [name for name in self.input_names if name not in variables]
+        if missing:
+            raise ValueError(f"CachedOp: the graph has no inputs named {missing}")
+        self._variables = [variables[name] for name in self.input_names]
+        aux = aux_variables(self._entries)
+        self._mutated = [id(node) in aux for node in self._variables]
+        self._plans = {}
+        self.plans_built = 0
+        self.calls = 0
+
+    def _plan_for(self, arrays, is_train):
+        ctx = arrays[0].context
+        key = (tuple((a.shape, a._dtype) for a in arrays), ctx, is_train)
+        found = self._plans.get(key)
+        if found is None:
+            shapes_in = {node.name: a.shape for node, a in zip(self._variables, arrays)}
+            dtypes_in = {node.name: a._dtype for node, a in zip(self._variables, arrays)}
+            _, shapes = inference.infer_shapes(self._entries, shapes_in)
+            _, dtypes = inference.infer_types(self._entries, dtypes_in)
+            plan = build_plan(self._entries, shapes, dtypes, is_train, backend.get_xp(ctx))
+            found = self._plans[key] = (plan, shapes, dtypes)
+            self.plans_built += 1
+        return found
+
+    def __call__(self, *arrays):
+        """Run the graph; returns one NDArray or a list (one per output)."""
+        self.calls += 1
+        is_train = recording.is_training()
+        plan, shapes, dtypes = self._plan_for(arrays, is_train)
+        ctx = arrays[0].context
+        outputs = [NDArray._empty(shapes[entry], dtypes[entry], ctx) for entry in self._entries]
+        record = recording.is_recording() and any(a._autograd is not None for a in arrays)
+        saved = {} if record else None
+        self._push_forward(plan, arrays, outputs, ctx, is_train, saved)
+        if record:
+            node = FunctionNode(_Backward(self, plan, arrays, outputs, saved, shapes, dtypes,
+                                          is_train),
+                                [a._autograd for a in arrays], [o.shape for o in outputs],
+                                [o._dtype for o in outputs], ctx)
+            for index, output in enumerate(outputs):
+                output._autograd = (node, index)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def _push_forward(self, plan, arrays, outputs, ctx, is_train, saved):
+        xp = backend.get_xp(ctx)
+        keys = [(node, 0) for node in self._variables]
+        seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
+                 for node in step.nodes if "rng" in node.op.forward_extras}
+        result_keys = [_resolve(plan, entry) for entry in self._entries]
+        mutated = [a for a, is_aux in zip(arrays, self._mutated) if is_aux]
+
+        def run():
+            values = {key: array._read() for key, array in zip(keys, arrays)}
+            run_forward(plan, xp, values, is_train, seeds,
+                        lambda seed: backend.make_rng(ctx, seed), saved)
+            for target, key in zip(outputs, result_keys):
+                target._write(values[key])
+
+        engine.push(run, [a._chunk.var for a in arrays],
+                    [o._chunk.var for o in outputs] + [a._chunk.var for a in mutated],
+                    ctx, "CachedOp")
+
+
+def _resolve(plan, entry):
+    while entry in plan.aliases:
+        entry = plan.aliases[entry]
+    return entry
+
+
+class _Backward:
+    """The tape's view of one CachedOp call: its backward is one engine push."""
+
+    def __init__(self, cached_op, plan, arrays, outputs, saved, shapes, dtypes, is_train):
+        self.cached_op = cached_op
+        self.plan = plan
+        self.arrays = arrays
+        self.outputs = outputs
+        self.saved = saved
+        self.meta = {key: (shapes[key], dtypes[key]) for key in shapes
+                     if shapes[key] is not None and dtypes.get(key) is not None}
+        self.is_train = is_train
+
+    def _run_backward(self, out_grads, create_graph):
+        ctx = self.arrays[0].context
+        xp = backend.get_xp(ctx)
+        variables = self.cached_op._variables
+        wanted = [a._autograd is not None for a in self.arrays]
+        needs_grad = entries_depending_on(self.cached_op._entries,
+                                          {id(v) for v, w in zip(variables, wanted) if w})
+        grads = [NDArray._empty(a.shape, a._dtype, ctx) if w else None
+                 for a, w in zip(self.arrays, wanted)]
+        plan, saved, meta, is_train = self.plan, self.saved, self.meta, self.is_train
+        entries = self.cached_op._entries
+
+        def run():
+            heads = {entry: g._read() for entry, g in zip(entries, out_grads)}
+            result = run_backward(plan, xp, heads, saved, needs_grad, is_train, meta)
+            for node, target in zip(variables, grads):
+                if target is not None:
+                    value = result.get((node, 0))
+                    target._write(xp.zeros(target.shape, target._dtype) if value is None
+                                  else value)
+
+        engine.push(run, [g._chunk.var for g in out_grads] + [o._chunk.var for o in self.outputs],
+                    [g._chunk.var for g in grads if g is not None], ctx, "CachedOp_backward")
+        return grads
+

@@ -1,0 +1,180 @@
+"""HybridBlock: a Block written once for both ``nd`` and ``sym``, compiled by ``hybridize()``.
+
+Lesson: 09-hybridize.  Mirrors ``HybridBlock`` in ``python/mxnet/gluon/block.py``.
+``hybrid_forward(F, x, ..., **params)`` receives ``F = nd`` when run
+imperatively and ``F = sym`` while being traced.  After ``hybridize()`` the
+next call traces it once into a Symbol and builds a CachedOp; every later call
+runs the cached graph, so the Python body of ``hybrid_forward`` does not run
+again (a ``print`` inside it prints only once).
+
+What cannot be hybridized: code that needs values (``if x.sum() > 0``,
+``x.asnumpy()``, ``x.shape`` of intermediate results), in-place writes, and
+Python loops whose length depends on data.
+"""
+from .. import ndarray as nd
+from .. import symbol as sym
+from ..ndarray import NDArray
+from ..symbol import Symbol
+from .block import Block
+from .cached_op import CachedOp
+from .parameter import DeferredInitializationError
+
+__all__ = ["HybridBlock"]
+
+
+class HybridBlock(Block):
+    """A Block whose computation is written as ``hybrid_forward(F, x, ...)``.
+
+    Examples
+    --------
+    >>> class AddOne(mx.gluon.HybridBlock):
+    ...     def hybrid_forward(self, F, x):
+    ...         return x + 1
+    >>> block = AddOne(); block.hybridize()
+    >>> block(nd.zeros((2,))).asnumpy()
+    array([1., 1.], dtype=float32)
+    """
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix, params)
+        self._active = False
+        self._flags = {}
+        self._cached_graph = ()
+        self._cached_op = None
+        self._cached_params = []
+
+    def register_child(self, block, name=None):
+        if not isinstance(block, HybridBlock):
+            raise ValueError(
+                f"Children of HybridBlock must also be HybridBlock, but {block!r} has type "
+                f"{type(block)}. If you are using Sequential, please try HybridSequential "
+                f"instead.")
+        super().register_child(block, name)
+        self._clear_cached_op()
+        return block
+
+    def hybridize(self, active=True, static_alloc=False, static_shape=False, **kwargs):
+        """Compile on the next call: trace ``hybrid_forward`` once, then run the cached graph.
+
+        ``static_alloc``/``static_shape`` are accepted for MXNet compatibility; minimx
+        always reuses its plan per input shape.
+        """
+        self._active = active
+        self._flags = dict(static_alloc=static_alloc, static_shape=static_shape, **kwargs)
+        self._clear_cached_op()
+        super().hybridize(active, static_alloc=static_alloc, static_shape=static_shape,
+                          **kwargs)
+
+    def _clear_cached_op(self):
+        self._cached_graph = ()
+        self._cached_op = None
+
+    def infer_shape(self, *args):
+        """Complete the parameter shapes from the input arrays (deferred initialisation)."""
+        self._deferred_infer_shape(*args)
+
+    # -- tracing ---------------------------------------------------------------------------------
+    def _get_graph(self, *args):
+        """(input Variables, output Symbol) of ``hybrid_forward`` traced with ``F = sym``."""
+        if not self._cached_graph:
+            names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
+            inputs = [sym.var(name) for name in names]
+            params = {name: param.var() for name, param in self._reg_params.items()}
+            with self.name_scope():
+                out = self.hybrid_forward(sym, *inputs, **params)
+            self._out_format = "single" if isinstance(out, Symbol) else type(out)
+            out = out if isinstance(out, Symbol) else sym.Group(list(out))
+            self._cached_graph = (inputs, out)
+        return self._cached_graph
+
+    def _deferred_infer_shape(self, *args):
+        inputs, out = self._get_graph(*args)
+        shapes = {var.name: arg.shape for var, arg in zip(inputs, args)}
+        arg_shapes, _, aux_shapes = out.infer_shape_partial(**shapes)
+        inferred = dict(zip(out.list_arguments(), arg_shapes))
+        inferred.update(zip(out.list_auxiliary_states(), aux_shapes))
+        for name, param in self.collect_params().items():
+            shape = inferred.get(name)
+            if shape:
+                param.shape = shape
+
+    def _finish_deferred_init(self, *args):
+        try:
+            self._deferred_infer_shape(*args)
+        except Exception as error:
+            raise ValueError(f"{self.name}: deferred initialisation failed because shape "
+                             f"inference failed: {error}") from error
+        for param in self.collect_params().values():
+            param._finish_deferred_init()
+
+    # -- running ---------------------------------------------------------------------------------
+    def forward(self, x, *args):
+        """Run ``hybrid_forward`` with ``F = nd`` (or the cached graph once hybridized);
+        with a Symbol input, return the Symbol it builds."""
+        if isinstance(x, Symbol):
+            params = {name: param.var() for name, param in self._reg_params.items()}
+            with self.name_scope():
+                return self.hybrid_forward(sym, x, *args, **params)
+        if not isinstance(x, NDArray):
+            raise TypeError(f"{type(self).__name__}: expected an NDArray or Symbol input, "
+                            f"got {type(x).__name__}")
+        with x.context:
+            if self._active:
+                return self._call_cached_op(x, *args)
+            try:
+                params = {name: p.data(x.context) for name, p in self._reg_params.items()}
+            except DeferredInitializationError:
+                self._finish_deferred_init(x, *args)
+                params = {name: p.data(x.context) for name, p in self._reg_params.items()}
+            return self.hybrid_forward(nd, x, *args, **params)
+
+    def _call_cached_op(self, *args):
+        if self._cached_op is None:
+            self._build_cache(*args)
+        ctx = args[0].context
+        try:
+            params = [param.data(ctx) for param in self._cached_params]
+        except DeferredInitializationError:
+            self._finish_deferred_init(*args)
+            params = [param.data(ctx) for param in self._cached_params]
+        out = self._cached_op(*args, *params)
+        if self._out_format == "single":
+            return out
+        return self._out_format(out if isinstance(out, list) else [out])
+
+    def _build_cache(self, *args):
+        inputs, out = self._get_graph(*args)
+        data_names = [var.name for var in inputs]
+        params = self.collect_params()
+        param_names = [name for name in out.list_inputs() if name not in data_names]
+        unknown = [name for name in param_names if name not in params]
+        if unknown:
+            raise ValueError(f"{self.name}: the traced graph uses inputs {unknown} that are "
+                             f"neither data nor parameters of this block")
+        self._cached_op = CachedOp(out, data_names + param_names)
+        self._cached_params = [params[name] for name in param_names]
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward")
+
+    # -- export ---------------------------------------------------------------------------------
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Write ``path-symbol.json`` and ``path-%04d.params`` (as MXNet's export does).
+
+        The block must have been hybridized and run once.  Returns the two file names.
+        """
+        if not self._cached_graph:
+            raise RuntimeError("Please first call block.hybridize() and then run forward with "
+                               "this block at least once before calling export.")
+        out = self._cached_graph[1]
+        symbol_file, params_file = f"{path}-symbol.json", f"{path}-{epoch:04d}.params"
+        out.save(symbol_file)
+        arguments, auxiliary = set(out.list_arguments()), set(out.list_auxiliary_states())
+        arrays = {}
+        for name, param in self.collect_params().items():
+            if name in arguments:
+                arrays[f"arg:{name}"] = param._reduce()
+            elif name in auxiliary:
+                arrays[f"aux:{name}"] = param._reduce()
+        nd.save(params_file, arrays)
+        return symbol_file, params_file

@@ -1,0 +1,55 @@
+"""Sequential and HybridSequential: run children one after another.
+
+Lesson: 08-gluon.  Mirrors ``Sequential``/``HybridSequential`` in
+``python/mxnet/gluon/nn/basic_layers.py``.
+"""
+from ..block import Block
+from ..hybrid_block import HybridBlock
+
+__all__ = ["Sequential", "HybridSequential"]
+
+
+class _Stack:
+    """What both containers share: ``add``, indexing, ``len``."""
+
+    def add(self, *blocks):
+        """Append blocks; they run in the order added."""
+        for block in blocks:
+            self.register_child(block)
+        return self
+
+    def __getitem__(self, key):
+        children = list(self._children.values())
+        if isinstance(key, slice):
+            stack = type(self)(prefix=self.prefix)
+            with stack.name_scope():
+                stack.add(*children[key])
+            return stack
+        return children[key]
+
+    def __len__(self):
+        return len(self._children)
+
+
+class Sequential(_Stack, Block):
+    """Blocks applied in sequence: ``net.add(nn.Dense(10), nn.Dense(2))``."""
+
+    def forward(self, x, *args):
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                x, *args = x
+        return x
+
+
+class HybridSequential(_Stack, HybridBlock):
+    """HybridBlocks applied in sequence; hybridize it to compile the whole stack."""
+
+    def hybrid_forward(self, F, x, *args):
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                x, *args = x
+        return x
