@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minimx as mx
 from minimx import nd
@@ -305,3 +307,27 @@ def test_seed_subclass_with_the_typo_keeps_the_base_update():
             self.num_inst += 1
     with pytest.raises(NotImplementedError):
         Misspelt("accuracy").update(arrays([0]), arrays([[1, 0]]))
+
+
+# -- properties -------------------------------------------------------------------------------
+@settings(max_examples=15, deadline=None)
+@given(st.integers(2, 12), st.integers(2, 4), st.integers(0, 2**31 - 1), st.data())
+def test_counting_metrics_do_not_depend_on_how_batches_are_split(size, classes, seed, data):
+    """Accuracy, cross-entropy and micro F1 over any split equal their value on the whole."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, classes, size=size).astype(np.float32)
+    scores = rng.random((size, classes)).astype(np.float32) + 0.01
+    cut = data.draw(st.integers(1, size - 1))
+    binary_labels = (labels % 2).astype(np.float32)
+    binary_scores = scores[:, :2]
+    for name, kwargs, y, p in [("acc", {}, labels, scores), ("ce", {}, labels, scores),
+                               ("f1", {"average": "micro"}, binary_labels, binary_scores)]:
+        whole, split = mx.metric.create(name, **kwargs), mx.metric.create(name, **kwargs)
+        whole.update([y], [p])
+        split.update([y[:cut]], [p[:cut]])
+        split.update([nd.array(y[cut:])], [nd.array(p[cut:])])
+        assert value(split) == pytest.approx(value(whole), rel=1e-5), name
+    expected = np.mean(scores.argmax(axis=1) == labels)
+    acc = mx.metric.Accuracy()
+    acc.update([labels], [scores])
+    assert value(acc) == pytest.approx(expected)
