@@ -25,7 +25,7 @@ __all__ = [
     "Var", "Operation", "EngineEvent", "push", "wait_for_var", "wait_all", "new_var",
     "set_engine", "get_engine", "engine_type", "bulk", "set_bulk_size", "set_max_pending",
     "max_pending", "pending_count", "subscribe", "unsubscribe", "NaiveEngine", "ThreadedEngine",
-    "raise_if_no_value",
+    "raise_if_no_value", "run_inline",
 ]
 
 ENGINES = {"NaiveEngine": NaiveEngine, "ThreadedEngine": ThreadedEngine,
@@ -47,10 +47,12 @@ _current = _make(os.environ.get("MINIMX_ENGINE_TYPE", "ThreadedEngine"), _env_ma
 
 
 class _BulkState(threading.local):
-    """Per thread: how many operations to group, and the group being built."""
+    """Per thread: how many operations to group, the group being built, and, inside
+    ``run_inline``, the NaiveEngine that runs this thread's pushes."""
 
     size = 1
     ops = None
+    inline = None
 
 
 _bulk = _BulkState()
@@ -77,6 +79,9 @@ def push(fn, read_vars, write_vars, ctx, name="op"):
         write_vars = list(dict.fromkeys(write_vars))
     if write_vars:
         read_vars = [var for var in read_vars if var not in write_vars]
+    if _bulk.inline is not None:
+        _bulk.inline.push(Operation(fn, read_vars, write_vars, ctx, name))
+        return
     if _bulk.size > 1:
         _add_to_bulk(fn, read_vars, write_vars, ctx, name)
         return
@@ -103,6 +108,9 @@ def raise_if_no_value(var):
 
 def wait_all():
     """Block until every pushed operation is done; raise the first error since last time."""
+    if _bulk.inline is not None:
+        _bulk.inline.wait_all()       # the worker running us would otherwise wait for itself
+        return
     _flush_bulk()
     _current.wait_all()
 
@@ -147,6 +155,23 @@ def engine_type(name):
         yield get_engine()
     finally:
         set_engine(previous)
+
+
+@contextlib.contextmanager
+def run_inline():
+    """Within the body, this thread's pushes run at once, in this thread.
+
+    For operator code that calls nd functions itself (``mx.operator.CustomOp``):
+    it runs inside an engine worker, and waiting there for work queued behind
+    it could block that worker forever.  Sync points on arrays made inside work
+    as usual; ``wait_all`` covers only the work pushed inside.
+    """
+    previous = _bulk.inline
+    _bulk.inline = previous or NaiveEngine()
+    try:
+        yield
+    finally:
+        _bulk.inline = previous
 
 
 def set_max_pending(limit):

@@ -1,0 +1,32 @@
+"""``mx.operator``: operators written in Python by the user (MXNet's CustomOp API).
+
+Lesson: 03-autograd, 07-executor.  Mirrors ``python/mxnet/operator.py``.
+``prop.py`` holds what a user subclasses (``CustomOp``, ``CustomOpProp``) and
+``register``; ``custom.py`` the one registry entry, ``Custom``, that runs any
+registered Prop, so custom operators work in ``nd``, autograd, ``sym`` and
+the Executor like built-in ones; ``frontend.py`` the ``nd.Custom`` and
+``sym.Custom`` functions, attached to those modules below.
+"""
+from .. import ndarray, symbol
+from . import example
+from .custom import Custom
+from .frontend import ndarray_custom, symbol_custom
+from .prop import CustomOp, CustomOpProp, register
+
+__all__ = ["CustomOp", "CustomOpProp", "register", "Custom"]
+
+
+def _attach(module, function):
+    """Make ``function`` ``<module>.Custom`` and ``<module>.op.Custom``.
+
+    ``ndarray`` and ``symbol`` are imported before this package (it builds on
+    both), so their generated functions cannot include Custom.
+    """
+    module.Custom = function
+    module.op.Custom = function
+    if "Custom" not in module.__all__:
+        module.__all__.append("Custom")
+
+
+_attach(ndarray, ndarray_custom)
+_attach(symbol, symbol_custom)
