@@ -16,7 +16,6 @@ import pytest
 
 import minimx as mx
 from minimx import nd
-from minimx.base import MXNetError
 
 RUNNER = pathlib.Path(__file__).with_name("mxnet_optimizer_runner.py")
 STEPS = 4
@@ -62,7 +61,10 @@ def ref_dcasgd(o, w, g, s, lr, wd, t):
     g = clip(o.rescale_grad * g, o.clip_gradient)
     previous = s.get("previous", s["w0"])
     s["previous"] = w
-    return w - lr * (g + wd * w + o.lamda * g * g * (w - previous))
+    step = -lr * (g + wd * w + o.lamda * g * g * (w - previous))
+    if o.momentum:
+        s["mom"] = step = o.momentum * s.get("mom", 0.0) + step
+    return w + step
 
 
 def ref_adagrad(o, w, g, s, lr, wd, t):
@@ -161,7 +163,7 @@ REFERENCES = {"sgd": ref_sgd, "nag": ref_nag, "signum": ref_signum, "dcasgd": re
 OPTIMIZERS = [
     ("sgd", {}), ("sgd", {"momentum": 0.9}), ("nag", {}), ("nag", {"momentum": 0.9}),
     ("signum", {}), ("signum", {"momentum": 0.0}), ("signum", {"wd_lh": 0.05}),
-    ("dcasgd", {}), ("adagrad", {}), ("rmsprop", {}),
+    ("dcasgd", {}), ("dcasgd", {"momentum": 0.9}), ("adagrad", {}), ("rmsprop", {}),
     ("rmsprop", {"centered": True, "clip_weights": 0.8}), ("adadelta", {}), ("adam", {}),
     ("adamax", {}), ("nadam", {}), ("lamb", {}),
     ("lamb", {"bias_correction": False, "lower_bound": 0.5, "upper_bound": 1.5}),
@@ -251,9 +253,14 @@ PEER_EXTRA = [  # float16 weights through a float32 master copy, and multipliers
 # updates (every step restarts from the initial weight); minimx updates it.
 
 
+# MXNet 1.9.1's DCASGD with momentum tests ``if mom:`` on a multi-element NDArray and fails.
+NOT_IN_MXNET = {("dcasgd", 0.9)}
+
+
 def peer_records(seed):
     records, arrays = [], {}
-    rows = [(n, e, s, "float32") for n, e, s in CASES] + PEER_EXTRA
+    rows = [(n, e, s, "float32") for n, e, s in CASES
+            if (n, e.get("momentum")) not in NOT_IN_MXNET] + PEER_EXTRA
     for position, (name, extra, setting, dtype) in enumerate(rows):
         key = f"c{position}"
         weight, grads = case_inputs(seed + position)
