@@ -6,6 +6,7 @@ from .io import DataBatch, DataDesc, DataIter, ResizeIter
 from .ndarray_iter import NDArrayIter
 from .prefetch import PrefetchingIter
 from .image_record_iter import ImageRecordIter, ImageRecordUInt8Iter
+from .image_det_record_iter import ImageDetRecordIter
 
 __all__ = ["DataBatch", "DataDesc", "DataIter", "ResizeIter", "NDArrayIter", "PrefetchingIter",
-           "ImageRecordIter", "ImageRecordUInt8Iter"]
+           "ImageRecordIter", "ImageRecordUInt8Iter", "ImageDetRecordIter"]

@@ -101,7 +101,11 @@ class ImageRecordIter(DataIter):
         self.start = self.carry = 0
         self.producer = None
         self.current_batch = None
+        self.setup()
         self.reset()
+
+    def setup(self):
+        """Hook for subclasses: runs once the records are known, before the first epoch."""
 
     @property
     def provide_data(self):

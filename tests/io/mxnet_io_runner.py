@@ -42,12 +42,22 @@ def run_image_record_iter(case):
     return {"epochs": epochs}
 
 
+def run_image_det_record_iter(case):
+    it = mx.io.ImageDetRecordIter(**case["kwargs"])
+    epochs = []
+    for _ in range(case["epochs"]):
+        epochs.append([batch_record(b) for b in it])
+        it.reset()
+    return {"epochs": epochs}
+
+
 def main():
     global mx
     import mxnet
     mx = mxnet
     cases = json.load(sys.stdin)
-    runners = {"ndarray_iter": run_ndarray_iter, "image_record_iter": run_image_record_iter}
+    runners = {"ndarray_iter": run_ndarray_iter, "image_record_iter": run_image_record_iter,
+               "image_det_record_iter": run_image_det_record_iter}
     print(json.dumps([runners[case["kind"]](case) for case in cases]))
 
 
