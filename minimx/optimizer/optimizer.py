@@ -188,8 +188,9 @@ class Optimizer:
 
     # -- the gradient -------------------------------------------------------------------------
     def _clip(self, array):
-        """``array`` clipped into ``[-clip_gradient, clip_gradient]`` when that is set."""
-        if self.clip_gradient:
+        """``array`` clipped into ``[-clip_gradient, clip_gradient]``; None, 0 or a negative
+        bound turn clipping off (as in MXNet's update kernels)."""
+        if self.clip_gradient is not None and self.clip_gradient > 0:
             return nd.clip(array, -self.clip_gradient, self.clip_gradient)
         return array
 

@@ -207,3 +207,12 @@ def test_updates_give_the_same_result_on_both_engines(engine):
             for grad in grads:
                 opt.update(0, array, nd.array(grad), state)
             np.testing.assert_array_equal(got, array.asnumpy())
+
+
+@pytest.mark.parametrize("bound, expected", [(2.0, [-2.0, 2.0]), (None, [-5.0, 5.0]),
+                                             (-1.0, [-5.0, 5.0])])
+def test_clip_gradient_bounds_the_rescaled_gradient(bound, expected):
+    opt = mx.optimizer.SGD(learning_rate=1.0, rescale_grad=0.5, clip_gradient=bound)
+    weight = nd.zeros((2,))
+    opt.update(0, weight, nd.array([10.0, -10.0]), None)
+    np.testing.assert_allclose(weight.asnumpy(), expected)
