@@ -75,21 +75,29 @@ class HybridBlock(Block):
 
     # -- tracing ---------------------------------------------------------------------------------
     def _get_graph(self, *args):
-        """(input Variables, output Symbol) of ``hybrid_forward`` traced with ``F = sym``."""
+        """(input Variables, output Symbol) of ``hybrid_forward`` traced with ``F = sym``.
+
+        Arguments may be nested lists (an RNN's states); each array in them becomes one
+        variable, ``data`` or ``data0``, ``data1``, ... in order, as MXNet names them.
+        """
         if not self._cached_graph:
-            names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
+            flat, self._in_format = _flatten(args)
+            names = ["data"] if len(flat) == 1 else [f"data{i}" for i in range(len(flat))]
             inputs = [sym.var(name) for name in names]
             params = {name: param.var() for name, param in self._reg_params.items()}
             with self.name_scope():
-                out = self.hybrid_forward(sym, *inputs, **params)
-            self._out_format = "single" if isinstance(out, Symbol) else type(out)
-            out = out if isinstance(out, Symbol) else sym.Group(list(out))
+                out = self.hybrid_forward(sym, *_regroup(inputs, self._in_format), **params)
+            if isinstance(out, Symbol):
+                self._out_format = "single"
+            else:
+                out, self._out_format = _flatten(out)
+                out = sym.Group(out)
             self._cached_graph = (inputs, out)
         return self._cached_graph
 
     def _deferred_infer_shape(self, *args):
         inputs, out = self._get_graph(*args)
-        shapes = {var.name: arg.shape for var, arg in zip(inputs, args)}
+        shapes = {var.name: arg.shape for var, arg in zip(inputs, _flatten(args)[0])}
         arg_shapes, _, aux_shapes = out.infer_shape_partial(**shapes)
         inferred = dict(zip(out.list_arguments(), arg_shapes))
         inferred.update(zip(out.list_auxiliary_states(), aux_shapes))
@@ -137,10 +145,10 @@ class HybridBlock(Block):
         except DeferredInitializationError:
             self._finish_deferred_init(*args)
             params = [param.data(ctx) for param in self._cached_params]
-        out = self._cached_op(*args, *params)
+        out = self._cached_op(*_flatten(args)[0], *params)
         if self._out_format == "single":
             return out
-        return self._out_format(out if isinstance(out, list) else [out])
+        return _regroup(out if isinstance(out, list) else [out], self._out_format)
 
     def _build_cache(self, *args):
         inputs, out = self._get_graph(*args)
@@ -178,3 +186,32 @@ class HybridBlock(Block):
                 arrays[f"aux:{name}"] = param._reduce()
         nd.save(params_file, arrays)
         return symbol_file, params_file
+
+
+def _flatten(args):
+    """(flat list of arrays or Symbols, format) of a nested list/tuple of them.
+
+    The format is ``0`` for one array, else ``(type, [formats of the items])``.
+    """
+    if not isinstance(args, (list, tuple)):
+        return [args], 0
+    flat, formats = [], []
+    for item in args:
+        items, fmt = _flatten(item)
+        flat.extend(items)
+        formats.append(fmt)
+    return flat, (type(args), formats)
+
+
+def _regroup(flat, fmt):
+    """Rebuild the nested structure ``fmt`` (from ``_flatten``) out of ``flat``."""
+    def take(position, fmt):
+        if fmt == 0:
+            return flat[position], position + 1
+        kind, formats = fmt
+        items = []
+        for item_fmt in formats:
+            item, position = take(position, item_fmt)
+            items.append(item)
+        return kind(items), position
+    return take(0, fmt)[0]
