@@ -191,8 +191,11 @@ class HybridBlock(Block):
 def _flatten(args):
     """(flat list of arrays or Symbols, format) of a nested list/tuple of them.
 
-    The format is ``0`` for one array, else ``(type, [formats of the items])``.
+    The format is ``0`` for one array, ``None`` for None (an optional input left out),
+    else ``(type, [formats of the items])``.
     """
+    if args is None:
+        return [], None
     if not isinstance(args, (list, tuple)):
         return [args], 0
     flat, formats = [], []
@@ -206,6 +209,8 @@ def _flatten(args):
 def _regroup(flat, fmt):
     """Rebuild the nested structure ``fmt`` (from ``_flatten``) out of ``flat``."""
     def take(position, fmt):
+        if fmt is None:
+            return None, position
         if fmt == 0:
             return flat[position], position + 1
         kind, formats = fmt
