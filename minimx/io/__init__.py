@@ -5,8 +5,9 @@ Lesson: 08-data. Mirrors python/mxnet/io/.
 from .io import DataBatch, DataDesc, DataIter, ResizeIter
 from .ndarray_iter import NDArrayIter
 from .prefetch import PrefetchingIter
+from .csv_iter import CSVIter, MNISTIter
 from .image_record_iter import ImageRecordIter, ImageRecordUInt8Iter
 from .image_det_record_iter import ImageDetRecordIter
 
-__all__ = ["DataBatch", "DataDesc", "DataIter", "ResizeIter", "NDArrayIter", "PrefetchingIter",
+__all__ = ["DataBatch", "DataDesc", "DataIter", "ResizeIter", "NDArrayIter", "PrefetchingIter", "CSVIter", "MNISTIter",
            "ImageRecordIter", "ImageRecordUInt8Iter", "ImageDetRecordIter"]

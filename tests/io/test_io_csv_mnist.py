@@ -1,0 +1,100 @@
+"""CSVIter and MNISTIter on tiny files, against MXNet 1.9.1."""
+import gzip
+import json
+import struct
+import subprocess
+
+import numpy as np
+import pytest
+
+import minimx as mx
+
+REFERENCE = """
+import json, sys
+import mxnet as mx
+kind, kwargs = sys.argv[1], json.loads(sys.argv[2])
+it = getattr(mx.io, kind)(**kwargs)
+out = []
+for _ in range(3):
+    out.append([[b.data[0].asnumpy().tolist(), b.label[0].asnumpy().tolist(), b.pad]
+                for b in it])
+    it.reset()
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+    """Tiny MNIST idx files (7 images of 4x3) and CSV files (5 rows of 6 values)."""
+    rng = np.random.RandomState(0)
+    images = rng.randint(0, 256, (7, 4, 3)).astype(np.uint8)
+    labels = (np.arange(7) % 10).astype(np.uint8)
+    paths = {"image": str(tmp_path / "img-idx3-ubyte"), "label": str(tmp_path / "lab-idx1-ubyte"),
+             "data_csv": str(tmp_path / "d.csv"), "label_csv": str(tmp_path / "l.csv")}
+    with open(paths["image"], "wb") as out:
+        out.write(struct.pack(">IIII", 2051, 7, 4, 3) + images.tobytes())
+    with open(paths["label"], "wb") as out:
+        out.write(struct.pack(">II", 2049, 7) + labels.tobytes())
+    np.savetxt(paths["data_csv"], rng.uniform(-1, 1, (5, 6)), delimiter=",", fmt="%.4f")
+    np.savetxt(paths["label_csv"], np.arange(5), delimiter=",", fmt="%g")
+    return paths, images, labels
+
+
+def run_minimx(kind, kwargs):
+    it = getattr(mx.io, kind)(**kwargs)
+    out = []
+    for _ in range(3):
+        out.append([[b.data[0].asnumpy().tolist(), b.label[0].asnumpy().tolist(), b.pad]
+                    for b in it])
+        it.reset()
+    return out
+
+
+@pytest.mark.mxnet
+def test_matches_mxnet(mxnet_python, files):
+    paths, _, _ = files
+    cases = [("MNISTIter", {"image": paths["image"], "label": paths["label"], "batch_size": 3,
+                            "shuffle": False}),
+             ("MNISTIter", {"image": paths["image"], "label": paths["label"], "batch_size": 2,
+                            "shuffle": False, "flat": True}),
+             ("CSVIter", {"data_csv": paths["data_csv"], "data_shape": [2, 3],
+                          "label_csv": paths["label_csv"], "batch_size": 2}),
+             ("CSVIter", {"data_csv": paths["data_csv"], "data_shape": [6], "batch_size": 3})]
+    for kind, kwargs in cases:
+        result = subprocess.run([mxnet_python, "-c", REFERENCE, kind, json.dumps(kwargs)],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr[-2000:]
+        want = json.loads(result.stdout.strip().splitlines()[-1])
+        got = run_minimx(kind, kwargs)
+        for mine, ref in zip(got, want):
+            assert [b[2] for b in mine] == [b[2] for b in ref], (kind, kwargs)
+            for b_mine, b_ref in zip(mine, ref):
+                np.testing.assert_allclose(b_mine[0], b_ref[0], rtol=1e-6)
+                np.testing.assert_allclose(b_mine[1], b_ref[1])
+
+
+def test_mnist_values_shuffle_and_gzip(files, tmp_path):
+    paths, images, labels = files
+    it = mx.io.MNISTIter(image=paths["image"], label=paths["label"], batch_size=7,
+                         shuffle=False)
+    batch = it.next()
+    np.testing.assert_allclose(batch.data[0].asnumpy()[:, 0], images / 256.0)
+    gz = str(tmp_path / "img.gz")
+    with open(paths["image"], "rb") as src, gzip.open(gz, "wb") as dst:
+        dst.write(src.read())
+    shuffled = mx.io.MNISTIter(image=gz, label=paths["label"], batch_size=7, seed=3).next()
+    got_labels = shuffled.label[0].asnumpy()
+    assert sorted(got_labels.tolist()) == sorted(labels.tolist())
+    rows = shuffled.data[0].asnumpy()[:, 0]
+    for row, lab in zip(rows, got_labels):      # images stay with their labels
+        np.testing.assert_allclose(row, images[int(lab)] / 256.0)
+
+
+def test_bad_files_are_reported(files, tmp_path):
+    paths, _, _ = files
+    with pytest.raises(mx.MXNetError, match="not an idx file of images"):
+        mx.io.MNISTIter(image=paths["label"], label=paths["label"])
+    with pytest.raises(mx.MXNetError, match="needs 4"):
+        mx.io.CSVIter(data_csv=paths["data_csv"], data_shape=(4,), batch_size=2)
+    with pytest.raises(mx.MXNetError, match="does not exist"):
+        mx.io.CSVIter(data_csv=str(tmp_path / "missing.csv"), data_shape=(6,), batch_size=2)
