@@ -9,6 +9,7 @@ from .augmenters import (Augmenter, BrightnessJitterAug, CastAug, CenterCropAug,
                          HorizontalFlipAug, HueJitterAug, LightingAug, RandomCropAug,
                          RandomGrayAug, RandomOrderAug, RandomSizedCropAug, ResizeAug,
                          SaturationJitterAug, SequentialAug)
+from .image_iter import ImageIter
 
 __all__ = ["center_crop", "color_normalize", "copyMakeBorder", "fixed_crop", "imdecode", "imread",
            "imresize", "random_crop", "random_size_crop", "resize_short", "scale_down",
@@ -16,4 +17,4 @@ __all__ = ["center_crop", "color_normalize", "copyMakeBorder", "fixed_crop", "im
            "ColorNormalizeAug", "ContrastJitterAug", "CreateAugmenter", "ForceResizeAug",
            "HorizontalFlipAug", "HueJitterAug", "LightingAug", "RandomCropAug", "RandomGrayAug",
            "RandomOrderAug", "RandomSizedCropAug", "ResizeAug", "SaturationJitterAug",
-           "SequentialAug"]
+           "SequentialAug", "ImageIter"]

@@ -1,0 +1,159 @@
+"""ImageIter: a Python image iterator over a ``.rec`` file or an image list, with augmenters.
+
+Lesson: 08-data. Unlike ImageRecordIter it runs in the calling thread and its augmentation
+is a plain list of ``Augmenter`` objects, so students can write and insert their own.
+Mirrors python/mxnet/image/image.py (ImageIter).
+"""
+import os
+import random
+
+import numpy as np
+
+from .. import ndarray as nd
+from ..base import MXNetError
+from ..io import DataBatch, DataDesc, DataIter
+from ..recordio import MXIndexedRecordIO, MXRecordIO, unpack
+from .augmenters import CreateAugmenter
+from .image import as_numpy, imdecode
+
+__all__ = ["ImageIter"]
+
+
+def read_imglist(path):
+    """{index: (labels, path)} from a .lst file, in file order."""
+    entries = {}
+    with open(path) as handle:
+        for line in handle:
+            fields = [f.strip() for f in line.strip().split("\t")]
+            if len(fields) >= 3:
+                entries[int(fields[0])] = (np.array(fields[1:-1], np.float32), fields[-1])
+    return entries
+
+
+class ImageIter(DataIter):
+    """Iterate over images from ``path_imgrec`` (optionally indexed), ``path_imglist`` or
+    ``imglist`` (``[[label(s), path], ...]`` relative to ``path_root``).
+
+    Parameters
+    ----------
+    batch_size : int
+    data_shape : tuple (C, H, W)
+    label_width : int
+    shuffle : bool
+    part_index, num_parts : int
+    aug_list : list of Augmenter, optional (else built by CreateAugmenter from kwargs)
+    last_batch_handle : {'pad', 'discard'}
+    """
+
+    def __init__(self, batch_size, data_shape, label_width=1, path_imgrec=None,
+                 path_imglist=None, path_root=None, path_imgidx=None, shuffle=False,
+                 part_index=0, num_parts=1, aug_list=None, imglist=None, data_name="data",
+                 label_name="softmax_label", dtype="float32", last_batch_handle="pad",
+                 **kwargs):
+        super().__init__(batch_size)
+        if not (path_imgrec or path_imglist or imglist is not None):
+            raise MXNetError("ImageIter: give path_imgrec, path_imglist or imglist")
+        if len(data_shape) != 3 or data_shape[0] not in (1, 3):
+            raise MXNetError(f"ImageIter: data_shape must be (1 or 3, H, W), got {data_shape}")
+        if last_batch_handle not in ("pad", "discard"):
+            raise MXNetError(f"ImageIter: last_batch_handle must be 'pad' or 'discard', got "
+                             f"{last_batch_handle!r}")
+        self.data_shape, self.label_width = tuple(data_shape), label_width
+        self.path_root = path_root or ""
+        self.shuffle, self.dtype = shuffle, dtype
+        self.last_batch_handle = last_batch_handle
+        self.data_name, self.label_name = data_name, label_name
+        self.imgrec, self.imglist = self.open_source(path_imgrec, path_imgidx, path_imglist,
+                                                     imglist)
+        self.seq = self.sequence(part_index, num_parts)
+        self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
+        self.cur = 0
+        self.reset()
+
+    def open_source(self, path_imgrec, path_imgidx, path_imglist, imglist):
+        if path_imgrec:
+            if path_imgidx:
+                return MXIndexedRecordIO(path_imgidx, path_imgrec, "r"), None
+            return MXRecordIO(path_imgrec, "r"), None
+        if path_imglist:
+            return None, read_imglist(path_imglist)
+        entries = {}
+        for index, (label, path) in enumerate(imglist, 1):
+            entries[index] = (np.array(label, np.float32).reshape(-1), path)
+        return None, entries
+
+    def sequence(self, part_index, num_parts):
+        if self.imglist is not None:
+            keys = list(self.imglist)
+        elif isinstance(self.imgrec, MXIndexedRecordIO):
+            keys = list(self.imgrec.keys)
+        else:
+            return None
+        step = len(keys) // num_parts
+        return keys[step * part_index:step * (part_index + 1)]
+
+    @property
+    def provide_data(self):
+        return [DataDesc(self.data_name, (self.batch_size,) + self.data_shape)]
+
+    @property
+    def provide_label(self):
+        shape = (self.batch_size,) if self.label_width == 1 else (self.batch_size,
+                                                                   self.label_width)
+        return [DataDesc(self.label_name, shape)]
+
+    def reset(self):
+        if self.seq is not None and self.shuffle:
+            random.shuffle(self.seq)
+        if self.imgrec is not None:
+            self.imgrec.reset()
+        self.cur = 0
+
+    def next_sample(self):
+        """(label, encoded image bytes) of the next image; StopIteration at the end."""
+        if self.seq is None:
+            record = self.imgrec.read()
+            if record is None:
+                raise StopIteration
+            header, img = unpack(record)
+            return header.label, img
+        if self.cur >= len(self.seq):
+            raise StopIteration
+        key = self.seq[self.cur]
+        self.cur += 1
+        if self.imgrec is not None:
+            header, img = unpack(self.imgrec.read_idx(key))
+            return header.label, img
+        label, path = self.imglist[key]
+        with open(os.path.join(self.path_root, path), "rb") as handle:
+            return label, handle.read()
+
+    def augmentation_transform(self, data):
+        for aug in self.auglist:
+            data = aug(data)
+        return data
+
+    def next(self):
+        c, h, w = self.data_shape
+        data = np.zeros((self.batch_size, c, h, w), self.dtype)
+        label = np.zeros((self.batch_size, self.label_width), np.float32)
+        count = 0
+        while count < self.batch_size:
+            try:
+                raw_label, buf = self.next_sample()
+            except StopIteration:
+                break
+            img = self.augmentation_transform(imdecode(buf, flag=1 if c == 3 else 0))
+            img = as_numpy(img)
+            if img.shape[:2] != (h, w):
+                raise MXNetError(f"ImageIter: augmented image is {img.shape[:2]}, expected "
+                                 f"{(h, w)}; add a crop or resize augmenter")
+            data[count] = img.reshape(h, w, c).transpose(2, 0, 1)
+            label[count] = np.asarray(raw_label, np.float32).reshape(-1)[:self.label_width]
+            count += 1
+        if count == 0 or (count < self.batch_size and self.last_batch_handle == "discard"):
+            raise StopIteration
+        pad = self.batch_size - count
+        if self.label_width == 1:
+            label = label[:, 0]
+        return DataBatch([nd.array(data, dtype=self.dtype)], [nd.array(label)], pad=pad)

@@ -1,0 +1,108 @@
+"""mx.image: helpers against MXNet 1.9.1, augmenters, ImageIter."""
+import json
+import os
+import random
+import subprocess
+
+import numpy as np
+import pytest
+
+import minimx as mx
+from minimx.image.codec import encode_array
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
+
+REFERENCE = """
+import json, sys
+import numpy as np
+import mxnet as mx
+img = mx.nd.array(np.array(json.loads(sys.argv[1]), np.uint8), dtype='uint8')
+out = {
+  'resize_nearest': mx.image.imresize(img, 7, 5, interp=0).asnumpy().tolist(),
+  'resize_linear': mx.image.imresize(img, 13, 11, interp=1).asnumpy().tolist(),
+  'resize_short': mx.image.resize_short(img, 4, interp=1).asnumpy().tolist(),
+  'center_crop': mx.image.center_crop(img, (4, 3))[0].asnumpy().tolist(),
+  'fixed_crop': mx.image.fixed_crop(img, 1, 2, 3, 4).asnumpy().tolist(),
+  'border': mx.image.copyMakeBorder(img, 1, 2, 3, 0, type=0, value=9).asnumpy().tolist(),
+  'scale_down': list(mx.image.scale_down((5, 4), (8, 8))),
+}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.mxnet
+def test_helpers_match_mxnet(mxnet_python):
+    img = np.random.RandomState(2).randint(0, 256, (6, 8, 3)).astype(np.uint8)
+    result = subprocess.run([mxnet_python, "-c", REFERENCE, json.dumps(img.tolist())],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    want = json.loads(result.stdout.strip().splitlines()[-1])
+    src = mx.nd.array(img, dtype="uint8")
+    got = {
+        "resize_nearest": mx.image.imresize(src, 7, 5, interp=0),
+        "resize_linear": mx.image.imresize(src, 13, 11, interp=1),
+        "resize_short": mx.image.resize_short(src, 4, interp=1),
+        "center_crop": mx.image.center_crop(src, (4, 3))[0],
+        "fixed_crop": mx.image.fixed_crop(src, 1, 2, 3, 4),
+        "border": mx.image.copyMakeBorder(src, 1, 2, 3, 0, type=0, value=9),
+    }
+    for name, value in got.items():
+        atol = 1 if name.startswith("resize") else 0
+        np.testing.assert_allclose(value.asnumpy(), np.array(want[name]), atol=atol,
+                                   err_msg=name)
+    assert list(mx.image.scale_down((5, 4), (8, 8))) == want["scale_down"]
+
+
+def test_imdecode_flags_and_errors():
+    img = np.random.RandomState(0).randint(0, 256, (4, 5, 3)).astype(np.uint8)
+    buf = encode_array(img, img_fmt=".png")
+    np.testing.assert_array_equal(mx.image.imdecode(buf).asnumpy(), img)
+    np.testing.assert_array_equal(mx.image.imdecode(buf, to_rgb=0).asnumpy(), img[:, :, ::-1])
+    assert mx.image.imdecode(buf, flag=0).shape == (4, 5, 1)
+    assert mx.image.imdecode(buf).dtype == np.uint8
+    with pytest.raises(mx.MXNetError, match="cannot decode"):
+        mx.image.imdecode(b"garbage")
+
+
+def test_augmenters():
+    img = mx.nd.array(np.random.RandomState(1).randint(0, 256, (10, 12, 3)), dtype="uint8")
+    augs = mx.image.CreateAugmenter((3, 6, 6), resize=8, rand_crop=True, rand_mirror=True,
+                                    mean=True, std=True, brightness=0.2, contrast=0.2,
+                                    saturation=0.2, hue=0.1, pca_noise=0.1, rand_gray=0.5)
+    out = img
+    for aug in augs:
+        out = aug(out)
+    assert out.shape == (6, 6, 3) and out.dtype == np.float32
+    assert all(isinstance(json.loads(a.dumps()) if isinstance(a.dumps(), str) else a.dumps(),
+                          list) for a in augs)
+    flip = mx.image.HorizontalFlipAug(1.0)(img)
+    np.testing.assert_array_equal(flip.asnumpy(), img.asnumpy()[:, ::-1])
+    gray = mx.image.SaturationJitterAug(0)(img.astype("float32"))
+    np.testing.assert_allclose(gray.asnumpy(), img.asnumpy(), rtol=1e-5)
+    random.seed(0)
+    crop = mx.image.RandomSizedCropAug((5, 5), 0.3, (0.75, 1.33))(img)
+    assert crop.shape == (5, 5, 3)
+    norm = mx.image.ColorNormalizeAug([1.0, 2.0, 3.0], [2.0, 2.0, 2.0])(img.astype("float32"))
+    np.testing.assert_allclose(norm.asnumpy(), (img.asnumpy() - [1, 2, 3]) / 2, rtol=1e-6)
+
+
+def test_image_iter_over_rec_and_list(tmp_path):
+    rec = os.path.join(FIXTURES, "mxnet_images.rec")
+    idx = os.path.join(FIXTURES, "mxnet_images.idx")
+    it = mx.image.ImageIter(4, (3, 8, 8), path_imgrec=rec, path_imgidx=idx)
+    batches = list(it)
+    assert [b.pad for b in batches] == [0, 2]
+    assert batches[0].label[0].asnumpy().tolist() == [0, 1, 2, 3]
+    it = mx.image.ImageIter(4, (3, 8, 8), path_imgrec=rec, last_batch_handle="discard",
+                            shuffle=True)
+    assert len(list(it)) == 1
+    rng = np.random.RandomState(0)
+    for i in range(3):
+        (tmp_path / f"{i}.png").write_bytes(
+            encode_array(rng.randint(0, 256, (9, 9, 3)).astype(np.uint8), img_fmt=".png"))
+    it = mx.image.ImageIter(3, (3, 9, 9), imglist=[[float(i), f"{i}.png"] for i in range(3)],
+                            path_root=str(tmp_path), aug_list=[])
+    batch = it.next()
+    assert batch.label[0].asnumpy().tolist() == [0, 1, 2]
+    np.testing.assert_array_equal(batch.data[0].asnumpy()[1].transpose(1, 2, 0),
+                                  mx.image.imread(str(tmp_path / "1.png")).asnumpy())
