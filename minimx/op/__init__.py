@@ -9,6 +9,7 @@ from . import elemwise, reduce  # noqa: F401
 from . import shape, indexing, linalg  # noqa: F401
 from . import nn, conv, output, rnn, sequence  # noqa: F401
 from . import random  # noqa: F401
+from . import ctc  # noqa: F401
 from .registry import OPS, OpDef, Param, TestHints, get_op, list_ops, register_op
 
 __all__ = ["OPS", "OpDef", "Param", "TestHints", "get_op", "list_ops", "register_op"]
