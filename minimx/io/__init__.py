@@ -9,5 +9,6 @@ from .csv_iter import CSVIter, MNISTIter
 from .image_record_iter import ImageRecordIter, ImageRecordUInt8Iter
 from .image_det_record_iter import ImageDetRecordIter
 
-__all__ = ["DataBatch", "DataDesc", "DataIter", "ResizeIter", "NDArrayIter", "PrefetchingIter", "CSVIter", "MNISTIter",
-           "ImageRecordIter", "ImageRecordUInt8Iter", "ImageDetRecordIter"]
+__all__ = ["DataBatch", "DataDesc", "DataIter", "ResizeIter", "NDArrayIter", "PrefetchingIter",
+           "CSVIter", "MNISTIter", "ImageRecordIter", "ImageRecordUInt8Iter",
+           "ImageDetRecordIter"]
