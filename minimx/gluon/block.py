@@ -201,11 +201,9 @@ class Block:
         print_summary(self, inputs)
 
     def __repr__(self):
-        lines = [f"{type(self).__name__}("]
-        for key, child in self._children.items():
-            text = repr(child).replace("\n", "\n  ")
-            lines.append(f"  ({key}): {text}")
-        return "\n".join(lines) + "\n)"
+        children = "\n".join(f"  ({key}): " + repr(child).replace("\n", "\n  ")
+                             for key, child in self._children.items())
+        return f"{type(self).__name__}(\n{children}\n)"   # MXNet's "Name(\n\n)" when empty
 
 
 def _match_full_names(block, loaded):
