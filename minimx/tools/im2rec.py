@@ -13,7 +13,6 @@ import random
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-
 from ..image.codec import decode_array, encode_array, resize_array
 from ..recordio import IRHeader, MXIndexedRecordIO, pack
 
