@@ -8,7 +8,7 @@ the Executor like built-in ones; ``frontend.py`` the ``nd.Custom`` and
 ``sym.Custom`` functions, attached to those modules below.
 """
 from .. import ndarray, symbol
-from . import example
+from . import example  # noqa: F401  (registers the op_type the registry tests use)
 from .custom import Custom
 from .frontend import ndarray_custom, symbol_custom
 from .prop import CustomOp, CustomOpProp, register
