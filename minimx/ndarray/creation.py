@@ -48,16 +48,23 @@ def empty(shape, ctx=None, dtype=None):
     return call("_empty", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx)
 
 
+def _without_symbol_attrs(kwargs):
+    """Drop ``name`` and ``__layout__``-style attributes, which MXNet's nd creation functions
+    accept (and ignore) so that ``begin_state(func=nd.zeros)`` works like ``sym.zeros``."""
+    return {key: value for key, value in kwargs.items()
+            if key != "name" and not (key.startswith("__") and key.endswith("__"))}
+
+
 def zeros(shape, ctx=None, dtype=None, **kwargs):
     """An array of zeros. ``nd.zeros((2, 3))``"""
     return call("_zeros", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx,
-                **kwargs)
+                **_without_symbol_attrs(kwargs))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones. ``nd.ones((2, 3))``"""
     return call("_ones", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx,
-                **kwargs)
+                **_without_symbol_attrs(kwargs))
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
