@@ -146,7 +146,7 @@ def deconvolution(np, data, weight, bias=None, kernel=(), stride=(), dilate=(), 
     spans = [d * (k - 1) + 1 for k, d in zip(kernel, dilate)]
     full = [(n - 1) * s + span for n, s, span in zip(data.shape[2:], stride, spans)]
     if target_shape:
-        pad = tuple((size - target + 1) // 2 for size, target in zip(full, target_shape))
+        pad = tuple(max(0, (size - target + 1) // 2) for size, target in zip(full, target_shape))
         sizes = list(target_shape)
     else:
         sizes = [size - 2 * p + a for size, p, a in zip(full, pad, adj)]
@@ -154,7 +154,7 @@ def deconvolution(np, data, weight, bias=None, kernel=(), stride=(), dilate=(), 
     in_per_group = channels // num_group
     out_per_group = weight.shape[1]
     canvas = np.zeros((batch, out_per_group * num_group,
-                          *[p + size for p, size in zip(pad, sizes)]))
+                       *[p + size for p, size in zip(pad, sizes)]))
     for c in range(channels):
         group = c // in_per_group
         targets = slice(group * out_per_group, (group + 1) * out_per_group)
@@ -291,9 +291,7 @@ def sequence_mask(np, data, sequence_length=None, axis=0, value=0.0):
 def sequence_last(np, data, sequence_length=None, axis=0):
     steps = np.moveaxis(data, axis, 0)
     lengths = _lengths(data, sequence_length, axis)
-    # a length of 0 reads step 0, as MXNet does
-    return np.stack([steps[max(length, 1) - 1, sample]
-                        for sample, length in enumerate(lengths)])
+    return np.stack([steps[length - 1, sample] for sample, length in enumerate(lengths)])
 
 
 def sequence_reverse(np, data, sequence_length=None, axis=0):
