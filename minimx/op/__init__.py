@@ -5,9 +5,10 @@ Lesson: 06-symbol.  ``list_ops()`` returns them all; the frontends
 """
 # each import registers one family of operators
 from . import arithmetic, creation, getitem  # noqa: F401
-from . import elemwise, reduce  # noqa: F401
-from . import shape, indexing, linalg  # noqa: F401
-from . import nn, conv, output, rnn, sequence  # noqa: F401
+from . import elemwise, logexp, trig, rounding, activations, reduce  # noqa: F401
+from . import shape, join_split, slicing, broadcast, rearrange  # noqa: F401
+from . import indexing, linalg  # noqa: F401
+from . import nn, normalization, conv, output, rnn, sequence  # noqa: F401
 from . import random  # noqa: F401
 from . import ctc  # noqa: F401
 from .registry import OPS, OpDef, Param, TestHints, get_op, list_ops, register_op

@@ -1,8 +1,9 @@
-"""Helpers shared by operator declarations: broadcasting, axes, gradient reduction.
+"""Helpers shared by operator declarations: broadcasting, axes, gradient reduction, channels.
 
 Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/broadcast_reduce_op.h``.
 """
-__all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "reduced_shape"]
+__all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "normalize_axis", "reduced_shape",
+           "channel_view"]
 
 
 def broadcast_shape(op, lhs, rhs):
@@ -26,7 +27,8 @@ def sum_to_shape(xp, grad, shape):
         return grad
     extra = grad.ndim - len(shape)
     axes = tuple(range(extra)) + tuple(
-        extra + index for index, size in enumerate(shape) if size == 1 and grad.shape[extra + index] != 1)
+        extra + index for index, size in enumerate(shape)
+        if size == 1 and grad.shape[extra + index] != 1)
     summed = xp.sum(grad, axis=axes, keepdims=True) if axes else grad
     return summed.reshape(shape)
 
@@ -48,9 +50,21 @@ def normalize_axes(op, axis, ndim, exclude=False):
     return axes
 
 
+def normalize_axis(op, axis, ndim):
+    """One axis, negative allowed, checked against ``ndim``."""
+    return normalize_axes(op, axis, ndim)[0]
+
+
 def reduced_shape(shape, axes, keepdims):
     """The shape after reducing ``axes``; MXNet gives (1,) for a full reduction."""
     if keepdims:
         return tuple(1 if i in axes else size for i, size in enumerate(shape))
     result = tuple(size for i, size in enumerate(shape) if i not in axes)
     return result if result else (1,)
+
+
+def channel_view(vector, ndim, axis):
+    """Reshape a per-channel vector so that it broadcasts along ``axis`` of an ``ndim`` array."""
+    shape = [1] * ndim
+    shape[axis] = vector.size
+    return vector.reshape(shape)

@@ -26,7 +26,8 @@ class Param:
 
     def __init__(self, kind, default=REQUIRED, doc=""):
         self.parse_value = _PARSERS.get(kind, kind)
-        self.type_name = getattr(self.parse_value, "type_name", getattr(kind, "__name__", str(kind)))
+        fallback = getattr(kind, "__name__", str(kind))
+        self.type_name = getattr(self.parse_value, "type_name", fallback)
         self.default = default
         self.doc = doc
 

@@ -1,4 +1,5 @@
-"""Element-wise unary operators (minimx/op/elemwise.py): values, gradients, MXNet semantics."""
+"""Element-wise unary operators (minimx/op/elemwise.py, logexp.py, trig.py, rounding.py,
+activations.py): values, gradients, MXNet semantics."""
 import json
 import math
 import subprocess

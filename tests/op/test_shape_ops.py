@@ -1,4 +1,5 @@
-"""Shape operators (minimx/op/shape.py): the semantics and gradients the generated tests
+"""Shape operators (minimx/op/shape.py, join_split.py, slicing.py, broadcast.py,
+rearrange.py): the semantics and gradients the generated tests
 cannot see: list outputs of split, gradients of concat/slice/broadcast, methods, errors."""
 import numpy as np
 import pytest

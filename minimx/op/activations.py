@@ -1,0 +1,226 @@
+"""Activation functions: the element-wise ones and the ``Activation``/``LeakyReLU`` layers.
+
+Lesson: 07-gluon-layers.  Mirrors ``src/operator/tensor/elemwise_unary_op_basic.cc``
+(``sigmoid``, ``relu``, ``softsign``, ``hard_sigmoid``, ``smooth_l1``),
+``src/operator/nn/activation.cc`` and ``leaky_relu.cc``.  ``Activation`` picks one
+function by ``act_type``; ``LeakyReLU`` adds the parametrised and random rectifiers.
+"""
+import math
+
+from .common import channel_view
+from .elemwise import Unary, UnaryFromOutput, as_mask
+from .params import Choice, Param
+from .registry import OpDef, TestHints, register_op
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_LAMBDA = 1.0507009873554804934193349852946
+
+
+def _erf(xp, x):
+    """The error function (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7): numpy has none."""
+    t = 1.0 / (1.0 + 0.3275911 * xp.abs(x))
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (
+        -1.453152027 + t * 1.061405429))))
+    return (xp.sign(x) * (1.0 - poly * xp.exp(-x * x))).astype(x.dtype, copy=False)
+
+
+# -- element-wise ---------------------------------------------------------------------------------
+@register_op
+class Sigmoid(UnaryFromOutput):
+    """Logistic sigmoid, ``1 / (1 + exp(-x))``, element-wise."""
+    name = "sigmoid"
+    test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: 1 / (1 + np.exp(-x)))
+
+    def compute(self, xp, data):
+        return 1.0 / (1.0 + xp.exp(-data))
+
+    def derivative_from_output(self, xp, output):
+        return output * (1.0 - output)
+
+
+@register_op
+class Relu(UnaryFromOutput):
+    """Rectified linear unit, ``max(x, 0)``; the gradient at 0 is 0."""
+    name = "relu"
+    test = TestHints(reference=lambda np, x: np.maximum(x, 0))
+
+    def compute(self, xp, data):
+        return xp.maximum(data, 0)
+
+    def derivative_from_output(self, xp, output):
+        return as_mask(output > 0, output)
+
+
+@register_op
+class Softsign(Unary):
+    """``x / (1 + |x|)``, element-wise."""
+    name = "softsign"
+    method = False
+    test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: x / (1 + np.abs(x)))
+
+    def compute(self, xp, data):
+        return data / (1.0 + xp.abs(data))
+
+    def derivative(self, xp, data):
+        return 1.0 / xp.square(1.0 + xp.abs(data))
+
+
+@register_op
+class HardSigmoid(Unary):
+    """``clip(alpha * x + beta, 0, 1)``, element-wise."""
+    name = "hard_sigmoid"
+    method = False
+    params = {"alpha": Param(float, default=0.2, doc="slope"),
+              "beta": Param(float, default=0.5, doc="offset")}
+    saves = ("output",)
+    test = TestHints(low=-4.0, high=4.0,
+                     reference=lambda np, x, alpha=0.2, beta=0.5: np.clip(alpha * x + beta, 0, 1))
+
+    def compute(self, xp, data):
+        return xp.clip(data * self.alpha + self.beta, 0, 1)
+
+    def backward(self, xp, out_grad, output):
+        inside = as_mask(output > 0, output) * as_mask(output < 1, output)
+        return out_grad * inside * self.alpha
+
+
+@register_op
+class SmoothL1(Unary):
+    """Smooth L1 (Huber-like) with ``scalar`` = sigma.
+
+    ``0.5 * (sigma * x) ** 2`` where ``|x| < 1 / sigma ** 2``, else ``|x| - 0.5 / sigma ** 2``.
+    """
+    name = "smooth_l1"
+    method = False
+    params = {"scalar": Param(float, default=1.0, doc="sigma; the bend is at 1 / sigma**2")}
+    test = TestHints(low=-2.0, high=2.0, params={"scalar": 2.0},
+                     reference=lambda np, x, scalar=2.0: np.where(
+                         np.abs(x) < 1 / scalar ** 2, 0.5 * (scalar * x) ** 2,
+                         np.abs(x) - 0.5 / scalar ** 2))
+
+    def compute(self, xp, data):
+        sigma2 = self.scalar * self.scalar
+        quadratic = 0.5 * sigma2 * data * data
+        return xp.where(xp.abs(data) < 1.0 / sigma2, quadratic, xp.abs(data) - 0.5 / sigma2)
+
+    def derivative(self, xp, data):
+        sigma2 = self.scalar * self.scalar
+        inside = as_mask(xp.abs(data) < 1.0 / sigma2, data)
+        return inside * data * sigma2 + (1.0 - inside) * xp.sign(data)
+
+
+# -- layers ----------------------------------------------------------------------------------
+_ACTIVATIONS = {
+    # name: (forward(xp, x), derivative(xp, x, y))
+    "relu": (lambda xp, x: xp.maximum(x, 0), lambda xp, x, y: (x > 0).astype(x.dtype)),
+    "sigmoid": (lambda xp, x: 1 / (1 + xp.exp(-x)), lambda xp, x, y: y * (1 - y)),
+    "tanh": (lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y),
+    "softrelu": (lambda xp, x: xp.logaddexp(x, 0).astype(x.dtype, copy=False),
+                 lambda xp, x, y: 1 / (1 + xp.exp(-x))),
+    "softsign": (lambda xp, x: x / (1 + xp.abs(x)), lambda xp, x, y: 1 / (1 + xp.abs(x)) ** 2),
+}
+
+
+@register_op
+class Activation(OpDef):
+    """Element-wise activation: ``relu``, ``sigmoid``, ``tanh``, ``softrelu`` or ``softsign``."""
+    name = "Activation"
+    params = {"act_type": Param(Choice(*_ACTIVATIONS), doc="which activation")}
+    saves = ("data", "output")
+    test = TestHints(params={"act_type": "tanh"}, low=-2, high=2,
+                     cases=tuple(({"act_type": kind}, ((2, 3),))
+                                 for kind in ("relu", "sigmoid", "softrelu", "softsign")))
+
+    def forward(self, xp, data):
+        return _ACTIVATIONS[self.act_type][0](xp, data)
+
+    def backward(self, xp, out_grad, data, output):
+        return out_grad * _ACTIVATIONS[self.act_type][1](xp, data, output)
+
+
+@register_op
+class LeakyReLU(OpDef):
+    """Leaky rectifiers: ``leaky``, ``prelu`` (learned slope ``gamma``), ``elu``, ``selu``,
+    ``gelu`` and ``rrelu`` (random slope while training).
+
+    The ``selu`` gradient is the exact derivative; MXNet 1.9.1 returns
+    ``lambda * (output + alpha)`` for negative inputs, which is not.
+    """
+    name = "LeakyReLU"
+    inputs = ("data", "gamma")
+    outputs = ("output", "mask")
+    visible_outputs = 1
+    params = {
+        "act_type": Param(Choice("elu", "gelu", "leaky", "prelu", "rrelu", "selu"),
+                          default="leaky"),
+        "slope": Param(float, default=0.25, doc="negative slope (leaky), alpha (elu)"),
+        "lower_bound": Param(float, default=0.125, doc="rrelu: lowest random slope"),
+        "upper_bound": Param(float, default=0.334, doc="rrelu: highest random slope"),
+    }
+    saves = ("data", "gamma", "mask")
+    test = TestHints(low=-2, high=2,
+                     cases=(({"act_type": "prelu"}, ((2, 3, 2), (3,))),
+                            ({"act_type": "elu", "slope": 0.5}, ((2, 3),)),
+                            ({"act_type": "gelu"}, ((2, 3),))))
+
+    def list_inputs(self, num_args=None):
+        return self.inputs if self.act_type == "prelu" else ("data",)
+
+    def list_outputs(self):
+        return self.outputs if self.act_type == "rrelu" else ("output",)
+
+    def infer_input_shapes(self, data, gamma=None):
+        if self.act_type != "prelu":
+            return [data]
+        return [data, gamma or (None if data is None else (data[1] if len(data) > 1 else 1,))]
+
+    def infer_shape(self, data, gamma=None):
+        return [data] * len(self.list_outputs())
+
+    def _slope(self, xp, data, gamma):
+        """The slope on the negative side, broadcastable to ``data``."""
+        if gamma is None:
+            return self.slope
+        if gamma.size == 1 or data.ndim < 2:
+            return gamma.reshape(()) if gamma.size == 1 else gamma
+        return channel_view(gamma, data.ndim, 1)
+
+    def forward(self, xp, data, gamma=None, rng=None, is_train=False):
+        kind = self.act_type
+        if kind in ("leaky", "prelu"):
+            return xp.where(data > 0, data, self._slope(xp, data, gamma) * data)
+        if kind == "elu":
+            return xp.where(data > 0, data, self.slope * xp.expm1(xp.minimum(data, 0)))
+        if kind == "selu":
+            negative = _SELU_ALPHA * xp.expm1(xp.minimum(data, 0))
+            return _SELU_LAMBDA * xp.where(data > 0, data, negative)
+        if kind == "gelu":
+            return 0.5 * data * (1 + _erf(xp, data / math.sqrt(2)))
+        if is_train:
+            mask = rng.uniform(self.lower_bound, self.upper_bound, data.shape)
+        else:
+            mask = xp.full(data.shape, (self.lower_bound + self.upper_bound) / 2)
+        mask = mask.astype(data.dtype)
+        return xp.where(data > 0, data, mask * data), mask
+
+    def backward(self, xp, out_grad, data, gamma=None, mask=None):
+        kind = self.act_type
+        positive = data > 0
+        if kind == "prelu":
+            grad_gamma = xp.where(positive, 0, out_grad * data)
+            axes = tuple(a for a in range(data.ndim) if gamma.size == 1 or a != 1)
+            grad_gamma = grad_gamma.sum(axis=axes).reshape(gamma.shape)
+            slope = self._slope(xp, data, gamma)
+            return xp.where(positive, out_grad, out_grad * slope), grad_gamma
+        if kind == "leaky":
+            return xp.where(positive, out_grad, out_grad * self.slope)
+        if kind == "rrelu":
+            return xp.where(positive, out_grad, out_grad * mask)
+        if kind == "elu":
+            return xp.where(positive, out_grad, out_grad * self.slope * xp.exp(
+                xp.minimum(data, 0)))
+        if kind == "selu":
+            negative = _SELU_ALPHA * xp.exp(xp.minimum(data, 0))
+            return out_grad * _SELU_LAMBDA * xp.where(positive, 1, negative)
+        density = xp.exp(-0.5 * data * data) / math.sqrt(2 * math.pi)
+        return out_grad * (0.5 * (1 + _erf(xp, data / math.sqrt(2))) + data * density)

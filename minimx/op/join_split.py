@@ -1,0 +1,133 @@
+"""Joining arrays and splitting one: Concat, stack and SliceChannel (split).
+
+Lesson: 02-ndarray.  Mirrors ``src/operator/nn/concat.cc``, ``src/operator/tensor/
+matrix_op.cc`` (stack) and ``src/operator/slice_channel.cc``.  The gradient of a join
+is a split of the output gradient, and the gradient of a split is a join.
+"""
+import itertools
+
+from .common import normalize_axis
+from .params import Param
+from .registry import OpDef, TestHints, register_op
+
+
+# -- joining and splitting -------------------------------------------------------------------
+@register_op
+class Concat(OpDef):
+    """Join arrays along axis ``dim``; the other dims must agree."""
+    name = "Concat"
+    aliases = ("concat",)
+    variadic = True
+    params = {"num_args": Param(int, default=1, doc="how many inputs"),
+              "dim": Param(int, default=1, doc="the axis to join along")}
+    saves = ("input_shapes",)
+    test = TestHints(shapes=((2, 3), (2, 1), (2, 2)),
+                     reference=lambda np, *xs, dim=1, **_: np.concatenate(xs, axis=dim),
+                     cases=(({"dim": 0}, ((1, 3), (2, 3))),))
+
+    def infer_shape(self, *shapes):
+        if not shapes:
+            raise self.shape_error("expected at least one input")
+        first = tuple(shapes[0])
+        axis = normalize_axis(self, self.dim, len(first))
+        for shape in shapes[1:]:
+            if len(shape) != len(first) or any(
+                    a != b for i, (a, b) in enumerate(zip(shape, first)) if i != axis):
+                raise self.shape_error(f"cannot join shapes {[tuple(s) for s in shapes]} "
+                                       f"along axis {self.dim}")
+        return first[:axis] + (sum(s[axis] for s in shapes),) + first[axis + 1:]
+
+    def infer_type(self, *dtypes):
+        return dtypes[0]
+
+    def forward(self, xp, *arrays):
+        return xp.concatenate(arrays, axis=self.dim)
+
+    def backward(self, xp, out_grad, input_shapes):
+        axis = normalize_axis(self, self.dim, out_grad.ndim)
+        boundaries = list(itertools.accumulate(shape[axis] for shape in input_shapes))
+        return tuple(xp.split(out_grad, boundaries[:-1], axis=axis))
+
+
+@register_op
+class Stack(OpDef):
+    """Join arrays of one shape along a new axis ``axis``."""
+    name = "stack"
+    variadic = True
+    params = {"axis": Param(int, default=0, doc="position of the new axis"),
+              "num_args": Param(int, default=1, doc="how many inputs")}
+    test = TestHints(shapes=((2, 3), (2, 3)), params={"axis": -1},
+                     reference=lambda np, *xs, axis=0, **_: np.stack(xs, axis=axis))
+
+    def _position(self, ndim):
+        if not -ndim - 1 <= self.axis <= ndim:
+            raise self.shape_error(f"axis {self.axis} is out of range for {ndim}-dim inputs")
+        return self.axis % (ndim + 1)
+
+    def infer_shape(self, *shapes):
+        first = tuple(shapes[0])
+        if any(tuple(shape) != first for shape in shapes):
+            raise self.shape_error(f"inputs must have one shape, got {[tuple(s) for s in shapes]}")
+        axis = self._position(len(first))
+        return first[:axis] + (len(shapes),) + first[axis:]
+
+    def infer_type(self, *dtypes):
+        return dtypes[0]
+
+    def forward(self, xp, *arrays):
+        return xp.stack(arrays, axis=self._position(arrays[0].ndim))
+
+    def backward(self, xp, out_grad):
+        axis = self._position(out_grad.ndim - 1)
+        return tuple(xp.take(out_grad, index, axis=axis)
+                     for index in range(out_grad.shape[axis]))
+
+
+def _reference_split(np, x, num_outputs, axis=1, squeeze_axis=False, **_):
+    parts = np.split(x, num_outputs, axis=axis)
+    return tuple(np.squeeze(part, axis) if squeeze_axis else part for part in parts)
+
+
+@register_op
+class SliceChannel(OpDef):
+    """Split ``data`` into ``num_outputs`` equal parts along ``axis``; returns a list."""
+    name = "SliceChannel"
+    aliases = ("split",)
+    method = "split"
+    params = {"num_outputs": Param(int, doc="how many parts"),
+              "axis": Param(int, default=1, doc="the axis to split"),
+              "squeeze_axis": Param(bool, default=False, doc="drop the split axis (parts of 1)")}
+    test = TestHints(shapes=((2, 4),), params={"num_outputs": 2},
+                     reference=_reference_split,
+                     cases=(({"num_outputs": 3, "axis": 0, "squeeze_axis": True}, ((3, 2),)),))
+
+    def check_params(self):
+        if self.num_outputs < 1:
+            raise self.param_error(f"num_outputs must be at least 1, got {self.num_outputs}")
+
+    def list_outputs(self):
+        return tuple(f"output{index}" for index in range(self.num_outputs))
+
+    def infer_shape(self, data):
+        axis = normalize_axis(self, self.axis, len(data))
+        if data[axis] % self.num_outputs:
+            raise self.shape_error(f"axis {self.axis} of shape {tuple(data)} does not split "
+                                   f"into {self.num_outputs} equal parts")
+        part = data[axis] // self.num_outputs
+        if self.squeeze_axis and part != 1:
+            raise self.shape_error(f"squeeze_axis needs parts of length 1, got {part}")
+        middle = () if self.squeeze_axis else (part,)
+        shape = tuple(data[:axis]) + middle + tuple(data[axis + 1:])
+        return [shape or (1,)] * self.num_outputs
+
+    def forward(self, xp, data):
+        axis = normalize_axis(self, self.axis, data.ndim)
+        shapes = self.infer_shape(data.shape)
+        parts = xp.split(data, self.num_outputs, axis=axis)
+        return tuple(part.reshape(shape) for part, shape in zip(parts, shapes))
+
+    def backward(self, xp, *out_grads):
+        axis = normalize_axis(self, self.axis, out_grads[0].ndim + int(self.squeeze_axis))
+        if self.squeeze_axis:
+            return xp.stack(out_grads, axis=axis)
+        return xp.concatenate(out_grads, axis=axis)

@@ -1,0 +1,170 @@
+"""Exponentials, logarithms, powers and roots, element-wise.
+
+Lesson: 02-ndarray (and 03-autograd for their gradients).  Mirrors
+``src/operator/tensor/elemwise_unary_op_logexp.cc`` and ``elemwise_unary_op_pow.cc``.
+Where the derivative is cheapest in terms of the output (``exp``, ``sqrt``), the
+operator saves its output instead of its input (``UnaryFromOutput``).
+"""
+import math
+
+from .elemwise import Unary, UnaryFromOutput
+from .registry import TestHints, register_op
+
+
+# -- exponentials and logarithms ---------------------------------------------------------------
+@register_op
+class Exp(UnaryFromOutput):
+    """``e ** x``, element-wise."""
+    name = "exp"
+    test = TestHints(reference=lambda np, x: np.exp(x))
+
+    def compute(self, xp, data):
+        return xp.exp(data)
+
+    def derivative_from_output(self, xp, output):
+        return output
+
+
+@register_op
+class Expm1(UnaryFromOutput):
+    """``exp(x) - 1``, accurate for small ``x``."""
+    name = "expm1"
+    test = TestHints(reference=lambda np, x: np.expm1(x))
+
+    def compute(self, xp, data):
+        return xp.expm1(data)
+
+    def derivative_from_output(self, xp, output):
+        return output + 1.0
+
+
+@register_op
+class Log(Unary):
+    """Natural logarithm, element-wise."""
+    name = "log"
+    test = TestHints(low=0.5, high=2.0, reference=lambda np, x: np.log(x))
+
+    def compute(self, xp, data):
+        return xp.log(data)
+
+    def derivative(self, xp, data):
+        return 1.0 / data
+
+
+@register_op
+class Log10(Unary):
+    """Base-10 logarithm, element-wise."""
+    name = "log10"
+    test = TestHints(low=0.5, high=2.0, reference=lambda np, x: np.log10(x))
+
+    def compute(self, xp, data):
+        return xp.log10(data)
+
+    def derivative(self, xp, data):
+        return 1.0 / (data * math.log(10.0))
+
+
+@register_op
+class Log2(Unary):
+    """Base-2 logarithm, element-wise."""
+    name = "log2"
+    test = TestHints(low=0.5, high=2.0, reference=lambda np, x: np.log2(x))
+
+    def compute(self, xp, data):
+        return xp.log2(data)
+
+    def derivative(self, xp, data):
+        return 1.0 / (data * math.log(2.0))
+
+
+@register_op
+class Log1p(Unary):
+    """``log(1 + x)``, accurate for small ``x``."""
+    name = "log1p"
+    test = TestHints(low=-0.5, high=2.0, reference=lambda np, x: np.log1p(x))
+
+    def compute(self, xp, data):
+        return xp.log1p(data)
+
+    def derivative(self, xp, data):
+        return 1.0 / (data + 1.0)
+
+
+# -- powers and roots ----------------------------------------------------------------------------
+@register_op
+class Sqrt(UnaryFromOutput):
+    """Square root, element-wise."""
+    name = "sqrt"
+    test = TestHints(low=0.5, high=2.0, reference=lambda np, x: np.sqrt(x))
+
+    def compute(self, xp, data):
+        return xp.sqrt(data)
+
+    def derivative_from_output(self, xp, output):
+        return 0.5 / output
+
+
+@register_op
+class Rsqrt(UnaryFromOutput):
+    """``1 / sqrt(x)``, element-wise."""
+    name = "rsqrt"
+    test = TestHints(low=0.5, high=2.0, reference=lambda np, x: 1 / np.sqrt(x))
+
+    def compute(self, xp, data):
+        return 1.0 / xp.sqrt(data)
+
+    def derivative_from_output(self, xp, output):
+        return -0.5 * output * output * output
+
+
+@register_op
+class Cbrt(UnaryFromOutput):
+    """Cube root, element-wise."""
+    name = "cbrt"
+    test = TestHints(low=0.5, high=2.0, reference=lambda np, x: np.cbrt(x))
+
+    def compute(self, xp, data):
+        return xp.cbrt(data)
+
+    def derivative_from_output(self, xp, output):
+        return 1.0 / (3.0 * output * output)
+
+
+@register_op
+class Rcbrt(UnaryFromOutput):
+    """``1 / cbrt(x)``, element-wise."""
+    name = "rcbrt"
+    test = TestHints(low=0.5, high=2.0, reference=lambda np, x: 1 / np.cbrt(x))
+
+    def compute(self, xp, data):
+        return 1.0 / xp.cbrt(data)
+
+    def derivative_from_output(self, xp, output):
+        # y = x ** (-1/3), so dy/dx = -(1/3) x ** (-4/3) = -y**4 / 3
+        return output * output * output * output * (-1.0 / 3.0)
+
+
+@register_op
+class Square(Unary):
+    """``x * x``, element-wise."""
+    name = "square"
+    test = TestHints(reference=lambda np, x: x * x)
+
+    def compute(self, xp, data):
+        return xp.square(data)
+
+    def derivative(self, xp, data):
+        return 2.0 * data
+
+
+@register_op
+class Reciprocal(Unary):
+    """``1 / x``, element-wise."""
+    name = "reciprocal"
+    test = TestHints(low=0.5, high=2.0, reference=lambda np, x: 1 / x)
+
+    def compute(self, xp, data):
+        return xp.reciprocal(data)
+
+    def derivative(self, xp, data):
+        return -1.0 / (data * data)

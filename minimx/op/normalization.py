@@ -1,0 +1,261 @@
+"""Normalisation layers: batch, layer, instance and L2 normalisation, and LRN.
+
+Lesson: 07-gluon-layers.  Mirrors ``src/operator/nn/batch_norm.cc``,
+``layer_norm.cc``, ``instance_norm.cc``, ``l2_normalization.cc`` and ``lrn.cc``.
+Each one standardises ``x`` with statistics over some axes (``_moments``) and
+shares one gradient formula (``_normalize_grad``).  BatchNorm shows auxiliary
+states: its moving statistics are inputs that the forward pass updates in place.
+"""
+from .common import channel_view
+from .params import Choice, Optional, Param
+from .registry import OpDef, TestHints, register_op
+
+
+# -- normalisation -----------------------------------------------------------------------------
+def _normalize_grad(xp, grad_xhat, xhat, invstd, axes):
+    """Gradient through ``xhat = (x - mean(x)) * invstd`` with statistics over ``axes``."""
+    mean_grad = grad_xhat.mean(axis=axes, keepdims=True)
+    mean_proj = (grad_xhat * xhat).mean(axis=axes, keepdims=True)
+    return (grad_xhat - mean_grad - xhat * mean_proj) * invstd
+
+
+def _moments(data, axes):
+    mean = data.mean(axis=axes, keepdims=True)
+    return mean, ((data - mean) ** 2).mean(axis=axes, keepdims=True)
+
+
+@register_op
+class BatchNorm(OpDef):
+    """Batch normalisation over every axis but ``axis`` (the channels).
+
+    While training, the batch statistics normalise ``data`` and the moving
+    statistics (auxiliary states) move towards them:
+    ``moving = moving * momentum + batch * (1 - momentum)``.  Otherwise (or
+    with ``use_global_stats``) the moving statistics are used.  With
+    ``fix_gamma`` (MXNet's default) gamma is taken as 1 and gets no gradient.
+    The hidden outputs are the mean and ``1 / sqrt(var + eps)`` used.
+    """
+    name = "BatchNorm"
+    inputs = ("data", "gamma", "beta", "moving_mean", "moving_var")
+    outputs = ("output", "mean", "var")
+    aux = ("moving_mean", "moving_var")
+    params = {
+        "eps": Param(float, default=1e-3, doc="added to the variance"),
+        "momentum": Param(float, default=0.9, doc="decay of the moving statistics"),
+        "fix_gamma": Param(bool, default=True, doc="treat gamma as 1"),
+        "use_global_stats": Param(bool, default=False, doc="use the moving statistics always"),
+        "output_mean_var": Param(bool, default=False, doc="also return mean and inverse std"),
+        "axis": Param(int, default=1, doc="the channel axis"),
+        "cudnn_off": Param(bool, default=False, doc="ignored"),
+        "min_calib_range": Param(Optional(float), default=None, doc="ignored"),
+        "max_calib_range": Param(Optional(float), default=None, doc="ignored"),
+    }
+    saves = ("data", "gamma", "mean", "var")
+    # inputs in [0.1, 1]: the moving variance must be positive
+    test = TestHints(shapes=((3, 2, 2), (2,), (2,), (2,), (2,)), params={"fix_gamma": False},
+                     low=0.1, high=1.0,
+                     cases=(({}, ((4, 3), (3,), (3,), (3,), (3,))),
+                            ({"axis": -1, "fix_gamma": False},
+                             ((2, 3, 2), (2,), (2,), (2,), (2,)))))
+
+    def num_visible(self):
+        return 3 if self.output_mean_var else 1
+
+    def infer_input_shapes(self, data, *others):
+        channels = None if data is None else (data[self.axis % len(data)],)
+        return [data] + [shape or channels for shape in others]
+
+    def infer_shape(self, data, gamma, beta, moving_mean, moving_var):
+        channels = (data[self.axis % len(data)],)
+        for name, shape in zip(self.inputs[1:], (gamma, beta, moving_mean, moving_var)):
+            if tuple(shape) != channels:
+                raise self.shape_error(f"{name} must have shape {channels} for data "
+                                       f"{tuple(data)}, got {tuple(shape)}")
+        return [data, channels, channels]
+
+    def _stat_axes(self, ndim):
+        return tuple(a for a in range(ndim) if a != self.axis % ndim)
+
+    def _uses_batch_stats(self, is_train):
+        return is_train and not self.use_global_stats
+
+    def forward(self, xp, data, gamma, beta, moving_mean, moving_var, is_train=False):
+        axis = self.axis % data.ndim
+        if self._uses_batch_stats(is_train):
+            mean, var = (s.reshape(-1) for s in _moments(data, self._stat_axes(data.ndim)))
+            moving_mean[...] = moving_mean * self.momentum + mean * (1 - self.momentum)
+            moving_var[...] = moving_var * self.momentum + var * (1 - self.momentum)
+        else:
+            mean, var = moving_mean, moving_var
+        invstd = 1 / xp.sqrt(var + self.eps)
+        scale = invstd if self.fix_gamma else gamma * invstd
+        output = ((data - channel_view(mean, data.ndim, axis)) * channel_view(
+            scale, data.ndim, axis) + channel_view(beta, data.ndim, axis))
+        return output.astype(data.dtype), mean.astype(data.dtype), invstd.astype(data.dtype)
+
+    def backward(self, xp, out_grad, *unused, data, gamma, mean, var, is_train=False):
+        axis, axes = self.axis % data.ndim, self._stat_axes(data.ndim)
+        invstd = channel_view(var, data.ndim, axis)
+        xhat = (data - channel_view(mean, data.ndim, axis)) * invstd
+        scale = 1 if self.fix_gamma else channel_view(gamma, data.ndim, axis)
+        grad_gamma = xp.zeros_like(gamma) if self.fix_gamma else (out_grad * xhat).sum(axes)
+        grad_beta = out_grad.sum(axis=axes)
+        if self._uses_batch_stats(is_train):
+            grad_data = _normalize_grad(xp, out_grad * scale, xhat, invstd, axes)
+        else:
+            grad_data = out_grad * scale * invstd
+        return grad_data, grad_gamma, grad_beta, None, None
+
+
+@register_op
+class LayerNorm(OpDef):
+    """Normalise along ``axis`` for each sample, then scale by gamma and shift by beta.
+
+    Hidden outputs: the mean and the standard deviation (``sqrt(var + eps)``).
+    """
+    name = "LayerNorm"
+    inputs = ("data", "gamma", "beta")
+    outputs = ("output", "mean", "std")
+    params = {
+        "axis": Param(int, default=-1, doc="the axis to normalise over"),
+        "eps": Param(float, default=1e-5, doc="added to the variance"),
+        "output_mean_var": Param(bool, default=False, doc="also return mean and std"),
+    }
+    saves = ("data", "gamma", "mean", "std")
+    test = TestHints(shapes=((2, 3, 4), (4,), (4,)), cases=(({"axis": 1}, ((2, 3), (3,), (3,))),))
+
+    def num_visible(self):
+        return 3 if self.output_mean_var else 1
+
+    def infer_input_shapes(self, data, gamma=None, beta=None):
+        channels = None if data is None else (data[self.axis % len(data)],)
+        return [data, gamma or channels, beta or channels]
+
+    def infer_shape(self, data, gamma, beta):
+        axis = self.axis % len(data)
+        for name, shape in (("gamma", gamma), ("beta", beta)):
+            if tuple(shape) != (data[axis],):
+                raise self.shape_error(f"{name} must have shape ({data[axis]},), got {shape}")
+        reduced = tuple(1 if a == axis else size for a, size in enumerate(data))
+        return [data, reduced, reduced]
+
+    def forward(self, xp, data, gamma, beta):
+        axis = self.axis % data.ndim
+        mean, var = _moments(data, axis)
+        std = xp.sqrt(var + self.eps)
+        xhat = (data - mean) / std
+        output = xhat * channel_view(gamma, data.ndim, axis) + channel_view(
+            beta, data.ndim, axis)
+        return output.astype(data.dtype), mean, std
+
+    def backward(self, xp, out_grad, *unused, data, gamma, mean, std):
+        axis = self.axis % data.ndim
+        others = tuple(a for a in range(data.ndim) if a != axis)
+        xhat = (data - mean) / std
+        grad_xhat = out_grad * channel_view(gamma, data.ndim, axis)
+        grad_data = _normalize_grad(xp, grad_xhat, xhat, 1 / std, axis)
+        return grad_data, (out_grad * xhat).sum(axis=others), out_grad.sum(axis=others)
+
+
+@register_op
+class InstanceNorm(OpDef):
+    """Normalise each sample's each channel over its spatial axes; gamma/beta per channel."""
+    name = "InstanceNorm"
+    inputs = ("data", "gamma", "beta")
+    params = {"eps": Param(float, default=1e-3, doc="added to the variance")}
+    saves = ("data", "gamma")
+    test = TestHints(shapes=((2, 3, 4), (3,), (3,)))
+
+    def infer_input_shapes(self, data, gamma=None, beta=None):
+        channels = None if data is None else (data[1],)
+        return [data, gamma or channels, beta or channels]
+
+    def infer_shape(self, data, gamma, beta):
+        if len(data) < 3:
+            raise self.shape_error(f"data must have at least 3 axes (N, C, ...), got {data}")
+        return data
+
+    def _normalized(self, xp, data):
+        axes = tuple(range(2, data.ndim))
+        mean, var = _moments(data, axes)
+        invstd = 1 / xp.sqrt(var + self.eps)
+        return (data - mean) * invstd, invstd, axes
+
+    def forward(self, xp, data, gamma, beta):
+        xhat, _, _ = self._normalized(xp, data)
+        return xhat * channel_view(gamma, data.ndim, 1) + channel_view(beta, data.ndim, 1)
+
+    def backward(self, xp, out_grad, data, gamma):
+        xhat, invstd, axes = self._normalized(xp, data)
+        others = (0,) + axes
+        grad_xhat = out_grad * channel_view(gamma, data.ndim, 1)
+        return (_normalize_grad(xp, grad_xhat, xhat, invstd, axes),
+                (out_grad * xhat).sum(axis=others), out_grad.sum(axis=others))
+
+
+@register_op
+class L2Normalization(OpDef):
+    """Divide by the L2 norm ``sqrt(sum(x**2) + eps)`` taken per ``instance`` (all axes
+    but the first), per ``channel`` (axis 1) or per ``spatial`` position set (axes 2...)."""
+    name = "L2Normalization"
+    params = {
+        "eps": Param(float, default=1e-10, doc="added under the square root"),
+        "mode": Param(Choice("channel", "instance", "spatial"), default="instance"),
+    }
+    saves = ("data", "output")
+    test = TestHints(shapes=((2, 3, 2),),
+                     cases=(({"mode": "channel"}, ((2, 3, 2),)),
+                            ({"mode": "spatial"}, ((2, 3, 2),))))
+
+    def _axes(self, ndim):
+        if self.mode == "instance":
+            return tuple(range(1, ndim))
+        return (1,) if self.mode == "channel" else tuple(range(2, ndim))
+
+    def _norm(self, xp, data):
+        return xp.sqrt((data * data).sum(axis=self._axes(data.ndim), keepdims=True) + self.eps)
+
+    def forward(self, xp, data):
+        return data / self._norm(xp, data)
+
+    def backward(self, xp, out_grad, data, output):
+        inner = (out_grad * output).sum(axis=self._axes(data.ndim), keepdims=True)
+        return (out_grad - output * inner) / self._norm(xp, data)
+
+
+def _channel_window_sum(xp, values, size):
+    """Sum over a window of ``size`` neighbouring channels (axis 1), centred, zero-padded."""
+    half = size // 2
+    pad = [(0, 0)] * values.ndim
+    pad[1] = (half, size - 1 - half)
+    padded = xp.pad(values, pad)
+    channels = values.shape[1]
+    return sum(padded[:, offset:offset + channels] for offset in range(size))
+
+
+@register_op
+class LRN(OpDef):
+    """Local response normalisation across ``nsize`` neighbouring channels:
+    ``x / (knorm + alpha / nsize * sum(x**2))**beta``."""
+    name = "LRN"
+    params = {
+        "alpha": Param(float, default=1e-4),
+        "beta": Param(float, default=0.75),
+        "knorm": Param(float, default=2.0),
+        "nsize": Param(int, doc="window size in channels (odd)"),
+    }
+    saves = ("data",)
+    test = TestHints(shapes=((2, 4, 2, 1),), params={"nsize": 3, "alpha": 0.5})
+
+    def _scale(self, xp, data):
+        return self.knorm + self.alpha / self.nsize * _channel_window_sum(
+            xp, data * data, self.nsize)
+
+    def forward(self, xp, data):
+        return data * self._scale(xp, data) ** -self.beta
+
+    def backward(self, xp, out_grad, data):
+        scale = self._scale(xp, data)
+        through_scale = out_grad * data * (-self.beta) * scale ** (-self.beta - 1)
+        spread = _channel_window_sum(xp, through_scale, self.nsize)
+        return out_grad * scale ** -self.beta + spread * 2 * self.alpha / self.nsize * data

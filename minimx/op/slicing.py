@@ -1,0 +1,171 @@
+"""Reading a region of an array: slice, slice_axis, slice_like and diag.
+
+Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/matrix_op.cc`` (slice, slice_axis,
+slice_like) and ``diag_op.cc``.  Each gradient writes the output gradient back into
+zeros at the places the region was read from.
+"""
+import itertools
+import math
+import re
+
+from .common import normalize_axes, normalize_axis
+from .params import Optional, Param, Shape
+from .registry import OpDef, TestHints, register_op
+
+
+def OptionalIntTuple(value):
+    """A tuple whose items are ints or None, e.g. ``(None, 2)`` or the string ``"(None, 2)"``."""
+    if isinstance(value, str):
+        items = [item.strip() for item in value.strip().strip("()[]").split(",")]
+        items = [item for item in items if item]
+        parsed = []
+        for item in items:
+            if item in ("None", "none"):
+                parsed.append(None)
+            elif re.fullmatch(r"-?\d+", item):
+                parsed.append(int(item))
+            else:
+                raise ValueError(f"cannot read {item!r} as an int or None")
+        return tuple(parsed)
+    if value is None:
+        return ()
+    if isinstance(value, int):
+        return (value,)
+    return tuple(None if item is None else int(item) for item in value)
+
+
+OptionalIntTuple.type_name = "a tuple of ints or None"
+
+
+# -- slicing ---------------------------------------------------------------------------------
+class Slicing(OpDef):
+    """An operator that reads one rectangular (maybe strided) region: subclasses give ``key``."""
+
+    saves = ("data_shape",)
+
+    def infer_shape(self, data, *others):
+        shape = [len(range(*item.indices(size))) if isinstance(item, slice) else size
+                 for item, size in zip(self.key(data, *others), data)]
+        return tuple(shape) + tuple(data[len(shape):])
+
+    def forward(self, xp, data, *others):
+        return data[self.key(data.shape, *(other.shape for other in others))]
+
+    def backward(self, xp, out_grad, data_shape, **shapes):
+        grad = xp.zeros(data_shape, dtype=out_grad.dtype)
+        others = [shapes[name] for name in sorted(shapes)]
+        grad[self.key(data_shape, *others)] = out_grad
+        return (grad,) + (None,) * len(others)
+
+
+@register_op
+class Slice(Slicing):
+    """``data[begin[0]:end[0]:step[0], ...]``; None entries take the default."""
+    name = "slice"
+    params = {"begin": Param(OptionalIntTuple, doc="first index per axis"),
+              "end": Param(OptionalIntTuple, doc="end (exclusive) per axis"),
+              "step": Param(OptionalIntTuple, default=(), doc="step per axis")}
+    method = True
+    test = TestHints(shapes=((4, 5),), params={"begin": (None, 4), "end": (3, 0),
+                                               "step": (2, -2)},
+                     reference=lambda np, x, begin, end, step=(), **_:
+                     x[tuple(slice(*items) for items in itertools.zip_longest(begin, end,
+                                                                              step or ()))],
+                     cases=(({"begin": (1,), "end": (3,), "step": ()}, ((4, 2, 3),)),))
+
+    def check_params(self):
+        if 0 in self.step:
+            raise self.param_error(f"step must not be 0, got {self.step}")
+
+    def key(self, shape):
+        if len(self.begin) != len(self.end) or len(self.begin) > len(shape):
+            raise self.shape_error(f"begin {self.begin} and end {self.end} must have one "
+                                   f"length, at most {len(shape)}")
+        steps = self.step + (None,) * (len(self.begin) - len(self.step))
+        return tuple(slice(*items) for items in zip(self.begin, self.end, steps))
+
+
+@register_op
+class SliceAxis(Slicing):
+    """``data[..., begin:end, ...]`` on one axis (``end`` None: to the end)."""
+    name = "slice_axis"
+    params = {"axis": Param(int), "begin": Param(int), "end": Param(Optional(int))}
+    method = True
+    test = TestHints(shapes=((3, 4),), params={"axis": 1, "begin": -3, "end": None},
+                     reference=lambda np, x, **_: x[:, -3:])
+
+    def key(self, shape):
+        axis = normalize_axis(self, self.axis, len(shape))
+        return (slice(None),) * axis + (slice(self.begin, self.end),)
+
+
+@register_op
+class SliceLike(Slicing):
+    """``data`` cut to the shape of ``shape_like`` on ``axes`` (all axes by default)."""
+    name = "slice_like"
+    inputs = ("data", "shape_like")
+    params = {"axes": Param(Shape, default=(), doc="the axes to cut")}
+    saves = ("data_shape", "shape_like_shape")
+    method = True
+    test = TestHints(shapes=((3, 4), (2, 3)),
+                     reference=lambda np, x, y, axes=(), **_: x[:2, :3] if not axes else x[:, :3],
+                     cases=(({"axes": (-1,)}, ((3, 4), (2, 3))),))
+
+    def key(self, shape, like):
+        axes = normalize_axes(self, self.axes or None, len(shape))
+        if len(like) != len(shape) and not self.axes:
+            raise self.shape_error(f"data {tuple(shape)} and shape_like {tuple(like)} "
+                                   f"differ in dims")
+        for axis in axes:
+            if axis >= len(like) or like[axis] > shape[axis]:
+                raise self.shape_error(f"cannot cut axis {axis} of {tuple(shape)} to "
+                                       f"{tuple(like)}")
+        return tuple(slice(0, like[a]) if a in axes else slice(None) for a in range(len(shape)))
+
+
+def _reference_diag(np, x, k=0, axis1=0, axis2=1, **_):
+    return np.diag(x, k) if x.ndim <= 2 else np.diagonal(x, k, axis1, axis2)
+
+
+@register_op
+class Diag(OpDef):
+    """A diagonal: 1-D input -> a 2-D matrix with it on diagonal ``k``; otherwise the
+    diagonal ``k`` of the planes ``(axis1, axis2)``, as a new last axis."""
+    name = "diag"
+    params = {"k": Param(int, default=0), "axis1": Param(int, default=0),
+              "axis2": Param(int, default=1)}
+    method = True
+    saves = ("data_shape",)
+    test = TestHints(shapes=((3, 4),), params={"k": 1}, reference=_reference_diag,
+                     cases=(({"k": -1}, ((3,),)),
+                            ({"k": 0, "axis1": 1, "axis2": 2}, ((2, 3, 4),))))
+
+    def infer_shape(self, data):
+        if len(data) == 1:
+            size = data[0] + abs(self.k)
+            return (size, size)
+        first = normalize_axis(self, self.axis1, len(data))
+        second = normalize_axis(self, self.axis2, len(data))
+        if first == second:
+            raise self.shape_error(f"axis1 and axis2 name one axis ({first}) of {tuple(data)}")
+        rows, cols = (data[first], data[second] - self.k) if self.k >= 0 else (
+            data[first] + self.k, data[second])
+        rest = tuple(size for axis, size in enumerate(data) if axis not in (first, second))
+        return rest + (max(0, min(rows, cols)),)
+
+    def _compute(self, xp, data):
+        if data.ndim == 1:
+            return xp.diag(data, self.k)
+        return xp.diagonal(data, self.k, self.axis1, self.axis2)
+
+    def forward(self, xp, data):
+        return self._compute(xp, data).copy()
+
+    def backward(self, xp, out_grad, data_shape):
+        if len(data_shape) == 1:
+            return xp.diagonal(out_grad, self.k).copy()
+        # the diagonal of an array of element numbers says where each output element came from
+        source = self._compute(xp, xp.arange(math.prod(data_shape)).reshape(data_shape))
+        grad = xp.zeros(math.prod(data_shape), dtype=out_grad.dtype)
+        grad[source.ravel()] = out_grad.ravel()
+        return grad.reshape(data_shape)
