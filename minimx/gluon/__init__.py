@@ -9,6 +9,7 @@ from .hybrid_block import HybridBlock
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
 from .symbol_block import SymbolBlock
 from . import nn  # noqa: E402  (layers need the block classes above)
+from . import loss, rnn  # noqa: E402
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "CachedOp", "Parameter", "ParameterDict",
            "Constant", "DeferredInitializationError", "parameter", "nn"]

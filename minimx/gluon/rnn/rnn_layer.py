@@ -1,0 +1,231 @@
+"""Recurrent layers RNN, LSTM and GRU: a whole sequence through the fused ``RNN`` operator.
+
+Lesson: 10-recurrent-networks.  Mirrors ``python/mxnet/gluon/rnn/rnn_layer.py``.
+Each layer and direction owns four parameters named as MXNet names them
+(``l0_i2h_weight``, ``l0_h2h_weight``, ``l0_i2h_bias``, ``l0_h2h_bias``; ``r0_``
+for the reverse direction); ``hybrid_forward`` flattens and concatenates them
+into the operator's single ``parameters`` vector, in MXNet's order.
+"""
+from ... import ndarray, symbol
+from ..hybrid_block import HybridBlock
+
+__all__ = ["RNN", "LSTM", "GRU"]
+
+_GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
+
+
+class _RNNLayer(HybridBlock):
+    """The shared machinery of RNN, LSTM and GRU (see those for the parameters)."""
+
+    def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size,
+                 i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                 h2h_bias_initializer, mode, dtype, **kwargs):
+        super().__init__(**kwargs)
+        if layout not in ("TNC", "NTC"):
+            raise ValueError(f"Invalid layout {layout}; must be one of ['TNC' or 'NTC']")
+        self._hidden_size = hidden_size
+        self._num_layers = num_layers
+        self._mode = mode
+        self._layout = layout
+        self._dropout = dropout
+        self._dir = 2 if bidirectional else 1
+        self._input_size = input_size
+        self._dtype = dtype
+        self._gates = _GATES[mode]
+        self.skip_states = None
+        rows, width = self._gates * hidden_size, input_size
+        for layer in range(num_layers):
+            for direction in "lr"[:self._dir]:
+                self._register_param(f"{direction}{layer}_i2h_weight", (rows, width),
+                                     i2h_weight_initializer)
+                self._register_param(f"{direction}{layer}_h2h_weight", (rows, hidden_size),
+                                     h2h_weight_initializer)
+                self._register_param(f"{direction}{layer}_i2h_bias", (rows,),
+                                     i2h_bias_initializer)
+                self._register_param(f"{direction}{layer}_h2h_bias", (rows,),
+                                     h2h_bias_initializer)
+            width = hidden_size * self._dir
+
+    def _register_param(self, name, shape, init):
+        param = self.params.get(name, shape=shape, init=init, allow_deferred_init=True,
+                                dtype=self._dtype)
+        setattr(self, name, param)
+
+    def __repr__(self):
+        in_size = self.l0_i2h_weight.shape[1] or None
+        text = f"{type(self).__name__}({in_size} -> {self._hidden_size}, {self._layout}"
+        if self._num_layers != 1:
+            text += f", num_layers={self._num_layers}"
+        if self._dropout != 0:
+            text += f", dropout={self._dropout}"
+        if self._dir == 2:
+            text += ", bidirectional"
+        return text + ")"
+
+    def _collect_params_with_prefix(self, prefix=""):
+        """The keys of ``save_parameters``, as MXNet writes them for a fused layer:
+        ``_unfused.0.i2h_weight`` (``_unfused.0.l_cell.i2h_weight`` when bidirectional)."""
+        prefix = prefix + "." if prefix else ""
+        result = {}
+        for name, param in self._reg_params.items():
+            direction, layer = name[0], name[1:name.index("_")]
+            cell = f"{direction}_cell." if self._dir == 2 else ""
+            result[f"{prefix}_unfused.{layer}.{cell}{name[name.index('_') + 1:]}"] = param
+        return result
+
+    def cast(self, dtype):
+        super().cast(dtype)
+        self._dtype = dtype
+
+    def state_info(self, batch_size=0):
+        shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
+        count = 2 if self._mode == "lstm" else 1
+        return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype}
+                for _ in range(count)]
+
+    def begin_state(self, batch_size=0, func=ndarray.zeros, **kwargs):
+        """The initial states: ``func(name=..., shape=..., dtype=..., **kwargs)`` each.
+
+        ``func`` may be ``nd.zeros``/``nd.ones`` (give ``batch_size``), or
+        ``sym.zeros``/``sym.var`` for a symbolic graph.
+        """
+        states = []
+        for index, info in enumerate(self.state_info(batch_size)):
+            info.update(kwargs)
+            states.append(func(name=f"{self.prefix}h0_{index}", **info))
+        return states
+
+    # -- running ---------------------------------------------------------------------------------
+    def __call__(self, inputs, states=None):
+        self.skip_states = states is None
+        if states is None:
+            if isinstance(inputs, ndarray.NDArray):
+                batch_size = inputs.shape[self._layout.find("N")]
+                states = self.begin_state(batch_size, ctx=inputs.context, dtype=inputs.dtype)
+            else:
+                states = self.begin_state(0, func=symbol.zeros)
+        if isinstance(states, (ndarray.NDArray, symbol.Symbol)):
+            states = [states]
+        return super().__call__(inputs, states)
+
+    def _deferred_infer_shape(self, inputs, states):
+        """The input size comes from the data (the flat parameter vector hides it)."""
+        input_size = inputs.shape[self._layout.find("C")]
+        rows = self._gates * self._hidden_size
+        for direction in "lr"[:self._dir]:
+            getattr(self, f"{direction}0_i2h_weight").shape = (rows, input_size)
+
+    def hybrid_forward(self, F, inputs, states, **params):
+        if F is ndarray:
+            batch_size = inputs.shape[self._layout.find("N")]
+            for state, info in zip(states, self.state_info(batch_size)):
+                if state.shape != info["shape"]:
+                    raise ValueError(f"Invalid recurrent state shape. Expecting "
+                                     f"{info['shape']}, got {state.shape}.")
+        if self._layout == "NTC":
+            inputs = F.swapaxes(inputs, 0, 1)
+        if self._dropout > 0:
+            outputs, states = self._layer_by_layer(F, inputs, states, params)
+        else:
+            outputs, states = self._fused(F, inputs, states, params, range(self._num_layers))
+        if self._layout == "NTC":
+            outputs = F.swapaxes(outputs, 0, 1)
+        return outputs if self.skip_states else (outputs, states)
+
+    def _fused(self, F, inputs, states, params, layers):
+        """One RNN operator call over ``layers`` (consecutive); returns (outputs, states)."""
+        flat = [F.reshape(params[f"{direction}{layer}_{group}_{kind}"], shape=(-1,))
+                for kind in ("weight", "bias") for layer in layers
+                for direction in "lr"[:self._dir] for group in ("i2h", "h2h")]
+        results = F.RNN(inputs, F.concat(*flat, dim=0), *states, state_size=self._hidden_size,
+                        num_layers=len(layers), bidirectional=self._dir == 2,
+                        state_outputs=True, mode=self._mode)
+        return results[0], [results[index] for index in range(1, len(states) + 1)]
+
+    def _layer_by_layer(self, F, inputs, states, params):
+        """Dropout between layers: one operator call per layer, Dropout on the outputs
+        of every layer but the last (as the fused kernel does in training)."""
+        finals = [[] for _ in states]
+        for layer in range(self._num_layers):
+            begin, end = layer * self._dir, (layer + 1) * self._dir
+            layer_states = [F.slice_axis(state, axis=0, begin=begin, end=end)
+                            for state in states]
+            inputs, layer_states = self._fused(F, inputs, layer_states, params, [layer])
+            if layer != self._num_layers - 1:
+                inputs = F.Dropout(inputs, p=self._dropout)
+            for final, state in zip(finals, layer_states):
+                final.append(state)
+        return inputs, [F.concat(*final, dim=0) for final in finals]
+
+
+class RNN(_RNNLayer):
+    """Elman RNN layer: ``h_t = act(W_ih x_t + b_ih + W_hh h_(t-1) + b_hh)``.
+
+    Parameters
+    ----------
+    hidden_size : int
+        Features of the hidden state.
+    num_layers : int, default 1
+        Stacked recurrent layers.
+    activation : {'relu', 'tanh'}, default 'relu'
+    layout : {'TNC', 'NTC'}, default 'TNC'
+        Axis order of the input and output (T: time, N: batch, C: features).
+    dropout : float, default 0
+        Dropout on the outputs of every layer but the last, while training.
+    bidirectional : bool, default False
+        Also run each layer backwards in time and concatenate the outputs.
+    input_size : int, default 0
+        Input features; 0 infers them at the first forward.
+
+    Call with ``(inputs, states=None)``: without states zeros are used and only
+    the output is returned; with states, ``(output, new_states)``.
+
+    Examples
+    --------
+    >>> layer = mx.gluon.rnn.RNN(4, 2); layer.initialize()
+    >>> layer(nd.ones((5, 3, 10))).shape
+    (5, 3, 4)
+    """
+
+    def __init__(self, hidden_size, num_layers=1, activation="relu", layout="TNC", dropout=0,
+                 bidirectional=False, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
+                 dtype="float32", **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
+                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, "rnn_" + activation, dtype, **kwargs)
+
+
+class LSTM(_RNNLayer):
+    """Long short-term memory layer (gates in MXNet's order: input, forget, cell, output).
+
+    Parameters as for ``RNN`` (without ``activation``).  The states are ``[h, c]``,
+    each ``(num_layers * directions, batch, hidden_size)``.
+    """
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
+                 input_size=0, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
+                 projection_size=None, h2r_weight_initializer=None, state_clip_min=None,
+                 state_clip_max=None, state_clip_nan=False, dtype="float32", **kwargs):
+        if projection_size or state_clip_min is not None or state_clip_max is not None:
+            raise NotImplementedError("minimx's LSTM supports neither projection_size nor "
+                                      "state clipping")
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
+                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, "lstm", dtype, **kwargs)
+
+
+class GRU(_RNNLayer):
+    """Gated recurrent unit layer (cuDNN's variant: the reset gate acts after ``W_hh h``).
+
+    Parameters as for ``RNN`` (without ``activation``); the states are ``[h]``.
+    """
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
+                 input_size=0, i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", dtype="float32",
+                 **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
+                         i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, "gru", dtype, **kwargs)
