@@ -51,7 +51,7 @@ class Custom(OpDef):
                      reference=lambda np, data: data * data)
 
     def __init__(self, op_type=None, **attrs):
-        self.op_type = op_type
+        self.op_type = None if op_type is None else str(op_type)
         if op_type is None:
             raise self.param_error("parameter 'op_type' (str) is required: the name given to "
                                    "@mx.operator.register")
