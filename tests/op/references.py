@@ -6,6 +6,7 @@ are written from the definitions (loops over output positions), not from the
 operator code, so a shared mistake is unlikely.  ``REFERENCES`` maps an operator name
 to its function; ``registry_cases.reference_for`` uses it when a TestHints gives none.
 """
+import itertools
 import math
 
 import numpy as np
@@ -301,6 +302,38 @@ def sequence_reverse(np, data, sequence_length=None, axis=0):
     return out
 
 
+def _collapse(path, blank):
+    """The label a CTC path spells: merge repeated classes, then drop the blanks."""
+    merged = [c for t, c in enumerate(path) if t == 0 or c != path[t - 1]]
+    return [c for c in merged if c != blank]
+
+
+def ctc_loss(np, data, label, *lengths, use_data_lengths=False, use_label_lengths=False,
+             blank_label="first"):
+    """Minus the log of the summed probability of every path that spells the label.
+
+    All ``C ** T`` paths are listed, so keep ``T`` and ``C`` tiny.
+    """
+    steps, batch, classes = data.shape
+    blank, padding = (0, 0) if blank_label == "first" else (classes - 1, -1)
+    lengths = list(lengths)
+    data_lengths = lengths.pop(0).astype(int) if use_data_lengths else [steps] * batch
+    label_lengths = lengths.pop(0).astype(int) if use_label_lengths else None
+    probs = np.exp(data) / np.exp(data).sum(axis=2, keepdims=True)
+    losses = []
+    for n in range(batch):
+        target = [int(value) for value in label[n]]
+        if label_lengths is not None:
+            target = target[:label_lengths[n]]
+        elif padding in target:
+            target = target[:target.index(padding)]
+        total = sum(math.prod(probs[t, n, c] for t, c in enumerate(path))
+                    for path in itertools.product(range(classes), repeat=int(data_lengths[n]))
+                    if _collapse(path, blank) == target)
+        losses.append(-np.log(total))
+    return np.array(losses)
+
+
 # -- indexing ----------------------------------------------------------------------------------
 def index(np, data, *index_arrays, key):
     """``data[key]`` where ``key`` is the operator's normalized form of a numpy key."""
@@ -317,6 +350,6 @@ REFERENCES = {
     "BatchNorm": batch_norm, "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
     "L2Normalization": l2_normalization, "LRN": lrn,
     "Convolution": convolution, "Deconvolution": deconvolution, "Pooling": pooling,
-    "RNN": rnn, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,
+    "RNN": rnn, "CTCLoss": ctc_loss, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,
     "SequenceReverse": sequence_reverse, "_index": index,
 }
