@@ -74,6 +74,8 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monito
         for node in reversed(step.nodes):
             if not any(key in needs_grad for key in node.inputs):
                 continue
+            if not node.instance.differentiable:     # comparisons etc.: zero gradient
+                continue
             op = node.instance
             out_keys = [(node, index) for index in range(op.num_visible())]
             out_grads = [grads.pop(key, None) for key in out_keys]
