@@ -128,6 +128,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
 def _store(variable, value):
     if variable.grad_req == "null":
         return
+    variable.fresh_grad = True
     if value is None:
         if variable.grad_req == "write":
             variable.grad[:] = 0

@@ -45,9 +45,14 @@ class OpNode:
 
 
 class VariableNode:
-    """A leaf marked by ``attach_grad`` or ``mark_variables``: where its gradient goes."""
+    """A leaf marked by ``attach_grad`` or ``mark_variables``: where its gradient goes.
 
-    __slots__ = ("grad", "grad_req")
+    ``fresh_grad`` turns True when ``backward`` writes the gradient; Gluon's
+    Trainer clears it after each update to detect stale gradients (MXNet's
+    ``NDArray._fresh_grad``).
+    """
+
+    __slots__ = ("grad", "grad_req", "fresh_grad")
     inputs = ()
     name = "variable"
     freed = False
@@ -55,6 +60,7 @@ class VariableNode:
     def __init__(self, grad, grad_req):
         self.grad = grad
         self.grad_req = grad_req
+        self.fresh_grad = False
 
     def num_outputs(self):
         return 1
