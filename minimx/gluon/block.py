@@ -134,9 +134,11 @@ class Block:
         """Load parameters written by ``save_parameters`` (by minimx or MXNet 1.x)."""
         from .. import ndarray as nd
         loaded = nd.load(filename)
+        params = self._collect_params_with_prefix()
+        if not loaded and not params:      # a parameter-free block's (empty) file
+            return
         if isinstance(loaded, list):
             raise MXNetError(f"load_parameters: {filename} holds unnamed arrays, not parameters")
-        params = self._collect_params_with_prefix()
         if loaded and not any("." in key for key in loaded):   # an old save_params file
             loaded = _match_full_names(self, loaded)
         missing = [name for name in params if name not in loaded]

@@ -41,16 +41,18 @@ class CachedOp:
         self.plans_built = 0
         self.calls = 0
 
-    def _plan_for(self, arrays, is_train):
+    def _plan_for(self, arrays, is_train, record):
         ctx = arrays[0].context
-        key = (tuple((a.shape, a._dtype) for a in arrays), ctx, is_train)
+        key = (tuple((a.shape, a._dtype) for a in arrays), ctx, is_train, record)
         found = self._plans.get(key)
         if found is None:
             shapes_in = {node.name: a.shape for node, a in zip(self._variables, arrays)}
             dtypes_in = {node.name: a._dtype for node, a in zip(self._variables, arrays)}
             _, shapes = inference.infer_shapes(self._entries, shapes_in)
             _, dtypes = inference.infer_types(self._entries, dtypes_in)
-            plan = build_plan(self._entries, shapes, dtypes, is_train, backend.get_xp(ctx))
+            # A recorded call keeps what backward needs, also in predict mode.
+            plan = build_plan(self._entries, shapes, dtypes, is_train or record,
+                              backend.get_xp(ctx))
             found = self._plans[key] = (plan, shapes, dtypes)
             self.plans_built += 1
         return found
@@ -59,10 +61,10 @@ class CachedOp:
         """Run the graph; returns one NDArray or a list (one per output)."""
         self.calls += 1
         is_train = recording.is_training()
-        plan, shapes, dtypes = self._plan_for(arrays, is_train)
+        record = recording.is_recording() and any(a._autograd is not None for a in arrays)
+        plan, shapes, dtypes = self._plan_for(arrays, is_train, record)
         ctx = arrays[0].context
         outputs = [NDArray._empty(shapes[entry], dtypes[entry], ctx) for entry in self._entries]
-        record = recording.is_recording() and any(a._autograd is not None for a in arrays)
         saved = {} if record else None
         self._push_forward(plan, arrays, outputs, ctx, is_train, saved)
         if record:
