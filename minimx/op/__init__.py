@@ -4,7 +4,7 @@ Lesson: 06-symbol.  ``list_ops()`` returns them all; the frontends
 (``minimx.ndarray``, ``minimx.symbol``) are generated from this registry.
 """
 # each import registers one family of operators
-from . import arithmetic, creation, getitem  # noqa: F401
+from . import arithmetic, compare, creation, getitem  # noqa: F401
 from . import elemwise, logexp, trig, rounding, activations, reduce  # noqa: F401
 from . import shape, join_split, slicing, broadcast, rearrange  # noqa: F401
 from . import indexing, linalg  # noqa: F401

@@ -1,19 +1,18 @@
-"""Element-wise arithmetic and comparison: tensor-tensor (broadcasting) and tensor-scalar.
+"""Element-wise arithmetic: tensor-tensor (broadcasting) and tensor-scalar.
 
 Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/elemwise_binary_broadcast_op_basic.cc``
 and ``elemwise_binary_scalar_op_basic.cc``.  ``a + b`` on NDArrays calls
-``broadcast_add``; ``a + 1`` calls ``_plus_scalar``.  Comparisons return 0/1 in
-the input's dtype, as MXNet does, and have no gradient.
+``broadcast_add``; ``a + 1`` calls ``_plus_scalar``.  The comparisons, built on the
+same base classes, are in ``compare.py``.
 """
 import math
-import operator
 
 from .common import broadcast_shape, sum_to_shape
 from .params import Param
-from .registry import OpDef, TestHints, declare_op, register_op
+from .registry import OpDef, TestHints, register_op
 
 
-def _broadcast_hints(reference, **hints):
+def broadcast_hints(reference, **hints):
     """TestHints for two inputs that broadcast: (2, 3) with (1, 3), and (3, 1, 2) with (4, 2)."""
     return TestHints(shapes=((2, 3), (1, 3)), cases=(({}, ((3, 1, 2), (4, 2))),),
                      reference=reference, **hints)
@@ -51,7 +50,7 @@ class BroadcastAdd(BroadcastBinary):
     name = "broadcast_add"
     aliases = ("broadcast_plus",)
     saves = ("lhs_shape", "rhs_shape")
-    test = _broadcast_hints(lambda np, a, b: a + b)
+    test = broadcast_hints(lambda np, a, b: a + b)
 
     def compute(self, xp, lhs, rhs):
         return lhs + rhs
@@ -66,7 +65,7 @@ class BroadcastSub(BroadcastBinary):
     name = "broadcast_sub"
     aliases = ("broadcast_minus",)
     saves = ("lhs_shape", "rhs_shape")
-    test = _broadcast_hints(lambda np, a, b: a - b)
+    test = broadcast_hints(lambda np, a, b: a - b)
 
     def compute(self, xp, lhs, rhs):
         return lhs - rhs
@@ -79,7 +78,7 @@ class BroadcastSub(BroadcastBinary):
 class BroadcastMul(BroadcastBinary):
     """``lhs * rhs`` with broadcasting."""
     name = "broadcast_mul"
-    test = _broadcast_hints(lambda np, a, b: a * b)
+    test = broadcast_hints(lambda np, a, b: a * b)
 
     def compute(self, xp, lhs, rhs):
         return lhs * rhs
@@ -92,7 +91,7 @@ class BroadcastMul(BroadcastBinary):
 class BroadcastDiv(BroadcastBinary):
     """``lhs / rhs`` with broadcasting."""
     name = "broadcast_div"
-    test = _broadcast_hints(lambda np, a, b: a / b, low=0.5, high=2.0)
+    test = broadcast_hints(lambda np, a, b: a / b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
         return lhs / rhs
@@ -105,7 +104,7 @@ class BroadcastDiv(BroadcastBinary):
 class BroadcastMod(BroadcastBinary):
     """``lhs % rhs`` with broadcasting (the sign follows numpy's ``fmod``, as MXNet)."""
     name = "broadcast_mod"
-    test = _broadcast_hints(lambda np, a, b: np.fmod(a, b), low=0.6, high=2.0, grad=False)
+    test = broadcast_hints(lambda np, a, b: np.fmod(a, b), low=0.6, high=2.0, grad=False)
 
     def compute(self, xp, lhs, rhs):
         return xp.fmod(lhs, rhs)
@@ -118,7 +117,7 @@ class BroadcastMod(BroadcastBinary):
 class BroadcastPower(BroadcastBinary):
     """``lhs ** rhs`` with broadcasting."""
     name = "broadcast_power"
-    test = _broadcast_hints(lambda np, a, b: a ** b, low=0.5, high=2.0)
+    test = broadcast_hints(lambda np, a, b: a ** b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
         return xp.power(lhs, rhs)
@@ -132,7 +131,7 @@ class BroadcastPower(BroadcastBinary):
 class BroadcastMaximum(BroadcastBinary):
     """Element-wise maximum with broadcasting."""
     name = "broadcast_maximum"
-    test = _broadcast_hints(lambda np, a, b: np.maximum(a, b))
+    test = broadcast_hints(lambda np, a, b: np.maximum(a, b))
 
     def compute(self, xp, lhs, rhs):
         return xp.maximum(lhs, rhs)
@@ -146,7 +145,7 @@ class BroadcastMaximum(BroadcastBinary):
 class BroadcastMinimum(BroadcastBinary):
     """Element-wise minimum with broadcasting."""
     name = "broadcast_minimum"
-    test = _broadcast_hints(lambda np, a, b: np.minimum(a, b))
+    test = broadcast_hints(lambda np, a, b: np.minimum(a, b))
 
     def compute(self, xp, lhs, rhs):
         return xp.minimum(lhs, rhs)
@@ -160,7 +159,7 @@ class BroadcastMinimum(BroadcastBinary):
 class BroadcastHypot(BroadcastBinary):
     """``sqrt(lhs**2 + rhs**2)`` with broadcasting."""
     name = "broadcast_hypot"
-    test = _broadcast_hints(lambda np, a, b: np.sqrt(a * a + b * b), low=0.5, high=2.0)
+    test = broadcast_hints(lambda np, a, b: np.sqrt(a * a + b * b), low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
         return xp.hypot(lhs, rhs)
@@ -394,74 +393,3 @@ class MinimumScalar(ScalarOp):
 
     def derivative(self, xp, data):
         return (data <= self.scalar).astype(data.dtype)
-
-
-# -- comparisons: tensor-tensor and tensor-scalar ----------------------------------------------
-class BroadcastCompare(BroadcastBinary):
-    """A comparison with broadcasting: 1 where ``relation`` holds, else 0, in the inputs' dtype."""
-
-    differentiable = False
-    saves = ()
-    relation = None         # a function of two arrays giving a boolean array
-
-    def forward(self, xp, lhs, rhs):
-        return self.relation(lhs, rhs).astype(lhs.dtype)
-
-
-class ScalarCompare(ScalarOp):
-    """A comparison with a scalar: 1 where ``relation`` holds, else 0, in the input's dtype."""
-
-    differentiable = False
-    saves = ()
-    relation = None
-
-    def forward(self, xp, data):
-        return self.relation(data, data.dtype.type(self.scalar)).astype(data.dtype)
-
-
-def _nonzero_both(combine):
-    return lambda a, b: combine(a != 0, b != 0)
-
-
-# MXNet's name: (the relation, the numpy ufunc the tests compare with, how the docs write it)
-_RELATIONS = {
-    "equal": (operator.eq, "equal", "=="),
-    "not_equal": (operator.ne, "not_equal", "!="),
-    "greater": (operator.gt, "greater", ">"),
-    "greater_equal": (operator.ge, "greater_equal", ">="),
-    "lesser": (operator.lt, "less", "<"),
-    "lesser_equal": (operator.le, "less_equal", "<="),
-    "logical_and": (_nonzero_both(operator.and_), "logical_and", "and"),
-    "logical_or": (_nonzero_both(operator.or_), "logical_or", "or"),
-    "logical_xor": (_nonzero_both(operator.xor), "logical_xor", "xor"),
-}
-
-
-def _comparisons(relation):
-    """Declare ``broadcast_<relation>`` and ``_<relation>_scalar``; returns both classes."""
-    function, ufunc, symbol = _RELATIONS[relation]
-    words = "".join(part.capitalize() for part in relation.split("_"))
-    # small whole numbers, so that equality holds now and then
-    hints = {"grad": False, "integer_inputs": {"lhs": (-1, 2), "rhs": (-1, 2), "data": (-1, 2)}}
-    broadcast = declare_op(
-        f"Broadcast{words}", (BroadcastCompare,), name=f"broadcast_{relation}",
-        __doc__=f"``lhs {symbol} rhs`` as 0/1, with broadcasting.",
-        relation=staticmethod(function),
-        test=_broadcast_hints(lambda np, a, b: getattr(np, ufunc)(a, b), **hints))
-    scalar = declare_op(
-        f"{words}Scalar", (ScalarCompare,), name=f"_{relation}_scalar",
-        __doc__=f"``data {symbol} scalar`` as 0/1.", relation=staticmethod(function),
-        test=TestHints(params={"scalar": 1.0}, cases=(({"scalar": 0.0}, ((2, 3),)),),
-                       reference=lambda np, x, scalar: getattr(np, ufunc)(x, scalar), **hints))
-    return broadcast, scalar
-
-
-BroadcastEqual, EqualScalar = _comparisons("equal")
-BroadcastNotEqual, NotEqualScalar = _comparisons("not_equal")
-BroadcastGreater, GreaterScalar = _comparisons("greater")
-BroadcastGreaterEqual, GreaterEqualScalar = _comparisons("greater_equal")
-BroadcastLesser, LesserScalar = _comparisons("lesser")
-BroadcastLesserEqual, LesserEqualScalar = _comparisons("lesser_equal")
-BroadcastLogicalAnd, LogicalAndScalar = _comparisons("logical_and")
-BroadcastLogicalOr, LogicalOrScalar = _comparisons("logical_or")
-BroadcastLogicalXor, LogicalXorScalar = _comparisons("logical_xor")

@@ -8,8 +8,10 @@ function of its inputs, parameters and that seed.  Only the Generator methods
 numpy and CuPy share are used: ``random``, ``standard_normal``,
 ``standard_gamma``, ``standard_exponential``, ``poisson`` and ``integers``.
 """
+import math
+
 from .params import DType, Param, Shape
-from .registry import OpDef, TestHints, register_op
+from .registry import OpDef, TestHints, declare_op, register_op
 
 _FLOAT_TYPES = ("float16", "float32", "float64")
 _SHAPE = Param(Shape, default=(), doc="output shape")
@@ -51,25 +53,33 @@ def _generalized_negative_binomial(xp, rng, size, mu, alpha):
     return rng.poisson(xp.where(alpha > 0, rate, mu))
 
 
+def _check_dtype(op, allowed):
+    if op.dtype is not None and op.dtype not in allowed:
+        raise op.param_error(f"dtype must be one of {', '.join(allowed)}, got {op.dtype}")
+
+
+def _distribution_parameters(params):
+    """The names of a sampler's distribution parameters: all its params but shape and dtype."""
+    return tuple(name for name in params if name not in ("shape", "dtype"))
+
+
 # -- samplers with scalar parameters: _random_<distribution> -------------------------------
 class RandomSampler(OpDef):
     """An operator with no inputs drawing ``shape`` samples of one distribution.
 
-    A declaration names the distribution function and its parameters, in order.
+    A declaration names the distribution function; its other ``params`` (all but
+    ``shape`` and ``dtype``) are the distribution's parameters, in order.
     """
 
     inputs = ()
     differentiable = False
     distribution = None          # one of the functions above
-    parameters = ()              # names of the distribution's parameters, in order
     dtypes = _FLOAT_TYPES        # the output dtypes allowed
     default_dtype = "float32"    # the output dtype when ``dtype`` is None
     test = TestHints(shapes=(), params={"shape": (2, 3)}, grad=False, random=True)
 
     def check_params(self):
-        if self.dtype is not None and self.dtype not in self.dtypes:
-            raise self.param_error(f"dtype must be one of {', '.join(self.dtypes)}, "
-                                   f"got {self.dtype}")
+        _check_dtype(self, self.dtypes)
         self.check_distribution()
 
     def check_distribution(self):
@@ -82,7 +92,7 @@ class RandomSampler(OpDef):
         return self.dtype or self.default_dtype
 
     def draw(self, xp, rng, size):
-        values = [getattr(self, name) for name in self.parameters]
+        values = [getattr(self, name) for name in _distribution_parameters(self.params)]
         return type(self).distribution(xp, rng, size, *values)
 
     def forward(self, xp, rng):
@@ -110,7 +120,6 @@ class RandomUniform(RandomSampler):
               "high": Param(float, default=1.0, doc="upper bound (excluded)"),
               "shape": _SHAPE, "dtype": _FLOAT_DTYPE}
     distribution = _uniform
-    parameters = ("low", "high")
 
     def check_distribution(self):
         if self.high < self.low:
@@ -126,7 +135,6 @@ class RandomNormal(RandomSampler):
               "scale": Param(float, default=1.0, doc="standard deviation (> 0)"),
               "shape": _SHAPE, "dtype": _FLOAT_DTYPE}
     distribution = _normal
-    parameters = ("loc", "scale")
 
     def check_distribution(self):
         _positive(self, scale=self.scale)
@@ -141,7 +149,6 @@ class RandomGamma(RandomSampler):
               "beta": Param(float, default=1.0, doc="scale (> 0)"),
               "shape": _SHAPE, "dtype": _FLOAT_DTYPE}
     distribution = _gamma
-    parameters = ("alpha", "beta")
 
     def check_distribution(self):
         _positive(self, alpha=self.alpha, beta=self.beta)
@@ -155,7 +162,6 @@ class RandomExponential(RandomSampler):
     params = {"lam": Param(float, default=1.0, doc="rate (> 0)"),
               "shape": _SHAPE, "dtype": _FLOAT_DTYPE}
     distribution = _exponential
-    parameters = ("lam",)
 
     def check_distribution(self):
         _positive(self, lam=self.lam)
@@ -169,7 +175,6 @@ class RandomPoisson(RandomSampler):
     params = {"lam": Param(float, default=1.0, doc="rate (>= 0)"),
               "shape": _SHAPE, "dtype": _FLOAT_DTYPE}
     distribution = _poisson
-    parameters = ("lam",)
 
     def check_distribution(self):
         _non_negative(self, lam=self.lam)
@@ -184,7 +189,6 @@ class RandomNegativeBinomial(RandomSampler):
               "p": Param(float, default=1.0, doc="success probability, in (0, 1]"),
               "shape": _SHAPE, "dtype": _FLOAT_DTYPE}
     distribution = _negative_binomial
-    parameters = ("k", "p")
     test = TestHints(shapes=(), params={"k": 3, "p": 0.4, "shape": (2, 3)}, grad=False,
                      random=True)
 
@@ -203,7 +207,6 @@ class RandomGeneralizedNegativeBinomial(RandomSampler):
               "alpha": Param(float, default=1.0, doc="dispersion (>= 0; 0 is Poisson)"),
               "shape": _SHAPE, "dtype": _FLOAT_DTYPE}
     distribution = _generalized_negative_binomial
-    parameters = ("mu", "alpha")
 
     def check_distribution(self):
         _non_negative(self, mu=self.mu, alpha=self.alpha)
@@ -254,26 +257,23 @@ class SamplerLike(OpDef):
         return self.draw(xp, rng, data.shape).astype(data.dtype)
 
 
-def _like(sampler, parameters):
+def _like(sampler):
     """Declare ``<sampler.name>_like``: the sampler without ``shape`` and ``dtype``."""
-    params = {name: sampler.params[name] for name in parameters}
-    doc = (sampler.__doc__ or "").rstrip(".") + ", shaped like ``data``."
+    params = {name: sampler.params[name] for name in _distribution_parameters(sampler.params)}
     test_params = {key: value for key, value in sampler.test.params.items() if key in params}
-    cls = type(sampler.__name__ + "Like", (SamplerLike, sampler),
-               {"__doc__": doc, "name": sampler.name + "_like", "aliases": (),
-                "params": params, "__module__": __name__,
-                "test": TestHints(params=test_params, grad=False, random=True)})
-    return register_op(cls)
+    return declare_op(
+        sampler.__name__ + "Like", (SamplerLike, sampler), name=sampler.name + "_like",
+        __doc__=(sampler.__doc__ or "").rstrip(".") + ", shaped like ``data``.", aliases=(),
+        params=params, test=TestHints(params=test_params, grad=False, random=True))
 
 
-RandomUniformLike = _like(RandomUniform, ("low", "high"))
-RandomNormalLike = _like(RandomNormal, ("loc", "scale"))
-RandomGammaLike = _like(RandomGamma, ("alpha", "beta"))
-RandomExponentialLike = _like(RandomExponential, ("lam",))
-RandomPoissonLike = _like(RandomPoisson, ("lam",))
-RandomNegativeBinomialLike = _like(RandomNegativeBinomial, ("k", "p"))
-RandomGeneralizedNegativeBinomialLike = _like(RandomGeneralizedNegativeBinomial,
-                                              ("mu", "alpha"))
+RandomUniformLike = _like(RandomUniform)
+RandomNormalLike = _like(RandomNormal)
+RandomGammaLike = _like(RandomGamma)
+RandomExponentialLike = _like(RandomExponential)
+RandomPoissonLike = _like(RandomPoisson)
+RandomNegativeBinomialLike = _like(RandomNegativeBinomial)
+RandomGeneralizedNegativeBinomialLike = _like(RandomGeneralizedNegativeBinomial)
 
 
 # -- per-element parameters given as arrays: _sample_<distribution> --------------------------
@@ -288,9 +288,7 @@ class ElementwiseSampler(OpDef):
     params = {"shape": _SHAPE, "dtype": _FLOAT_DTYPE}
 
     def check_params(self):
-        if self.dtype is not None and self.dtype not in _FLOAT_TYPES:
-            raise self.param_error(f"dtype must be one of {', '.join(_FLOAT_TYPES)}, "
-                                   f"got {self.dtype}")
+        _check_dtype(self, _FLOAT_TYPES)
 
     def infer_shape(self, *shapes):
         if any(shape != shapes[0] for shape in shapes):
@@ -318,11 +316,9 @@ def _elementwise(name, distribution, inputs, doc, low=0.5, high=1.5):
     """Declare ``_sample_<name>``; ``low``/``high``: a valid range for every parameter."""
     test = TestHints(shapes=((2, 3),) * len(inputs), params={"shape": (2,)}, low=low,
                      high=high, grad=False, random=True)
-    cls = type("Sample" + name.title().replace("_", ""), (ElementwiseSampler,),
-               {"__doc__": doc, "name": "_sample_" + name, "aliases": ("sample_" + name,),
-                "inputs": inputs, "distribution": distribution, "test": test,
-                "__module__": __name__})
-    return register_op(cls)
+    return declare_op("Sample" + name.title().replace("_", ""), (ElementwiseSampler,),
+                      __doc__=doc, name="_sample_" + name, aliases=("sample_" + name,),
+                      inputs=inputs, distribution=distribution, test=test)
 
 
 SampleUniform = _elementwise("uniform", _uniform, ("low", "high"),
@@ -391,7 +387,7 @@ class SampleMultinomial(OpDef):
     def forward(self, xp, data, rng):
         categories = data.shape[-1]
         rows = data.reshape(-1, categories).astype("float64")
-        draws = _size(self.shape)          # 1 when shape is ()
+        draws = math.prod(self.shape)          # 1 when shape is ()
         uniform = rng.random((rows.shape[0], draws))
         # the first index whose cumulative probability exceeds the uniform draw
         cumulative = xp.cumsum(rows, axis=1)
@@ -415,13 +411,6 @@ class SampleMultinomial(OpDef):
         one_hot = index[:, :, None] == xp.arange(categories)
         grad = (one_hot * share[:, :, None]).sum(axis=1)
         return grad.reshape(data.shape).astype(data.dtype)
-
-
-def _size(shape):
-    count = 1
-    for dim in shape:
-        count *= dim
-    return count
 
 
 @register_op
