@@ -165,7 +165,8 @@ SoftmaxCELoss = SoftmaxCrossEntropyLoss
 
 
 class KLDivLoss(Loss):
-    """Kullback-Leibler divergence ``label * (log(label) - pred)``, summed per sample.
+    """Kullback-Leibler divergence ``label * (log(label) - pred)``, summed (not averaged)
+    per sample, as MXNet 1.9.1 does.
 
     ``pred`` holds log-probabilities when ``from_logits`` (the default); otherwise
     log_softmax is applied along ``axis`` first.
