@@ -5,6 +5,7 @@
 Each script also runs alone and prints its own detailed table.  The machine's load
 changes every figure: compare ratios measured in the same run, not across runs.
 """
+import executor_bench
 import lazy_dot
 import memory_growth
 import op_overhead
@@ -17,6 +18,7 @@ def main():
     lazy = lazy_dot.main()
     memory = memory_growth.main()
     parallel = parallel_ops.main()
+    graphs = executor_bench.main()
 
     threaded, naive = overhead["minimx ThreadedEngine"], overhead["minimx NaiveEngine"]
     mxnet = overhead["MXNet 1.9.1"]
@@ -41,6 +43,16 @@ def main():
         ("2 x exp 4000^2: serial / back to back", fmt(serial * 1e3, " ms"),
          fmt(together * 1e3, " ms"), ratio(serial, together), "> 1x with 2 free cores"),
     ]
+    for title, target in (("MLP 784-256-128-10, batch 1", ">= 2x op by op"),
+                          ("MLP 784-256-128-10, batch 64", ""),
+                          ("CNN 2 conv + FC, batch 16, 1x28x28", "")):
+        figures = graphs[title]
+        rows.append((f"{title}: op by op / planned executor", fmt(figures["planned"], " ms"),
+                     fmt(figures["op by op"], " ms"), ratio(figures["op by op"],
+                                                           figures["planned"]), target))
+        rows.append((f"{title}: planned executor / MXNet", fmt(figures["planned"], " ms"),
+                     fmt(figures["MXNet 1.9.1"], " ms"),
+                     ratio(figures["planned"], figures["MXNet 1.9.1"]), ""))
     print_table("Summary", ("measure", "minimx", "reference", "ratio", "target"), rows)
 
 

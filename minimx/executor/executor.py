@@ -39,6 +39,7 @@ class Executor:
         self._plans = {}
         self._state = engine.new_var()      # orders forward's saved values before backward
         self._saved = {}
+        self._backward_cache = None
         self._monitor = None
         self._monitor_all = False
 
@@ -141,12 +142,7 @@ class Executor:
             out_grads = [out_grads[name] for name in self._symbol.list_outputs()]
         plan = self._plan(True)
         xp = backend.get_xp(self._ctx)
-        targets = [(self._variables[name], array, req) for name, array, req in
-                   zip(self._arg_names, self.grad_arrays, self._grad_reqs)
-                   if array is not None and req != "null"]
-        needs_grad = self._needs_grad({id(node) for node, _, _ in targets})
-        meta = {key: (self._shapes[key], self._dtypes[key]) for key in self._shapes
-                if self._shapes[key] is not None and key in self._dtypes}
+        targets, needs_grad, meta = self._backward_setup()
         heads = list(out_grads) if out_grads is not None else []
         monitor = self._monitor
 
@@ -164,6 +160,20 @@ class Executor:
         reads = [self._state] + [g._chunk.var for g in heads if g is not None]
         writes = [array._chunk.var for _, array, _ in targets]
         engine.push(run, reads, writes, self._ctx, "executor_backward")
+
+    def _backward_setup(self):
+        """(targets, values needing a gradient, shapes and dtypes): the same for every call
+        while ``grad_arrays`` and ``grad_req`` stay."""
+        key = (tuple(map(id, self.grad_arrays)), tuple(self._grad_reqs))
+        if self._backward_cache is None or self._backward_cache[0] != key:
+            targets = [(self._variables[name], array, req) for name, array, req in
+                       zip(self._arg_names, self.grad_arrays, self._grad_reqs)
+                       if array is not None and req != "null"]
+            needs_grad = self._needs_grad({id(node) for node, _, _ in targets})
+            meta = {entry: (shape, self._dtypes[entry]) for entry, shape in self._shapes.items()
+                    if shape is not None and entry in self._dtypes}
+            self._backward_cache = key, (targets, needs_grad, meta)
+        return self._backward_cache[1]
 
     def _needs_grad(self, variable_ids):
         needs = set()

@@ -5,7 +5,58 @@ walks the steps with raw backend arrays; in training it keeps what each
 node's ``saves`` asks for, and ``run_backward`` walks the same nodes in
 reverse, calling each declaration's ``backward``.
 """
-__all__ = ["run_forward", "run_backward"]
+import weakref
+from dataclasses import dataclass
+
+__all__ = ["run_forward", "run_backward", "node_call"]
+
+
+@dataclass(frozen=True)
+class NodeCall:
+    """What the interpreters need to call one node, worked out once per node.
+
+    ``saves``: ``(name, kind, position)`` per saved value, kind being
+    ``input``, ``output``, ``shape`` (of an input) or ``input_shapes``;
+    ``gets_grad``: per input, whether backward's result for it is kept.
+    """
+
+    op: object
+    forward_train: bool
+    forward_rng: bool
+    backward_train: bool
+    num_visible: int
+    saves: tuple
+    gets_grad: tuple
+
+
+_CALLS = weakref.WeakKeyDictionary()
+
+
+def node_call(node):
+    """The ``NodeCall`` of an operator node (cached: nodes of a bound graph do not change)."""
+    call = _CALLS.get(node)
+    if call is None:
+        call = _CALLS[node] = _make_call(node)
+    return call
+
+
+def _make_call(node):
+    op = node.instance
+    names = list(op.list_inputs(len(node.inputs)))
+    outputs = list(op.list_outputs())
+    saves = []
+    for name in op.saves:
+        if name == "input_shapes":
+            saves.append((name, "input_shapes", None))
+        elif name.endswith("_shape") and name[:-6] in names:
+            saves.append((name, "shape", names.index(name[:-6])))
+        elif name in names:
+            saves.append((name, "input", names.index(name)))
+        elif name in outputs:
+            saves.append((name, "output", outputs.index(name)))
+    gets_grad = tuple(name not in op.no_grad_inputs and name not in op.aux for name in names)
+    return NodeCall(op, "is_train" in op.forward_extras, "rng" in op.forward_extras,
+                    "is_train" in op.backward_extras, op.num_visible(), tuple(saves), gets_grad)
 
 
 def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=None,
@@ -21,21 +72,21 @@ def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=
             continue
         arrays = [values[key] for key in step.inputs]
         for node in step.nodes:
-            op = node.instance
+            call = node_call(node)
             extras = {}
-            if "is_train" in op.forward_extras:
+            if call.forward_train:
                 extras["is_train"] = is_train
-            if "rng" in op.forward_extras:
+            if call.forward_rng:
                 extras["rng"] = make_rng(rng_seeds[id(node)])
             if monitor is not None and monitor_all:
-                for name, value in zip(op.list_inputs(len(arrays)), arrays):
+                for name, value in zip(call.op.list_inputs(len(arrays)), arrays):
                     monitor(f"{node.name}_{name}", value)
-            result = op.forward(xp, *arrays, **extras)
+            result = call.op.forward(xp, *arrays, **extras)
             result = result if isinstance(result, tuple) else (result,)
-            if is_train:
-                saved[id(node)] = _saved(node, arrays, result)
+            if saved is not None:       # training, or a recorded call in predict mode
+                saved[id(node)] = _saved(call, arrays, result)
             if monitor is not None:
-                for position, value in enumerate(result[:op.num_visible()]):
+                for position, value in enumerate(result[:call.num_visible]):
                     monitor(node.output_name(position), value)
             arrays = list(result)
         values.update(zip(step.outputs, arrays))
@@ -43,20 +94,18 @@ def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=
             values.pop(key, None)
 
 
-def _saved(node, arrays, outputs):
-    op = node.instance
-    names = op.list_inputs(len(node.inputs))
-    output_names = op.list_outputs()
+def _saved(call, arrays, outputs):
+    """What backward receives as keyword arguments, as the op's ``saves`` declares."""
     result = {}
-    for name in op.saves:
-        if name == "input_shapes":
+    for name, kind, position in call.saves:
+        if kind == "input":
+            result[name] = arrays[position]
+        elif kind == "output":
+            result[name] = outputs[position]
+        elif kind == "shape":
+            result[name] = arrays[position].shape
+        else:
             result[name] = tuple(a.shape for a in arrays)
-        elif name.endswith("_shape") and name[:-6] in names:
-            result[name] = arrays[names.index(name[:-6])].shape
-        elif name in names:
-            result[name] = arrays[names.index(name)]
-        elif name in output_names:
-            result[name] = outputs[output_names.index(name)]
     return result
 
 
@@ -76,22 +125,20 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monito
                 continue
             if not node.instance.differentiable:     # comparisons etc.: zero gradient
                 continue
-            op = node.instance
-            out_keys = [(node, index) for index in range(op.num_visible())]
+            call = node_call(node)
+            out_keys = [(node, index) for index in range(call.num_visible)]
             out_grads = [grads.pop(key, None) for key in out_keys]
             if all(g is None for g in out_grads):
                 continue
             out_grads = [g if g is not None else xp.zeros(*meta[key])
                          for g, key in zip(out_grads, out_keys)]
-            extras = {"is_train": is_train} if "is_train" in op.backward_extras else {}
-            result = op.backward(xp, *out_grads, **saved[id(node)], **extras)
+            extras = {"is_train": is_train} if call.backward_train else {}
+            result = call.op.backward(xp, *out_grads, **saved[id(node)], **extras)
             result = list(result) if isinstance(result, (tuple, list)) else [result]
             if monitor is not None:
                 _report_gradients(monitor, node, result)
-            names = op.list_inputs(len(node.inputs))
-            for key, name, value in zip(node.inputs, names, result):
-                if value is None or key not in needs_grad or name in op.no_grad_inputs \
-                        or name in op.aux:
+            for key, wanted, value in zip(node.inputs, call.gets_grad, result):
+                if value is None or not wanted or key not in needs_grad:
                     continue
                 grads[key] = value if key not in grads else grads[key] + value
     return grads
