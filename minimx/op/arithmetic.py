@@ -104,6 +104,7 @@ class BroadcastDiv(BroadcastBinary):
 class BroadcastMod(BroadcastBinary):
     """``lhs % rhs`` with broadcasting (the sign follows numpy's ``fmod``, as MXNet)."""
     name = "broadcast_mod"
+    aliases = ("_mod",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: np.fmod(a, b), low=0.6, high=2.0, grad=False)
 
     def compute(self, xp, lhs, rhs):
@@ -117,6 +118,7 @@ class BroadcastMod(BroadcastBinary):
 class BroadcastPower(BroadcastBinary):
     """``lhs ** rhs`` with broadcasting."""
     name = "broadcast_power"
+    aliases = ("_power",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: a ** b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
@@ -131,6 +133,7 @@ class BroadcastPower(BroadcastBinary):
 class BroadcastMaximum(BroadcastBinary):
     """Element-wise maximum with broadcasting."""
     name = "broadcast_maximum"
+    aliases = ("_maximum",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: np.maximum(a, b))
 
     def compute(self, xp, lhs, rhs):
@@ -145,6 +148,7 @@ class BroadcastMaximum(BroadcastBinary):
 class BroadcastMinimum(BroadcastBinary):
     """Element-wise minimum with broadcasting."""
     name = "broadcast_minimum"
+    aliases = ("_minimum",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: np.minimum(a, b))
 
     def compute(self, xp, lhs, rhs):
@@ -159,6 +163,7 @@ class BroadcastMinimum(BroadcastBinary):
 class BroadcastHypot(BroadcastBinary):
     """``sqrt(lhs**2 + rhs**2)`` with broadcasting."""
     name = "broadcast_hypot"
+    aliases = ("_hypot",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: np.sqrt(a * a + b * b), low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):

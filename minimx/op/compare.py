@@ -61,6 +61,7 @@ def _comparisons(relation):
     hints = {"grad": False, "integer_inputs": {"lhs": (-1, 2), "rhs": (-1, 2), "data": (-1, 2)}}
     broadcast = declare_op(
         f"Broadcast{words}", (BroadcastCompare,), name=f"broadcast_{relation}",
+        aliases=(f"_{relation}",),      # MXNet's same-shape op; equal here for equal shapes
         __doc__=f"``lhs {symbol} rhs`` as 0/1, with broadcasting.",
         relation=staticmethod(function),
         test=broadcast_hints(lambda np, a, b: getattr(np, ufunc)(a, b), **hints))
