@@ -128,7 +128,9 @@ class _Backward:
         entries = self.cached_op._entries
 
         def run():
-            heads = {entry: g._read() for entry, g in zip(entries, out_grads)}
+            heads = {}
+            for entry, g in zip(entries, out_grads):    # an output listed twice gets both
+                heads[entry] = g._read() if entry not in heads else heads[entry] + g._read()
             result = run_backward(plan, xp, heads, saved, needs_grad, is_train, meta)
             for node, target in zip(variables, grads):
                 if target is not None:
