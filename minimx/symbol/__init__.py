@@ -6,12 +6,12 @@ generated from the same operator declaration as ``nd.<op>``.
 import types
 
 from ..op import list_ops
-from . import register
+from . import random, register
 from .creation import arange, full, ones, zeros
 from .symbol import Group, Symbol, Variable, load, load_json, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "zeros", "ones", "full",
-           "arange", "_internal", "op"]
+           "arange", "_internal", "op", "random"]
 
 _internal = types.ModuleType("minimx.symbol._internal", "Operators whose names start with _.")
 op = types.ModuleType("minimx.symbol.op", "Every generated operator function.")

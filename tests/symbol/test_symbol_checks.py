@@ -112,3 +112,15 @@ def test_numeric_gradient_of_a_symbol_with_auxiliary_states():
     location = {"x": rng.standard_normal((5, 3)), "bn_gamma": rng.uniform(0.5, 1.5, 3),
                 "bn_beta": rng.standard_normal(3)}
     test_utils.check_numeric_gradient(bn, location, aux_states=[np.zeros(3), np.ones(3)])
+
+
+def test_sym_random_builds_mxnets_sampling_nodes():
+    with mx.name.NameManager():
+        uniform = mx.sym.random.uniform(-1, 1, shape=(2, 3))
+    assert uniform.name == "_random_uniform0"
+    assert uniform.list_attr() == {"low": "-1", "high": "1", "shape": "(2, 3)"}
+    values = uniform.eval()[0].asnumpy()
+    assert values.shape == (2, 3) and values.min() >= -1 and values.max() < 1
+    per_element = mx.sym.random.normal(mx.sym.var("m"), mx.sym.var("s"), shape=(4,))
+    assert per_element.infer_shape(m=(2,), s=(2,))[1] == [(2, 4)]
+    assert mx.sym.random.exponential(2.0, shape=(3,)).list_attr()["lam"] == "0.5"
