@@ -1,0 +1,9 @@
+"""``gluon.data.vision``: image datasets and transforms.
+
+Lesson: 11-gluon-data.  Mirrors ``python/mxnet/gluon/data/vision/``.
+"""
+from .datasets import CIFAR10, MNIST, FashionMNIST, ImageFolderDataset, ImageRecordDataset
+from . import datasets, transforms
+
+__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "ImageRecordDataset", "ImageFolderDataset",
+           "datasets", "transforms"]
