@@ -18,6 +18,7 @@ op = types.ModuleType("minimx.symbol.op", "Every generated operator function.")
 
 
 def _install_generated_functions():
+    """One function per operator (and alias); ``method = True`` ones become Symbol methods."""
     for op_cls in list_ops():
         for public_name in (op_cls.name, *op_cls.aliases):
             function = register.make_function(op_cls, public_name)
@@ -27,6 +28,10 @@ def _install_generated_functions():
             elif public_name not in globals():
                 globals()[public_name] = function
                 __all__.append(public_name)
+        if op_cls.method:
+            method_name = op_cls.name if op_cls.method is True else op_cls.method
+            if not hasattr(Symbol, method_name):
+                setattr(Symbol, method_name, register.make_method(getattr(op, op_cls.name)))
 
 
 _install_generated_functions()

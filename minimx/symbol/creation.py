@@ -11,7 +11,9 @@ __all__ = ["zeros", "ones", "full", "arange"]
 
 
 def _make(op_name, name, **params):
-    return compose_op(get_op(op_name), (), dict(params, name=name), op_name)
+    """A creation node; attributes like ``__layout__`` are kept as node attributes (MXNet)."""
+    attr = {key: str(params.pop(key)) for key in list(params) if key.startswith("__")}
+    return compose_op(get_op(op_name), (), dict(params, name=name, attr=attr), op_name)
 
 
 def zeros(shape, dtype=None, name=None, **kwargs):

@@ -3,10 +3,10 @@
 Lesson: 06-symbol.  Mirrors ``python/mxnet/symbol/register.py`` without
 generating source text: each function is a closure over the OpDef class.
 """
-from ..ndarray.register import signature_of
+from ..ndarray.register import make_method, signature_of
 from .symbol import compose_op
 
-__all__ = ["make_function"]
+__all__ = ["make_function", "make_method"]
 
 
 def make_function(op_cls, public_name=None):

@@ -201,6 +201,20 @@ class Symbol:
                 [convert(values.get(entry)) for entry in self._entries],
                 [convert(values.get((node, 0))) for node in auxiliary])
 
+    def reshape(self, *shape, **kwargs):
+        """``Reshape`` of this symbol: ``s.reshape((2, -1))`` or ``s.reshape(shape=(2, -1))``."""
+        from . import op
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        if shape:
+            kwargs["shape"] = tuple(shape)
+        return op.Reshape(self, **kwargs)
+
+    def astype(self, dtype):
+        """``Cast`` of this symbol to ``dtype``."""
+        from . import op
+        return op.Cast(self, dtype=dtype)
+
     # -- running: see minimx/executor ------------------------------------------------------
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):
