@@ -9,7 +9,7 @@ import pytest
 import minimx
 
 NAMESPACE = {"mx": minimx, "nd": minimx.nd, "autograd": minimx.autograd, "np": numpy,
-             "sym": minimx.sym}
+             "sym": minimx.sym, "gluon": minimx.gluon, "nn": minimx.gluon.nn}
 MODULES = sorted(info.name for info in pkgutil.walk_packages(minimx.__path__, "minimx.")
                  if ".tools." not in info.name)
 
