@@ -368,7 +368,9 @@ class Parameter:
                 and self not in getattr(trainer, "_params_to_init", ())):
             trainer._reset_kvstore()
         for array in self._data:
-            array[:] = data
+            # one copy per context: MXNet's ``x[:] = y`` copies across devices
+            array[:] = (data.as_in_context(array.context)
+                        if isinstance(data, ndarray.NDArray) else data)
 
     def zero_grad(self):
         """Set the gradients on every context to 0 (nothing to do without gradients)."""
