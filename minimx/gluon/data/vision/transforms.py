@@ -235,7 +235,9 @@ def _contrast(pixels, alpha):
 
 
 def _saturation(pixels, alpha):
-    gray = (pixels[..., :3] @ _GRAY)[..., None]
+    # MXNet 1.9.1's operator blends with 0.114 * blue alone, not the full grey level
+    # (its grey sum overwrites instead of adding); minimx gives the same images.
+    gray = pixels[..., 2:3] * _GRAY[2]
     return pixels * alpha + gray * (1 - alpha)
 
 
@@ -298,7 +300,8 @@ class RandomContrast(_ColorTransform):
 
 
 class RandomSaturation(_ColorTransform):
-    """Blend with each pixel's grey level by ``1 + U(-saturation, saturation)``."""
+    """Blend with each pixel's grey level by ``1 + U(-saturation, saturation)``
+    (MXNet 1.9.1's grey level: ``0.114 * blue``)."""
 
     def __init__(self, saturation):
         super().__init__()
