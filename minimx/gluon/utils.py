@@ -73,7 +73,7 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     Examples
     --------
     >>> grads = [nd.array([3.0]), nd.array([4.0])]
-    >>> mx.gluon.utils.clip_global_norm(grads, 1.0)
+    >>> float(mx.gluon.utils.clip_global_norm(grads, 1.0))
     5.0
     >>> round(float(grads[0].asscalar()), 3)
     0.6

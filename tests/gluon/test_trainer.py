@@ -55,7 +55,7 @@ def toy_batches(rng, steps=3, batch=4):
              rng.standard_normal((batch, 2)).astype(np.float32)) for _ in range(steps)]
 
 
-# -- the update itself ---------------------------------------------------------------------------
+# -- the update itself ----------------------------------------------------------------------------
 def test_step_is_sgd_with_rescaled_gradient():
     w = gluon.Parameter("w", shape=(3,), init=mx.init.Constant(2.0))
     w.initialize()
@@ -150,7 +150,7 @@ def test_bad_params_argument():
         gluon.Trainer([nd.ones((2,))], "sgd")
 
 
-# -- stale gradients -------------------------------------------------------------------------------
+# -- stale gradients ------------------------------------------------------------------------------
 def two_branch():
     used = gluon.nn.Dense(2, in_units=3)
     unused = gluon.nn.Dense(2, in_units=3)
@@ -188,7 +188,7 @@ def test_ignore_stale_grad_skips_only_stale_parameters():
         trainer.step(1)
 
 
-# -- several contexts and KVStores -----------------------------------------------------------------
+# -- several contexts and KVStores ----------------------------------------------------------------
 class DictKVStore:
     """A minimal KVStore with MXNet's init/push/pull/set_optimizer API, for the Trainer."""
 
@@ -241,7 +241,8 @@ def test_two_contexts_match_one(kvstore, monkeypatch):
     start, batches = initial_weights(rng), toy_batches(rng)
     expected = single_context_reference(start, batches)
     if kvstore == "fallback":
-        monkeypatch.setattr(trainer_module, "_kv_create", lambda name: trainer_module._ContextSum())
+        monkeypatch.setattr(trainer_module, "_kv_create",
+                            lambda name: trainer_module._ContextSum())
         store = "device"
     elif kvstore == "mx.kv":
         if not hasattr(mx.kv, "create"):
@@ -295,7 +296,7 @@ def test_set_data_resets_kvstore_when_updating_on_it():
     assert not trainer._kv_initialized
 
 
-# -- saving states ----------------------------------------------------------------------------------
+# -- saving states --------------------------------------------------------------------------------
 def test_save_and_load_states_resume_identically(tmp_path):
     rng = np.random.default_rng(2)
     start, batches = initial_weights(rng), toy_batches(rng, steps=4)
@@ -321,7 +322,7 @@ def test_save_and_load_states_resume_identically(tmp_path):
         np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
-# -- against MXNet 1.9.1 ---------------------------------------------------------------------------
+# -- against MXNet 1.9.1 --------------------------------------------------------------------------
 MXNET_SCRIPT = textwrap.dedent("""
     import json, sys
     import numpy as np

@@ -33,7 +33,8 @@ def default_batchify_fn(data):
 
     Examples
     --------
-    >>> x, y = mx.gluon.data.dataloader.default_batchify_fn([(nd.ones((2,)), 0), (nd.zeros((2,)), 1)])
+    >>> batchify = mx.gluon.data.default_batchify_fn
+    >>> x, y = batchify([(nd.ones((2,)), 0), (nd.zeros((2,)), 1)])
     >>> x.shape, y.asnumpy()
     ((2, 2), array([0, 1]))
     """
