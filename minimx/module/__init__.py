@@ -8,5 +8,8 @@ length, parameters shared) and ``SequentialModule`` (modules chained).
 from .base_module import BaseModule
 from .executor_group import DataParallelExecutorGroup
 from .module import Module
+from .bucketing_module import BucketingModule
+from .sequential_module import SequentialModule
 
-__all__ = ["BaseModule", "Module", "DataParallelExecutorGroup"]
+__all__ = ["BaseModule", "Module", "BucketingModule", "SequentialModule",
+           "DataParallelExecutorGroup"]

@@ -192,12 +192,12 @@ class DataParallelExecutorGroup:
         shared = _SharedArrays(shared_exec, self.param_names)
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
-            args.append(shared.arg(name, shape) or nd.zeros(shape, ctx, dtype=dtype))
+            args.append(_or_zeros(shared.arg(name, shape), shape, ctx, dtype))
             if self.grad_req[name] == "null":
                 grads.append(None)
             else:
-                grads.append(shared.grad(name, shape) or nd.zeros(shape, ctx, dtype=dtype))
-        aux = [shared.aux(name, shape) or nd.zeros(shape, ctx, dtype=dtype)
+                grads.append(_or_zeros(shared.grad(name, shape), shape, ctx, dtype))
+        aux = [_or_zeros(shared.aux(name, shape), shape, ctx, dtype)
                for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types)]
         reqs = [self.grad_req[name] for name in self.arg_names]
         grads_given = grads if any(g is not None for g in grads) else None
@@ -342,14 +342,27 @@ class _SharedArrays:
         array = arrays.get(name)
         return array if array is not None and array.shape == tuple(shape) else None
 
+    def _parameter(self, arrays, name, shape):
+        """The shared parameter array; a parameter whose shape would change is an error."""
+        if name not in self.params or name not in arrays:
+            return None
+        if arrays[name].shape != tuple(shape):
+            raise MXNetError(f"parameter {name!r} would need shape {tuple(shape)} for these "
+                             f"inputs, but it has shape {arrays[name].shape}")
+        return arrays[name]
+
     def arg(self, name, shape):
-        return self._take(self.args, name, shape) if name in self.params else None
+        return self._parameter(self.args, name, shape)
 
     def grad(self, name, shape):
-        return self._take(self.grads, name, shape) if name in self.params else None
+        return self._parameter(self.grads, name, shape)
 
     def aux(self, name, shape):
         return self._take(self.auxs, name, shape)
+
+
+def _or_zeros(array, shape, ctx, dtype):
+    return array if array is not None else nd.zeros(shape, ctx, dtype=dtype)
 
 
 def _desc(desc):

@@ -366,13 +366,17 @@ class Module(BaseModule):
     def _reshape_for(self, data_batch, given):
         """Re-bind for a batch whose data shapes differ from the bound ones."""
         old = {desc.name: desc.shape for desc in self._data_shapes}
-        data = getattr(data_batch, "provide_data", None) or [
-            DataDesc(d.name, shape, d.dtype, d.layout)
-            for d, shape in zip(self._data_shapes, given)]
+        data = getattr(data_batch, "provide_data", None)
+        if not data or sorted(d[0] for d in data) != sorted(self._data_names):
+            data = [DataDesc(d.name, shape, d.dtype, d.layout)
+                    for d, shape in zip(self._data_shapes, given)]
         label = getattr(data_batch, "provide_label", None)
-        if not label and data_batch.label and self._label_shapes:
-            label = [DataDesc(d.name, _shape(array), d.dtype, d.layout)
-                     for d, array in zip(self._label_shapes, data_batch.label)]
+        if not label and self._label_shapes:
+            if data_batch.label:
+                label = [DataDesc(d.name, _shape(array), d.dtype, d.layout)
+                         for d, array in zip(self._label_shapes, data_batch.label)]
+            else:       # no labels (inference): the bound ones, for the new batch size
+                label = [_resized(d, data[0]) for d in self._label_shapes]
         try:
             self.reshape(data, label or None)
         except MXNetError as error:
@@ -443,6 +447,17 @@ class Module(BaseModule):
 
 def _shape(array):
     return tuple(array.shape)
+
+
+def _resized(desc, data_desc):
+    """``desc`` with the batch size of ``data_desc`` (both as DataDesc)."""
+    axis = DataDesc.get_batch_axis(desc.layout)
+    data_axis = DataDesc.get_batch_axis(getattr(data_desc, "layout", None))
+    if axis < 0 or data_axis < 0:
+        return desc
+    shape = list(desc.shape)
+    shape[axis] = data_desc[1][data_axis]
+    return DataDesc(desc.name, tuple(shape), desc.dtype, desc.layout)
 
 
 def _check_batch(data_batch, data_names):
