@@ -5,7 +5,7 @@ Lesson: 11-gluon-data.  Mirrors ``python/mxnet/gluon/data/``.
 from .dataset import ArrayDataset, Dataset, RecordFileDataset, SimpleDataset
 from .sampler import BatchSampler, FilterSampler, RandomSampler, Sampler, SequentialSampler
 from .dataloader import DataLoader, default_batchify_fn, default_mp_batchify_fn
-from . import dataloader, dataset, sampler, vision
+from . import dataloader, dataset, sampler, vision  # noqa: F401  (MXNet's module paths)
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset", "Sampler",
            "SequentialSampler", "RandomSampler", "FilterSampler", "BatchSampler", "DataLoader",
