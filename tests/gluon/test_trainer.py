@@ -387,3 +387,18 @@ def test_same_weights_as_mxnet(mxnet_python, tmp_path, optimizer, params, contex
     got = train_steps(net, trainer, batches, ctx_list=ctx_list)
     for i, array in enumerate(got):
         np.testing.assert_allclose(array, reference[f"w{i}"], rtol=1e-4, atol=1e-5)
+
+
+def test_states_round_trip_when_updating_on_mx_kv(tmp_path):
+    if not hasattr(mx.kv, "create"):
+        pytest.skip("mx.kv.create is not available yet")
+    net = make_net(ctx=CONTEXTS)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    rng = np.random.default_rng(4)
+    train_steps(net, trainer, toy_batches(rng, steps=1), ctx_list=CONTEXTS)
+    assert trainer._update_on_kvstore
+    fname = str(tmp_path / "kv.states")
+    trainer.save_states(fname)
+    trainer.set_learning_rate(0.7)
+    trainer.load_states(fname)
+    assert trainer.learning_rate == pytest.approx(0.1)
