@@ -398,8 +398,9 @@ def _load(sources, targets, layouts, names):
         for part, target in per_device:
             piece = _batch_part(source, part, axis)
             if piece.shape != target.shape:
+                bound = _whole(target.shape, per_device, axis)
                 raise MXNetError(f"input {name!r}: the batch gives shape {source.shape}, "
-                                 f"the module is bound for {_whole(target.shape, per_device, axis)}")
+                                 f"the module is bound for {bound}")
             piece.copyto(target)
 
 
