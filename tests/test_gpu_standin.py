@@ -113,3 +113,14 @@ def test_without_a_gpu_the_call_itself_fails_clearly(no_gpu, make):
     message = str(caught.value)
     assert "gpu(0)" in message and "no GPU" in message and "mx.cpu()" in message
     nd.waitall()                              # nothing failed later, at a sync point
+
+
+def test_setitem_copies_a_value_from_another_device():
+    backend.use_stand_in_gpu(1)
+    try:
+        target = mx.nd.zeros((2,), ctx=mx.gpu(0))
+        target[:] = mx.nd.array([1.0, 2.0], ctx=mx.cpu())
+        assert target.context == mx.gpu(0)
+        assert target.asnumpy().tolist() == [1.0, 2.0]
+    finally:
+        backend.use_stand_in_gpu(0)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import backend, engine
 from ..autograd import recording
-from ..base import ContextMismatchError, InvalidTypeError, MXNetError
+from ..base import InvalidTypeError, MXNetError
 from ..op.getitem import build_key
 from .ndarray import NDArray
 from .register import call
@@ -91,9 +91,7 @@ def setitem(array, key, value):
     normalized, index_arrays = normalize_key(array, key)
     reads = [index._chunk.var for index in index_arrays]
     if isinstance(value, NDArray):
-        if value.context != array.context:
-            raise ContextMismatchError(
-                f"operator _set_value: target is on {array.context}, value on {value.context}")
+        value = value.as_in_context(array.context)     # ``x[:] = y`` copies across devices
         reads.append(value._chunk.var)
     elif not isinstance(value, numbers.Number):
         value = np.asarray(value, dtype=array._dtype)
