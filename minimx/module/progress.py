@@ -16,6 +16,7 @@ __all__ = ["EpochProgress", "wants_progress"]
 
 DELAY = 2.0         # seconds an epoch runs before any progress appears
 LOG_EVERY = 10.0    # seconds between the log lines of the fallback
+REFRESH = 0.2       # seconds between redraws of the bar
 
 
 def _in_notebook():
@@ -63,7 +64,8 @@ class EpochProgress:
         self.last_log = self.start
         tqdm = _tqdm()
         self.bar = None if tqdm is None else tqdm(
-            total=total, desc=f"Epoch[{epoch}]", unit="batch", delay=DELAY, leave=False)
+            total=total, desc=f"Epoch[{epoch}]", unit="batch", delay=DELAY, leave=False,
+            mininterval=REFRESH)
 
     def update(self, eval_metric=None):
         self.count += 1
