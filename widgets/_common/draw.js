@@ -1,0 +1,78 @@
+// Drawing helpers shared by minimx's widgets; prepended to each view's module.
+// mmxColor follows the same rule as svg.py's color_for, so colours match the static picture.
+const MMX_SVGNS = "http://www.w3.org/2000/svg";
+
+function mmxEl(tag, attrs, parent, text) {
+  const svgTags = ["svg", "g", "rect", "line", "polyline", "path", "text", "circle", "title"];
+  const node = svgTags.includes(tag)
+    ? document.createElementNS(MMX_SVGNS, tag)
+    : document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value !== null && value !== undefined) node.setAttribute(key, value);
+  }
+  if (text !== undefined) node.textContent = text;
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function mmxColor(name) {
+  let value = 0;
+  for (const char of String(name)) {
+    value = (value * 31 + char.codePointAt(0)) % 2147483647;
+  }
+  return `hsl(${value % 360}, 55%, 55%)`;
+}
+
+function mmxTicks(low, high, count) {
+  const span = high - low;
+  if (!(span > 0)) return [low];
+  const rough = span / Math.max(1, count || 6);
+  const power = Math.pow(10, Math.floor(Math.log10(rough)));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough);
+  const ticks = [];
+  for (let v = Math.ceil(low / step) * step; v <= high + 1e-9 * span; v += step) {
+    ticks.push(Math.round(v * 1e12) / 1e12);
+  }
+  return ticks;
+}
+
+function mmxFmtMs(ms) {
+  if (ms === null || ms === undefined) return "-";
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms >= 10) return `${ms.toFixed(1)} ms`;
+  if (ms >= 0.1) return `${ms.toFixed(2)} ms`;
+  return `${(ms * 1000).toFixed(0)} us`;
+}
+
+// A tooltip div inside `root`; show(text, event) places it next to the pointer.
+function mmxTooltip(root) {
+  const tip = mmxEl("div", { class: "mmx-tip" }, root);
+  tip.style.display = "none";
+  return {
+    node: tip,
+    show(text, event) {
+      tip.textContent = text;
+      tip.style.display = "block";
+      const box = root.getBoundingClientRect();
+      tip.style.left = `${Math.min(event.clientX - box.left + 12, box.width - 260)}px`;
+      tip.style.top = `${event.clientY - box.top + 12}px`;
+    },
+    hide() {
+      tip.style.display = "none";
+    },
+  };
+}
+
+// Replays a recording: calls onFrame(t) from 0 to tEnd over `seconds`, then onDone().
+function mmxReplay(tEnd, seconds, onFrame, onDone) {
+  const began = performance.now();
+  const timer = setInterval(() => {
+    const share = Math.min(1, (performance.now() - began) / (seconds * 1000));
+    onFrame(share * tEnd);
+    if (share >= 1) {
+      clearInterval(timer);
+      onDone();
+    }
+  }, 60);
+  return () => clearInterval(timer);
+}
