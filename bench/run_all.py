@@ -8,6 +8,7 @@ changes every figure: compare ratios measured in the same run, not across runs.
 import executor_bench
 import lazy_dot
 import memory_growth
+import observer_overhead
 import op_overhead
 import parallel_ops
 from _util import fmt, print_table, ratio
@@ -15,6 +16,7 @@ from _util import fmt, print_table, ratio
 
 def main():
     overhead = op_overhead.main()
+    observed = observer_overhead.main()
     lazy = lazy_dot.main()
     memory = memory_growth.main()
     parallel = parallel_ops.main()
@@ -22,6 +24,9 @@ def main():
 
     threaded, naive = overhead["minimx ThreadedEngine"], overhead["minimx NaiveEngine"]
     mxnet = overhead["MXNet 1.9.1"]
+    unobserved = observed["no subscriber"]
+    bare = observed["bare subscriber (list.append)"]
+    viewed = observed["engine queue view attached"]
     queued, finished = lazy["minimx"]
     mx_queued, mx_finished = lazy["MXNet 1.9.1"]
     with_sync = memory["sync every batch"][0]
@@ -35,6 +40,10 @@ def main():
         ("x+1 per op, NaiveEngine", fmt(naive, " us"), fmt(mxnet, " us"),
          ratio(naive, mxnet), ""),
         ("x+1 per op, numpy", fmt(overhead["numpy"], " us"), "", "", ""),
+        ("x+1 per op: bare subscriber / none", fmt(bare, " us"), fmt(unobserved, " us"),
+         ratio(bare, unobserved), ""),
+        ("x+1 per op: queue view attached / none", fmt(viewed, " us"),
+         fmt(unobserved, " us"), ratio(viewed, unobserved), "<= 2x"),
         ("dot 2000^2: returns / finishes", fmt(queued / finished * 100, " %"),
          fmt(mx_queued and mx_queued / mx_finished * 100, " %"), "", "< 5 %"),
         ("memory growth, no sync / sync", fmt(without, " MB"), fmt(with_sync, " MB"),

@@ -1,0 +1,102 @@
+"""The memory-growth view: its model on recorded samples, a real (small) run, and its drawing."""
+import doctest
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from widgets.memory_growth import MemoryGrowth, MemoryGrowthExperiment, downsample, growth_mb
+from widgets.memory_growth import model, payload, static, view
+
+samples_lists = st.lists(st.tuples(st.floats(0, 100), st.floats(0, 1e4)), min_size=1,
+                         max_size=300).map(sorted)
+
+
+def test_growth_is_the_highest_sample_above_the_baseline():
+    samples = [(0.0, 100.0), (0.1, 180.0), (0.2, 120.0)]
+    assert growth_mb(samples, 100.0) == 80.0
+    assert growth_mb([(0.0, 90.0)], 100.0) == 0.0        # memory fell: no growth
+
+
+@settings(max_examples=50, deadline=None)
+@given(samples_lists, st.integers(2, 60))
+def test_downsample_keeps_peaks_order_and_bounds(samples, count):
+    kept = downsample(samples, count)
+    assert set(kept) <= set(samples)
+    assert kept == sorted(kept)
+    assert max(mb for _, mb in kept) == max(mb for _, mb in samples)
+    assert min(mb for _, mb in kept) == min(mb for _, mb in samples)
+    assert len(kept) <= max(len(samples) if len(samples) <= count else 0, 2 * (count // 2) + 2)
+
+
+def test_run_growth_and_peak():
+    run = model.MemoryRun("x", 50.0, samples=[(0, 50.0), (1, 75.5), (2, 60.0)])
+    assert run.growth_mb == 25.5 and run.peak_mb == 75.5
+
+
+@pytest.fixture(scope="module")
+def small_experiment():
+    experiment = MemoryGrowthExperiment(batches=4, batch_size=16, width=8, interval=0.002)
+    experiment.run()
+    return experiment
+
+
+def test_a_small_run_records_every_case(small_experiment):
+    runs = small_experiment.runs
+    assert [run.label for run in runs] == ["sync every batch", "no sync",
+                                           "no sync, max_pending(8)"]
+    for run in runs:
+        assert run.done and len(run.batches_pushed) == 4
+        assert run.batches_pushed == sorted(run.batches_pushed)
+        assert 0 <= run.loop_s <= run.finished_s
+        times = [t for t, _ in run.samples]
+        assert len(times) >= 2 and times == sorted(times)
+        assert run.samples[-1][0] >= run.finished_s         # sampled until the end
+
+
+def test_without_sync_memory_grows_and_a_bound_keeps_it_low():
+    # 16 batches of 1024x1024 float32 inputs (4 MB each): without a sync the workers create
+    # the inputs of many batches before the network consumes them.
+    experiment = MemoryGrowthExperiment(batches=16, batch_size=1024, width=16, max_pending=4)
+    sync, lazy, bounded = experiment.run()
+    assert lazy.growth_mb > sync.growth_mb + 16
+    assert bounded.growth_mb < lazy.growth_mb
+    assert lazy.loop_s < sync.loop_s          # the loop without sync returns first
+
+
+def test_payload_and_static_picture(small_experiment):
+    data = payload.build_payload(small_experiment, max_points=10)
+    assert [run["label"] for run in data["runs"]] == [label for label, _, _ in
+                                                     small_experiment.cases]
+    for run, source in zip(data["runs"], small_experiment.runs):
+        assert len(run["t"]) == len(run["mb"]) <= 12
+        assert max(run["mb"]) == pytest.approx(source.growth_mb, abs=0.01)
+    svg = static.render_svg(data)
+    root = ElementTree.fromstring(svg)
+    lines = root.findall("{http://www.w3.org/2000/svg}polyline")
+    assert len(lines) == 3
+    for run in data["runs"]:
+        assert static.legend_line(run) in svg
+
+
+def test_view_outside_a_kernel_shows_the_static_picture(small_experiment):
+    shown = MemoryGrowth(display=False)
+    shown.experiment = small_experiment
+    bundle = shown._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+    assert "sync every batch" in bundle["text/plain"] and "<svg" in bundle["text/html"]
+
+
+def test_javascript_legend_matches_python(small_experiment, run_js):
+    data = payload.build_payload(small_experiment)
+    result = run_js("memory_growth/view.js", ["mgLegend", "mgValueAt"],
+                    "out({legend: DATA.runs.map(mgLegend),"
+                    " at: DATA.runs.map((r) => mgValueAt(r, r.loop_s))});", data)
+    assert result["legend"] == [static.legend_line(run) for run in data["runs"]]
+    assert result["at"] == [static._value_at(run, run["loop_s"]) for run in data["runs"]]
+
+
+def test_docstring_examples():
+    failures, _ = doctest.testmod(view, extraglobs={"MemoryGrowth": MemoryGrowth})
+    assert failures == 0
