@@ -47,7 +47,7 @@ def _attr_line(attrs, limit=28):
 # -- what to draw ---------------------------------------------------------------------------
 def _variable_look(node, prefix):
     fill = _WEIGHT_COLOR if node["kind"] == "weight" else _INPUT_COLOR
-    return {"id": f"{prefix}-{node['id']}", "label": [node["name"]], "fill": fill,
+    return {"id": f"{prefix}_{node['id']}", "label": [node["name"]], "fill": fill,
             "shape": "oval", "bold": False}
 
 
@@ -67,9 +67,9 @@ def _traced(model, hide_weights):
             label.append(_attr_line(node["key_attrs"]))
         if node["params"]:
             label.append(f"{node['params']:,} params")
-        nodes.append({"id": f"t-{node['id']}", "label": label, "bold": node["id"] in outputs,
+        nodes.append({"id": f"t_{node['id']}", "label": label, "bold": node["id"] in outputs,
                       "fill": _OP_COLORS.get(node["op"], _OTHER_COLOR), "shape": "box"})
-    edges = [{"id": f"t-e{i}", "source": f"t-{e['source']}", "target": f"t-{e['target']}",
+    edges = [{"id": f"t_e{i}", "source": f"t_{e['source']}", "target": f"t_{e['target']}",
               "label": _shape_text(e["shape"]) if e["shape"] else "", "color": "#555555"}
              for i, e in enumerate(graph["edges"]) if e["source"] not in hidden]
     return {"nodes": nodes, "edges": edges}
@@ -96,7 +96,7 @@ def _planned(model, hide_weights):
     hidden = {v["id"] for v in graph["variables"] if v["kind"] == "weight" and hide_weights}
     nodes = [_variable_look(v, "p") for v in graph["variables"] if v["id"] not in hidden]
     for box in graph["boxes"]:
-        nodes.append({"id": f"p-{box['id']}", "bold": box["is_output"], **_box_look(box)})
+        nodes.append({"id": f"p_{box['id']}", "bold": box["is_output"], **_box_look(box)})
     edges = []
     for i, edge in enumerate(graph["edges"]):
         if edge["source"] in hidden:
@@ -105,8 +105,8 @@ def _planned(model, hide_weights):
         label = _shape_text(edge["shape"]) if edge["shape"] else ""
         if buffer is not None:
             label += f"  slot {buffer['slot']}"
-        edges.append({"id": f"p-e{i}", "source": f"p-{edge['source']}",
-                      "target": f"p-{edge['target']}", "label": label,
+        edges.append({"id": f"p_e{i}", "source": f"p_{edge['source']}",
+                      "target": f"p_{edge['target']}", "label": label,
                       "color": "#555555" if buffer is None else slot_color(buffer["slot"]),
                       "width": 1 if buffer is None else 3})
     return {"nodes": nodes, "edges": edges}
@@ -256,17 +256,17 @@ def details(model, mode):
     if mode == "traced":
         graph = model["traced"]
         for node in graph["nodes"]:
-            result[f"t-{node['id']}"] = {"title": f"{node['name']} ({node['op']})",
+            result[f"t_{node['id']}"] = {"title": f"{node['name']} ({node['op']})",
                                          "rows": _node_rows(node)}
         for i, edge in enumerate(graph["edges"]):
-            result[f"t-e{i}"] = {"title": f"{edge['value']} → input '{edge['input']}'",
+            result[f"t_e{i}"] = {"title": f"{edge['value']} → input '{edge['input']}'",
                                  "rows": [["shape", _shape_text(edge["shape"])],
                                           ["dtype", edge["dtype"] or "?"],
                                           ["size", _size_text(edge["bytes"])]]}
         return result
     graph = model["planned"]
     for variable in graph["variables"]:
-        result[f"p-{variable['id']}"] = {"title": f"{variable['name']} (variable)",
+        result[f"p_{variable['id']}"] = {"title": f"{variable['name']} (variable)",
                                          "rows": _node_rows(variable)}
     for box in graph["boxes"]:
         rows = [["step", str(box["step"])], ["kind", box["kind"]],
@@ -278,11 +278,11 @@ def details(model, mode):
         for buffer in graph["buffers"]:
             if buffer["producer"] == box["id"]:
                 rows += _buffer_rows(buffer)
-        result[f"p-{box['id']}"] = {"title": box["label"], "rows": rows}
+        result[f"p_{box['id']}"] = {"title": box["label"], "rows": rows}
     for i, edge in enumerate(graph["edges"]):
         rows = ([["variable", edge["value"]], ["shape", _shape_text(edge["shape"])]]
                 if edge["buffer"] is None else _buffer_rows(graph["buffers"][edge["buffer"]]))
-        result[f"p-e{i}"] = {"title": edge["value"], "rows": rows}
+        result[f"p_e{i}"] = {"title": edge["value"], "rows": rows}
     return result
 
 

@@ -1,6 +1,7 @@
 // The symbol-graph view in the browser: a traced/planned toggle over two pre-drawn SVGs and a
 // panel showing the attributes of the box or arrow under the pointer (or the last one clicked).
-// Everything it shows comes from the synced traits, so it also works on a static page.
+// Everything it shows comes from the synced ``data`` payload (view.py), so the toggle and the
+// panel also work on a static page with no kernel.
 function el_(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -9,25 +10,27 @@ function el_(tag, cls, text) {
 }
 
 function render({ model, el }) {
+  const data = model.get("data");
   const root = el_("div", "mx-symbol-graph");
   const bar = el_("div", "mx-sg-toggle");
-  const title = el_("span", "mx-sg-title", model.get("title"));
+  const title = el_("span", "mx-sg-title", data.title);
   const body = el_("div", "mx-sg-body");
   const picture = el_("div", "mx-sg-picture");
   const panel = el_("div", "mx-sg-details");
   const caption = el_("div", "mx-sg-caption");
-  const note = el_("div", "mx-sg-note", model.get("note"));
+  const note = el_("div", "mx-sg-note", data.note);
   body.append(picture, panel);
   root.append(bar, body, caption, note);
   el.appendChild(root);
   let selected = null;
+  let current = data.mode;
 
-  const buttons = model.get("modes").map((mode) => {
+  const buttons = data.modes.map((mode) => {
     const button = el_("button", "mx-sg-button", mode === "traced" ? "as traced" : "after passes");
     button.dataset.mode = mode;
     button.addEventListener("click", () => {
-      model.set("mode", mode);
-      model.save_changes();
+      current = mode;
+      draw();
     });
     bar.appendChild(button);
     return button;
@@ -35,7 +38,7 @@ function render({ model, el }) {
   bar.appendChild(title);
 
   function show(id) {
-    const info = (model.get("info")[model.get("mode")] || {})[id];
+    const info = (data.info[current] || {})[id];
     panel.replaceChildren();
     if (!info) {
       panel.appendChild(el_("div", "mx-sg-hint", "hover over or click a box or an arrow"));
@@ -71,15 +74,13 @@ function render({ model, el }) {
   });
 
   function draw() {
-    const mode = model.get("mode");
-    picture.innerHTML = model.get("svgs")[mode] || "";
-    caption.innerHTML = model.get("captions")[mode] || "";
-    root.dataset.mode = mode;
-    buttons.forEach((b) => b.classList.toggle("mx-sg-active", b.dataset.mode === mode));
+    picture.innerHTML = data.svgs[current] || "";
+    caption.innerHTML = data.captions[current] || "";
+    root.dataset.mode = current;
+    buttons.forEach((b) => b.classList.toggle("mx-sg-active", b.dataset.mode === current));
     selected = null;
     show(null);
   }
-  model.on("change:mode", draw);
   draw();
 }
 

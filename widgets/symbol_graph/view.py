@@ -9,23 +9,19 @@ Jupyter) it shows the static SVGs, both modes one above the other.
 import html
 import pathlib
 
-import traitlets
-
-from .._common import anywidget_class
+from .._common.live import anywidget_class
+from .._common.view_base import COMMON, WidgetView
 from .draw import caption_html, details, drawing, render_svg, tooltip_texts
 from .model import graph_model
 
 __all__ = ["SymbolGraph"]
 
-_HERE = pathlib.Path(__file__).parent
-_TRAITS = {"mode": traitlets.Unicode("traced"), "modes": traitlets.List(),
-           "svgs": traitlets.Dict(), "info": traitlets.Dict(), "captions": traitlets.Dict(),
-           "title": traitlets.Unicode(), "note": traitlets.Unicode()}
+_HERE = pathlib.Path(__file__).resolve().parent
 _NO_DOT = ("Graphviz's dot program is not installed, so this is minimx's own simple layout "
            "(apt-get install graphviz for the usual drawing).")
 
 
-class SymbolGraph:
+class SymbolGraph(WidgetView):
     """An interactive drawing of a graph before and after the executor's passes.
 
     Parameters
@@ -40,14 +36,27 @@ class SymbolGraph:
         Leave weight and bias variables out of the picture (their counts stay on the ops).
     mode : str
         ``"traced"`` or ``"planned"``: what is shown first.
+    use_dot : bool or None
+        Lay out with Graphviz's ``dot`` (None: when it is installed).
+
+    Examples
+    --------
+    >>> net = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=4, name='fc')
+    >>> SymbolGraph(net, shape={'data': (2, 3)}).model["planned"]["steps_after"]
+    1
     """
+
+    widget_name = "SymbolGraphWidget"
+    widget_js = (_HERE / "symbol_graph.js",)
 
     def __init__(self, source, shape=None, dtype=None, is_train=False, hide_weights=True,
                  mode="traced", use_dot=None):
+        super().__init__()
         self.model = graph_model(source, shape, dtype, is_train)
         self.modes = ["traced"] + (["planned"] if self.model["planned"] else [])
         if mode not in self.modes:
             raise ValueError(f"SymbolGraph: mode {mode!r} is not available; modes: {self.modes}")
+        self.mode = mode
         self.info = {m: details(self.model, m) for m in self.modes}
         self.svgs, engines = {}, set()
         for m in self.modes:
@@ -60,49 +69,38 @@ class SymbolGraph:
         self.note = "" if self.engine == "graphviz" else _NO_DOT
         if not self.model["planned"]:
             self.note += " No planned view: the input shapes are unknown (pass shape=...)."
-        self.widget = self._make_widget(mode)
+        self.note = self.note.strip()
 
-    def _make_widget(self, mode):
-        cls = anywidget_class("SymbolGraphWidget", [_HERE / "symbol_graph.js"],
-                              _HERE / "symbol_graph.css", _TRAITS)
-        if cls is None:
-            return None
-        return cls(mode=mode, modes=self.modes, svgs=self.svgs, info=self.info,
-                   captions=self.captions, title=self.model["title"], note=self.note.strip())
+    def _widget_class(self):
+        import traitlets
+        return anywidget_class(self.widget_name, [COMMON / "draw.js", *self.widget_js],
+                               _HERE / "symbol_graph.css",
+                               {"data": traitlets.Dict(), "autoplay": traitlets.Bool(False)})
 
-    @property
-    def mode(self):
-        return self.widget.mode if self.widget is not None else self.modes[0]
+    def payload(self):
+        """What the browser draws: both pictures, their captions and the details per element."""
+        return {"title": self.model["title"], "mode": self.mode, "modes": self.modes,
+                "svgs": self.svgs, "info": self.info, "captions": self.captions,
+                "note": self.note, "engine": self.engine}
 
-    @mode.setter
-    def mode(self, value):
-        if value not in self.modes:
-            raise ValueError(f"SymbolGraph: no mode {value!r}; modes: {self.modes}")
-        if self.widget is not None:
-            self.widget.mode = value
+    def summary_text(self, data):
+        return f"<SymbolGraph {data['title']}: {', '.join(data['modes'])}>"
+
+    def render_html(self, data):
+        """Both pictures with their captions, for pages where widgets do not run."""
+        parts = [f"<div class='mx-symbol-graph-static'><p><b>{html.escape(data['title'])}"
+                 f"</b></p>"]
+        for m in data["modes"]:
+            parts.append(f"<div>{data['captions'][m]}</div><div style='overflow:auto'>"
+                         f"{data['svgs'][m]}</div>")
+        if data["note"]:
+            parts.append(f"<p style='color:#a05a00'>{html.escape(data['note'])}</p>")
+        return "".join(parts) + "</div>"
 
     def static_html(self):
-        """Both pictures with their captions, for pages where widgets do not run."""
-        parts = [f"<div class='mx-symbol-graph-static'><p><b>{html.escape(self.model['title'])}"
-                 f"</b></p>"]
-        for m in self.modes:
-            parts.append(f"<div>{self.captions[m]}</div><div style='overflow:auto'>"
-                         f"{self.svgs[m]}</div>")
-        if self.note:
-            parts.append(f"<p style='color:#a05a00'>{html.escape(self.note)}</p>")
-        return "".join(parts) + "</div>"
+        return self.render_html(self.payload())
 
     def save_svg(self, path, mode="traced"):
         """Write one picture as an SVG file (for slides or the book)."""
         pathlib.Path(path).write_text(self.svgs[mode], encoding="utf-8")
         return path
-
-    def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": f"<SymbolGraph {self.model['title']}: {', '.join(self.modes)}>",
-                  "text/html": self.static_html()}
-        if self.widget is not None:
-            widget_bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude)
-            if isinstance(widget_bundle, tuple):
-                widget_bundle = widget_bundle[0]
-            bundle.update({k: v for k, v in widget_bundle.items() if k != "text/plain"})
-        return bundle
