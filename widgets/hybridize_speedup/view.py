@@ -39,7 +39,7 @@ class HybridizeSpeedup:
     """
 
     def __init__(self, batch_size=1, width=256, depth=2, calls=1000,
-                 engine_type="ThreadedEngine", in_units=512, out_units=2, repeats=3, run=False):
+                 engine_type="ThreadedEngine", in_units=512, out_units=2, repeats=5, run=False):
         self.in_units, self.out_units, self.repeats = in_units, out_units, repeats
         self.settings = {"batch_size": batch_size, "width": width, "depth": depth,
                          "calls": calls, "engine_type": engine_type}
@@ -71,8 +71,7 @@ class HybridizeSpeedup:
             "engine_type": w.Dropdown(options=_ENGINES, value=s["engine_type"],
                                       description="engine", style=style, layout=layout),
         }
-        self.button = w.Button(description="run benchmark", button_style="primary",
-                               icon="play")
+        self.button = w.Button(description="run benchmark", button_style="primary")
         self.button.add_class("mx-hs-run")
         self.status = w.HTML(value=self._status_text())
         self.chart = w.HTML(value="<i>press “run benchmark” to measure</i>")

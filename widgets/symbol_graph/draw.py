@@ -80,8 +80,10 @@ def _box_look(box):
         return {"label": ["constant (folded)", box["label"]], "fill": _CONSTANT_COLOR,
                 "shape": "note"}
     if box["kind"] == "fused":
-        return {"label": [f"fused: {len(box['nodes'])} ops", " → ".join(box["ops"]),
-                          " → ".join(box["names"])], "fill": _FUSED_COLOR, "shape": "box3d"}
+        label = [f"fused: {len(box['nodes'])} ops", " → ".join(box["ops"])]
+        if box["names"] != box["ops"]:
+            label.append(" → ".join(box["names"]))
+        return {"label": label, "fill": _FUSED_COLOR, "shape": "box3d"}
     label = [box["names"][0], box["ops"][0]]
     attrs = box["key_attrs"][box["names"][0]]
     if attrs:
@@ -274,7 +276,8 @@ def details(model, mode):
                                          for name, op in zip(box["names"], box["ops"]))],
                 ["parameters", f"{box['params']:,}"]]
         for name, attrs in box["attrs"].items():
-            rows += [[f"{name}.{key}", value] for key, value in attrs.items()]
+            prefix = f"{name}." if len(box["attrs"]) > 1 else ""
+            rows += [[f"{prefix}{key}", value] for key, value in attrs.items()]
         for buffer in graph["buffers"]:
             if buffer["producer"] == box["id"]:
                 rows += _buffer_rows(buffer)
