@@ -8,6 +8,7 @@ changes every figure: compare ratios measured in the same run, not across runs.
 import executor_bench
 import lazy_dot
 import memory_growth
+import module_fit
 import observer_overhead
 import op_overhead
 import parallel_ops
@@ -21,6 +22,7 @@ def main():
     memory = memory_growth.main()
     parallel = parallel_ops.main()
     graphs = executor_bench.main()
+    training = module_fit.main()
 
     threaded, naive = overhead["minimx ThreadedEngine"], overhead["minimx NaiveEngine"]
     mxnet = overhead["MXNet 1.9.1"]
@@ -62,6 +64,9 @@ def main():
         rows.append((f"{title}: planned executor / MXNet", fmt(figures["planned"], " ms"),
                      fmt(figures["MXNet 1.9.1"], " ms"),
                      ratio(figures["planned"], figures["MXNet 1.9.1"]), ""))
+    ours, theirs = training["minimx"], training["MXNet 1.9.1"]
+    rows.append(("Module.fit MLP 784-512-256-10, batch 128", fmt(ours, " samples/s"),
+                 fmt(theirs, " samples/s"), ratio(ours, theirs), ">= 1.00x of MXNet"))
     print_table("Summary", ("measure", "minimx", "reference", "ratio", "target"), rows)
 
 
