@@ -161,3 +161,9 @@ def test_js_loss_gap_and_pixels_match_python(run_js):
                                             data["objective"]["f_min"]))
     assert out[1] == pytest.approx(list(_to_pixels(data["objective"]["box"], LAYOUT["plot"],
                                                    1.5, -0.5)))
+
+
+def test_docstring_examples():
+    import doctest
+    from widgets.optimizer_paths import view
+    assert doctest.testmod(view).failed == 0
