@@ -319,3 +319,13 @@ def test_javascript_tooltips_colours_and_states_match_python(run_js):
     from widgets._common.svg import color_for, nice_ticks
     assert result["colours"] == [color_for(name) for name in data["names"]]
     assert result["ticks"] == pytest.approx(nice_ticks(0, 7.3, 6))
+
+
+def test_an_exception_in_the_body_propagates_and_unsubscribes():
+    timeline = EngineTimeline(display=False)
+    with pytest.raises(ValueError):
+        with timeline:
+            nd.ones((2,)) + 1
+            raise ValueError("from the body")
+    assert timeline._record not in mx.engine.events.subscribers
+    assert timeline.payload()["final"] and timeline.recording.ops

@@ -23,6 +23,9 @@ function mmxColor(name) {
   return `hsl(${value % 360}, 55%, 55%)`;
 }
 
+// Colours for a few series told apart at a glance (same list as svg.py's SERIES).
+const MMX_SERIES = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
+
 function mmxTicks(low, high, count) {
   const span = high - low;
   if (!(span > 0)) return [low];
@@ -54,7 +57,10 @@ function mmxTooltip(root) {
       tip.textContent = text;
       tip.style.display = "block";
       const box = root.getBoundingClientRect();
-      tip.style.left = `${Math.min(event.clientX - box.left + 12, box.width - 260)}px`;
+      const right = event.clientX - box.left + 12;
+      const width = tip.offsetWidth;
+      const left = right + width > box.width ? event.clientX - box.left - width - 12 : right;
+      tip.style.left = `${Math.max(0, left)}px`;
       tip.style.top = `${event.clientY - box.top + 12}px`;
     },
     hide() {

@@ -6,7 +6,10 @@ in the live view and in the static picture.
 import html
 import math
 
-__all__ = ["esc", "color_for", "nice_ticks", "svg_document", "fmt_ms"]
+__all__ = ["esc", "color_for", "nice_ticks", "svg_document", "fmt_ms", "SERIES"]
+
+# Colours for a few series told apart at a glance (same list as draw.js's MMX_SERIES).
+SERIES = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 
 def esc(text):

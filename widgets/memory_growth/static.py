@@ -4,11 +4,11 @@ Lesson: 04-lazy-evaluation.  Same payload as view.js: one line per case (MB abov
 its baseline over time), a dot where the Python loop returned and a ring where
 all its work had finished.
 """
-from .._common.svg import color_for, esc, nice_ticks, svg_document
+from .._common.svg import SERIES, esc, nice_ticks, svg_document
 
 __all__ = ["render_svg", "render_html", "legend_line"]
 
-WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 760, 300, 60, 20, 30, 40
+WIDTH, HEIGHT, LEFT, RIGHT, TOP, BOTTOM = 760, 310, 60, 20, 40, 40
 
 
 def legend_line(run):
@@ -48,12 +48,11 @@ def render_svg(data):
                 f'fill="#555">seconds since the case began</text><text x="4" y="{TOP - 6}" '
                 f'fill="#555">MB above baseline</text>')
     for index, run in enumerate(data["runs"]):
-        body += _run(run, x, y, HEIGHT + 18 * index)
+        body += _run(run, x, y, HEIGHT + 18 * index, SERIES[index % len(SERIES)])
     return svg_document(WIDTH, HEIGHT + 18 * len(data["runs"]), body, label=title)
 
 
-def _run(run, x, y, legend_y):
-    colour = color_for(run["label"])
+def _run(run, x, y, legend_y, colour):
     points = " ".join(f"{x(t):.1f},{y(mb):.1f}" for t, mb in zip(run["t"], run["mb"]))
     parts = [f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2">'
              f'<title>{esc(legend_line(run))}</title></polyline>']

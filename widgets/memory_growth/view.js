@@ -39,7 +39,7 @@ function mgDraw(data, t, parts) {
     fill: "#555" }, svg, "seconds since the case began");
   mmxEl("text", { x: 4, y: MG_TOP - 6, fill: "#555" }, svg, "MB above baseline");
   data.runs.forEach((run, index) => {
-    const colour = mmxColor(run.label);
+    const colour = MMX_SERIES[index % MMX_SERIES.length];
     const coords = [];
     for (let i = 0; i < run.t.length && run.t[i] <= t; i++) {
       coords.push(`${x(run.t[i])},${y(run.mb[i])}`);
