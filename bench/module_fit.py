@@ -4,9 +4,9 @@
 
 The same script text trains with ``minimx`` and with MXNet 1.9.1 (when its interpreter is
 found), each in a fresh process: one warm-up epoch, then the best of three 2-epoch ``fit``
-calls (SGD, Accuracy), in samples per second; the two take turns three times.  Then, for minimx only, the same batches
-through growing parts of the loop (forward+backward, + update, + metric), so the
-difference between two rows is the cost of one part of ``fit``.
+calls (SGD, Accuracy), in samples per second; the two take turns three times.  Then,
+for minimx only, the same batches through growing parts of the loop (forward+backward,
++ update, + metric), so the difference between two rows is the cost of one part of ``fit``.
 """
 import os
 import subprocess
