@@ -172,7 +172,8 @@ def compute_paths(objective="quadratic", steps=None, lr=None, adaptive_lr=None, 
 
     ``lr`` drives SGD, momentum and NAG; ``adaptive_lr`` AdaGrad, RMSProp and Adam
     (None: the objective's defaults, as for ``steps``); AdaDelta has no learning
-    rate.  ``momentum`` is that of momentum SGD and NAG.  ``names`` picks some of the ``OPTIMIZERS``.
+    rate.  ``momentum`` is that of momentum SGD and NAG.  ``names`` picks some of
+    the ``OPTIMIZERS``.
     """
     objective = get_objective(objective)
     steps = objective.steps if steps is None else int(steps)

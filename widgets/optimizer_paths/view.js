@@ -113,7 +113,7 @@ function opLossPanel(svg, data) {
 // The whole picture for one data payload; `frame(k, hidden)` shows the first k updates.
 function opPicture(data, onPick, tip) {
   const { width, height } = data.layout;
-  const svg = mmxEl("svg", { viewBox: `0 0 ${width} ${height - 22}`, class: "mmx-op-svg" });
+  const svg = mmxEl("svg", { viewBox: `0 24 ${width} ${height - 46}`, class: "mmx-op-svg" });
   const surface = opSurface(svg, data, onPick);
   const loss = opLossPanel(svg, data);
   const items = data.paths.map((path) => {
@@ -131,7 +131,8 @@ function opPicture(data, onPick, tip) {
       const shown = Math.min(k, path.points.length - 1);
       const visible = hidden.has(path.name) ? "none" : null;
       for (const node of [line, head, curve]) node.style.display = visible;
-      line.setAttribute("points", path.points.slice(0, shown + 1).map((p) => p.join(",")).join(" "));
+      const drawn = path.points.slice(0, shown + 1);
+      line.setAttribute("points", drawn.map((p) => p.join(",")).join(" "));
       curve.setAttribute("points", path.losses.slice(0, shown + 1)
         .map((v, i) => `${loss.x(i).toFixed(1)},${loss.y(v).toFixed(1)}`).join(" "));
       const [px, py] = opPixel(data, ...path.points[shown]);

@@ -182,7 +182,8 @@ class TrainingHistory:
             "values": {n: [_round(r.values.get(n)) for r in rows] for n in names},
             "epoch_starts": [r.step for prev, r in zip(self.records, self.records[1:])
                              if r.epoch != prev.epoch],
-            "validation": [{"epoch": e, "step": s, "values": {k: _round(v) for k, v in vals.items()}}
+            "validation": [{"epoch": e, "step": s,
+                            "values": {k: _round(v) for k, v in vals.items()}}
                            for e, s, vals in self.validation],
             "progress": self.progress(),
             "batches_per_epoch": self.batches_per_epoch,

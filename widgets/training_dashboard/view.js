@@ -83,7 +83,8 @@ function tdPanel(svg, x0, y0, name, data, values, count, color) {
   }
   const points = [];
   for (let i = 0; i < n; i++) {
-    if (values[i] !== null) points.push(`${px(data.step[i]).toFixed(1)},${py(values[i]).toFixed(1)}`);
+    if (values[i] === null) continue;
+    points.push(`${px(data.step[i]).toFixed(1)},${py(values[i]).toFixed(1)}`);
   }
   mmxEl("polyline", { points: points.join(" "), fill: "none", stroke: color,
     "stroke-width": 1.5, class: "mmx-td-curve" }, svg);
