@@ -268,7 +268,8 @@ def test_from_a_saved_profiler_trace(tmp_path):
 
 def test_trace_push_made_before_tracing_is_not_matched():
     trace = {"traceEvents": [
-        {"name": "thread_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "Main (frontend)"}},
+        {"name": "thread_name", "ph": "M", "pid": 1, "tid": 0,
+         "args": {"name": "Main (frontend)"}},
         {"name": "thread_name", "ph": "M", "pid": 1, "tid": 1, "args": {"name": W0}},
         {"name": "dot", "cat": "operator", "ph": "X", "pid": 1, "tid": 1, "ts": 5.0, "dur": 10.0,
          "args": {"op_id": 4, "reads": [1], "writes": [2], "ctx": "cpu(0)"}},

@@ -18,7 +18,7 @@ class Throttled:
     and makes one last call.
     """
 
-    def __init__(self, update, interval=0.15, share=0.2):
+    def __init__(self, update, interval=0.15, share=0.1):
         self.update = update
         self.interval = interval
         self.share = share

@@ -10,7 +10,7 @@ over time, and time bins that summarise long runs.  Nothing here draws.
 import collections
 from dataclasses import dataclass, field
 
-__all__ = ["OpRecord", "Lane", "Edge", "Bin", "EngineRecording"]
+__all__ = ["OpRecord", "Lane", "Edge", "Bin", "EngineRecording", "add_events"]
 
 STATES = ("pushed", "ready", "running", "done")
 
@@ -121,21 +121,7 @@ class EngineRecording:
     @classmethod
     def from_events(cls, events, origin=None, now=None, var_labels=None):
         """Records from ``EngineEvent``s (any order; an operation may lack some of them)."""
-        records = {}
-        for event in events:
-            record = records.get(event.op_id)
-            if record is None:
-                record = records[event.op_id] = OpRecord(
-                    event.op_id, event.name, event.ctx, tuple(event.reads),
-                    tuple(event.writes))
-            setattr(record, event.kind, event.time)
-            if event.kind == "push":
-                record.frontend = event.thread
-            elif event.kind == "start":
-                record.worker = event.thread
-            elif event.kind == "end" and event.error:
-                record.error = event.error
-        return cls(records.values(), origin, now, var_labels)
+        return cls(add_events({}, events).values(), origin, now, var_labels)
 
     # -- derived views ----------------------------------------------------------------
     def lanes(self):
@@ -240,6 +226,26 @@ class EngineRecording:
                 "worker_busy_s": workers, "busy_s": busy,
                 "parallelism": busy / finished if finished > 0 else 0.0,
                 "max_depth": self.max_depth()}
+
+
+def add_events(records, events):
+    """Fold ``events`` into ``records`` (op id -> OpRecord), creating records as needed.
+
+    Lets a live view fold in only the events that arrived since its last refresh.
+    """
+    for event in events:
+        record = records.get(event.op_id)
+        if record is None:
+            record = records[event.op_id] = OpRecord(
+                event.op_id, event.name, event.ctx, tuple(event.reads), tuple(event.writes))
+        setattr(record, event.kind, event.time)
+        if event.kind == "push":
+            record.frontend = event.thread
+        elif event.kind == "start":
+            record.worker = event.thread
+        elif event.kind == "end" and event.error:
+            record.error = event.error
+    return records
 
 
 def _push_order(op):

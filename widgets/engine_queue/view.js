@@ -202,9 +202,10 @@ function render({ model, el }) {
   const button = mmxEl("button", { class: "mmx-replay" }, controls, "▶ replay");
   const slider = mmxEl("input", { type: "range", min: 0, max: 1000, value: 1000,
     class: "mmx-slider" }, controls);
-  const edgeToggle = mmxEl("input", { type: "checkbox", class: "mmx-edges" }, controls);
+  const edgeLabel = mmxEl("label", {}, controls);
+  const edgeToggle = mmxEl("input", { type: "checkbox", class: "mmx-edges" }, edgeLabel);
   edgeToggle.checked = true;
-  mmxEl("span", {}, controls, " dependency edges (dashed: the later op had to wait)");
+  mmxEl("span", {}, edgeLabel, " dependency edges (dashed: the later op had to wait)");
   const picture = mmxEl("div", { class: "mmx-picture" }, root);
   const queue = mmxEl("div", { class: "mmx-queue" }, root);
   const parts = { tip: mmxTooltip(root) };

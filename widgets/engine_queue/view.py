@@ -16,7 +16,7 @@ from minimx import engine
 from .._common.live import Throttled, show
 from .._common.view_base import WidgetView
 from .labels import var_labels
-from .model import EngineRecording
+from .model import EngineRecording, add_events
 from .payload import build_payload
 from .static import render_html, render_svg
 from .trace import recording_from_trace
@@ -69,6 +69,7 @@ class EngineTimeline(WidgetView):
         self.recording = EngineRecording([])
         self.refresher = None
         self._events = []
+        self._records, self._folded = {}, 0
         self._caller = None
         self.final = True
 
@@ -76,6 +77,7 @@ class EngineTimeline(WidgetView):
     def __enter__(self):
         self._events = []
         self._record = self._events.append     # the subscriber: a bare list append
+        self._records, self._folded = {}, 0
         self._caller = sys._getframe(1)
         self.final = False
         self.recording = EngineRecording([], origin=time.perf_counter())
@@ -120,10 +122,14 @@ class EngineTimeline(WidgetView):
             time.sleep(0.001)
 
     def _snapshot(self, labels=None):
-        events = self._events[:]
-        now = None if self.final and _all_ended(events) else time.perf_counter()
-        return EngineRecording.from_events(events, origin=self.recording.origin, now=now,
-                                           var_labels=labels)
+        """The recording so far, folding in only the events new since the last snapshot."""
+        count = len(self._events)
+        add_events(self._records, self._events[self._folded:count])
+        self._folded = count
+        ended = all(op.end is not None for op in self._records.values() if op.push is not None)
+        now = None if self.final and ended else time.perf_counter()
+        return EngineRecording(list(self._records.values()), origin=self.recording.origin,
+                               now=now, var_labels=labels)
 
     def _refresh(self):
         self.recording = self._snapshot()
@@ -161,7 +167,3 @@ class EngineTimeline(WidgetView):
         return (f"EngineTimeline({summary['operations']} operations, "
                 f"finished at {summary['finished_ms']:.3f} ms)")
 
-
-def _all_ended(events):
-    ended = {event.op_id for event in events if event.kind == "end"}
-    return all(event.op_id in ended for event in events if event.kind == "push")
