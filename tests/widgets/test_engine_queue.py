@@ -242,6 +242,9 @@ def test_live_refresh_is_throttled():
     refresher = timeline.refresher
     assert 1 <= refresher.calls <= 0.35 / 0.05 + 2
     assert timeline.payload()["final"]
+    # folding events in refresh by refresh gives what folding them all at once gives
+    at_once = EngineRecording.from_events(timeline._events)
+    assert timeline.recording.ops == at_once.ops and len(at_once.ops) == 301
 
 
 def test_from_a_saved_profiler_trace(tmp_path):
