@@ -10,6 +10,7 @@ import itertools
 import math
 
 import numpy as np
+from optimizer_references import OUTPUT_REFERENCES
 
 
 # -- dense layer and activations ---------------------------------------------------------------
@@ -353,3 +354,4 @@ REFERENCES = {
     "RNN": rnn, "CTCLoss": ctc_loss, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,
     "SequenceReverse": sequence_reverse, "_index": index,
 }
+REFERENCES.update(OUTPUT_REFERENCES)

@@ -1,0 +1,301 @@
+"""Fused optimizer updates: one operator computes a whole update step of one weight.
+
+Lesson: 12-optimizers.  Mirrors ``src/operator/optimizer_op.cc`` and
+``optimizer_op-inl.h`` (``sgd_update``, ``adam_update``, ...).  Each operator
+returns the new weight (call it with ``out=weight``) and updates the optimizer
+states (momentum, moments, ...) in place: the states are declared ``aux``, so
+the engine orders every write to them.  One update is then one engine push
+instead of one per arithmetic step.  Throughout, ``g = clip(rescale_grad * grad,
+clip_gradient)``; a negative ``clip_gradient`` turns clipping off.  The
+``mp_`` variants keep a float32 master copy (``weight32``) of a float16 weight.
+"""
+from .registry import OpDef, Param, TestHints, register_op
+
+__all__ = []
+
+_PARAMS = {
+    "lr": Param(float, doc="the learning rate"),
+    "momentum": Param(float, default=0.0, doc="decay of the momentum"),
+    "beta1": Param(float, default=0.9, doc="decay of the first moment"),
+    "beta2": Param(float, default=0.999, doc="decay of the second moment"),
+    "gamma1": Param(float, default=0.95, doc="decay of the moving averages"),
+    "gamma2": Param(float, default=0.9, doc="momentum of the step"),
+    "epsilon": Param(float, default=1e-8, doc="added for numerical stability"),
+    "lamda1": Param(float, default=0.01, doc="the L1 regularisation coefficient"),
+    "beta": Param(float, default=1.0, doc="added to sqrt(n) in the per-coordinate rate"),
+    "wd": Param(float, default=0.0, doc="weight decay (L2 regularisation)"),
+    "rescale_grad": Param(float, default=1.0, doc="the gradient is multiplied by this first"),
+    "clip_gradient": Param(float, default=-1.0,
+                           doc="clip the rescaled gradient to [-c, c]; negative: no clipping"),
+    "clip_weights": Param(float, default=-1.0,
+                          doc="clip the new weight to [-c, c]; negative: no clipping"),
+    "wd_lh": Param(float, default=0.0, doc="decoupled weight decay, applied to the weight"),
+    "lazy_update": Param(bool, default=True,
+                         doc="update only rows present in a sparse gradient (arrays are dense "
+                             "in minimx, so it changes nothing)"),
+}
+
+
+def _params(*names):
+    return {name: _PARAMS[name] for name in names}
+
+
+def _hints(shapes, params, low=-1.0, high=1.0):
+    """The default case plus one with weight decay, rescaling and clipping."""
+    extra = dict(params, wd=0.1, rescale_grad=2.0, clip_gradient=0.5)
+    return TestHints(shapes=shapes, params=params, cases=((extra, shapes),), low=low, high=high)
+
+
+class UpdateOp(OpDef):
+    """Shared shape rules and gradient preparation of the update operators."""
+
+    differentiable = False
+    outputs = ("output",)
+
+    def infer_shape(self, weight, *others):
+        for name, shape in zip(self.inputs[1:], others):
+            if tuple(shape) != tuple(weight):
+                raise self.shape_error(f"{name} must have the weight's shape {tuple(weight)}, "
+                                       f"got {tuple(shape)}")
+        return weight
+
+    def _clip(self, xp, values):
+        if self.clip_gradient >= 0:
+            return xp.clip(values, -self.clip_gradient, self.clip_gradient)
+        return values
+
+    def _rescaled(self, xp, grad):
+        """``clip(rescale_grad * grad)``."""
+        return self._clip(xp, self.rescale_grad * grad)
+
+    def _clip_weights(self, xp, weight):
+        if self.clip_weights >= 0:
+            return xp.clip(weight, -self.clip_weights, self.clip_weights)
+        return weight
+
+
+# -- SGD and its momentum variants ---------------------------------------------------------------
+def _sgd_step(op, xp, weight, grad):
+    return (1 - op.lr * op.wd) * weight - op.lr * op._rescaled(xp, grad)
+
+
+def _sgd_mom_step(op, xp, weight, grad, mom):
+    """``mom = momentum * mom - lr * wd * weight - lr * g``; returns ``weight + mom``."""
+    mom *= op.momentum
+    mom -= op.lr * (op.wd * weight + op._rescaled(xp, grad))
+    return weight + mom
+
+
+def _nag_step(op, xp, weight, grad, mom):
+    """MXNet's kernel: the momentum's last term uses the weight already updated."""
+    g = op._rescaled(xp, grad)
+    mom *= op.momentum
+    new_weight = weight + op.momentum * mom - (1 + op.momentum) * op.lr * (g + op.wd * weight)
+    mom -= op.lr * (g + op.wd * new_weight)
+    return new_weight
+
+
+@register_op
+class SGDUpdate(UpdateOp):
+    """SGD step: ``weight - lr * (g + wd * weight)``."""
+    name = "sgd_update"
+    inputs = ("weight", "grad")
+    params = _params("lr", "wd", "rescale_grad", "clip_gradient", "lazy_update")
+    test = _hints(((3, 4), (3, 4)), {"lr": 0.1})
+
+    def forward(self, xp, weight, grad):
+        return _sgd_step(self, xp, weight, grad)
+
+
+@register_op
+class SGDMomUpdate(UpdateOp):
+    """SGD step with momentum: ``mom = momentum * mom - lr * (g + wd * weight)``, then
+    ``weight + mom``; ``mom`` is updated in place."""
+    name = "sgd_mom_update"
+    inputs = ("weight", "grad", "mom")
+    aux = ("mom",)
+    params = _params("lr", "momentum", "wd", "rescale_grad", "clip_gradient", "lazy_update")
+    test = _hints(((3, 4),) * 3, {"lr": 0.1, "momentum": 0.9})
+
+    def forward(self, xp, weight, grad, mom):
+        return _sgd_mom_step(self, xp, weight, grad, mom)
+
+
+@register_op
+class NAGMomUpdate(UpdateOp):
+    """Nesterov momentum step: ``mom = momentum * mom``, then
+    ``weight + momentum * mom - (1 + momentum) * lr * (g + wd * weight)``, and
+    ``mom -= lr * (g + wd * new_weight)`` in place."""
+    name = "nag_mom_update"
+    inputs = ("weight", "grad", "mom")
+    aux = ("mom",)
+    params = _params("lr", "momentum", "wd", "rescale_grad", "clip_gradient")
+    test = _hints(((3, 4),) * 3, {"lr": 0.1, "momentum": 0.9})
+
+    def forward(self, xp, weight, grad, mom):
+        return _nag_step(self, xp, weight, grad, mom)
+
+
+class MultiPrecisionUpdate(UpdateOp):
+    """The update runs on the float32 master copy ``weight32`` (updated in place); the
+    result is that copy in the weight's dtype."""
+
+    step = None
+
+    def infer_type(self, weight, *others):
+        return weight
+
+    def forward(self, xp, weight, grad, *states):
+        *others, weight32 = states
+        new_weight32 = self.step(xp, weight32, grad.astype(weight32.dtype), *others)
+        weight32[...] = new_weight32
+        return new_weight32.astype(weight.dtype)
+
+
+@register_op
+class MPSGDUpdate(MultiPrecisionUpdate):
+    """``sgd_update`` through the float32 master copy ``weight32``."""
+    name = "mp_sgd_update"
+    inputs = ("weight", "grad", "weight32")
+    aux = ("weight32",)
+    params = _params("lr", "wd", "rescale_grad", "clip_gradient", "lazy_update")
+    test = _hints(((3, 4),) * 3, {"lr": 0.1})
+    step = _sgd_step
+
+
+@register_op
+class MPSGDMomUpdate(MultiPrecisionUpdate):
+    """``sgd_mom_update`` through the float32 master copy ``weight32``."""
+    name = "mp_sgd_mom_update"
+    inputs = ("weight", "grad", "mom", "weight32")
+    aux = ("mom", "weight32")
+    params = _params("lr", "momentum", "wd", "rescale_grad", "clip_gradient", "lazy_update")
+    test = _hints(((3, 4),) * 4, {"lr": 0.1, "momentum": 0.9})
+    step = _sgd_mom_step
+
+
+@register_op
+class MPNAGMomUpdate(MultiPrecisionUpdate):
+    """``nag_mom_update`` through the float32 master copy ``weight32``."""
+    name = "mp_nag_mom_update"
+    inputs = ("weight", "grad", "mom", "weight32")
+    aux = ("mom", "weight32")
+    params = _params("lr", "momentum", "wd", "rescale_grad", "clip_gradient")
+    test = _hints(((3, 4),) * 4, {"lr": 0.1, "momentum": 0.9})
+    step = _nag_step
+
+
+@register_op
+class SignSGDUpdate(UpdateOp):
+    """signSGD step: ``(1 - lr * wd) * weight - lr * sign(grad)``."""
+    name = "signsgd_update"
+    inputs = ("weight", "grad")
+    params = _params("lr", "wd", "rescale_grad", "clip_gradient")
+    test = _hints(((3, 4), (3, 4)), {"lr": 0.1})
+
+    def forward(self, xp, weight, grad):
+        return (1 - self.lr * self.wd) * weight - self.lr * xp.sign(grad)
+
+
+@register_op
+class SignumUpdate(UpdateOp):
+    """Signum step: ``mom = momentum * mom - (1 - momentum) * (wd * weight + g)``, then
+    ``(1 - lr * wd_lh) * weight + lr * sign(mom)``; ``mom`` is updated in place."""
+    name = "signum_update"
+    inputs = ("weight", "grad", "mom")
+    aux = ("mom",)
+    params = _params("lr", "momentum", "wd", "rescale_grad", "clip_gradient", "wd_lh")
+    test = _hints(((3, 4),) * 3, {"lr": 0.1, "momentum": 0.9, "wd_lh": 0.01})
+
+    def forward(self, xp, weight, grad, mom):
+        mom *= self.momentum
+        mom -= (1 - self.momentum) * (self.wd * weight + self._rescaled(xp, grad))
+        return (1 - self.lr * self.wd_lh) * weight + self.lr * xp.sign(mom)
+
+
+# -- adaptive rates ------------------------------------------------------------------------------
+@register_op
+class AdamUpdate(UpdateOp):
+    """Adam step without bias correction (the optimizer folds it into ``lr``).
+
+    With ``g = clip(rescale_grad * grad + wd * weight)``: ``mean = beta1 * mean +
+    (1 - beta1) * g``, ``var = beta2 * var + (1 - beta2) * g**2`` (both in place),
+    and the new weight is ``weight - lr * mean / (sqrt(var) + epsilon)``.
+    """
+    name = "adam_update"
+    inputs = ("weight", "grad", "mean", "var")
+    aux = ("mean", "var")
+    params = _params("lr", "beta1", "beta2", "epsilon", "wd", "rescale_grad", "clip_gradient",
+                     "lazy_update")
+    test = _hints(((3, 4),) * 4, {"lr": 0.1}, low=0.1, high=1.0)
+
+    def forward(self, xp, weight, grad, mean, var):
+        g = self._clip(xp, self.rescale_grad * grad + self.wd * weight)
+        mean *= self.beta1
+        mean += (1 - self.beta1) * g
+        var *= self.beta2
+        var += (1 - self.beta2) * g * g
+        return weight - self.lr * mean / (xp.sqrt(var) + self.epsilon)
+
+
+@register_op
+class RMSPropUpdate(UpdateOp):
+    """RMSProp step (Tieleman and Hinton): with ``g = clip(rescale_grad * grad + wd *
+    weight)``, ``n = gamma1 * n + (1 - gamma1) * g**2`` in place and the new weight
+    ``weight - lr * g / sqrt(n + epsilon)``, clipped to ``clip_weights``."""
+    name = "rmsprop_update"
+    inputs = ("weight", "grad", "n")
+    aux = ("n",)
+    params = _params("lr", "gamma1", "epsilon", "wd", "rescale_grad", "clip_gradient",
+                     "clip_weights")
+    test = _hints(((3, 4),) * 3, {"lr": 0.1, "clip_weights": 1.0}, low=0.1, high=1.0)
+
+    def forward(self, xp, weight, grad, n):
+        g = self._clip(xp, self.rescale_grad * grad + self.wd * weight)
+        n *= self.gamma1
+        n += (1 - self.gamma1) * g * g
+        return self._clip_weights(xp, weight - self.lr * g / xp.sqrt(n + self.epsilon))
+
+
+@register_op
+class RMSPropAlexUpdate(UpdateOp):
+    """Centered RMSProp step (Graves): with ``g = clip(rescale_grad * grad + wd * weight)``,
+    in place ``n = gamma1 * n + (1 - gamma1) * g**2``, ``g_avg = gamma1 * g_avg +
+    (1 - gamma1) * g`` and ``delta = gamma2 * delta - lr * g / sqrt(n - g_avg**2 +
+    epsilon)``; the new weight is ``weight + delta``, clipped to ``clip_weights``."""
+    name = "rmspropalex_update"
+    inputs = ("weight", "grad", "n", "g", "delta")
+    aux = ("n", "g", "delta")
+    params = _params("lr", "gamma1", "gamma2", "epsilon", "wd", "rescale_grad",
+                     "clip_gradient", "clip_weights")
+    # n starts above g_avg**2 (as it does from zeros), so the square root is real
+    test = _hints(((3, 4),) * 5, {"lr": 0.1}, low=0.1, high=0.3)
+
+    def forward(self, xp, weight, grad, n, g_avg, delta):
+        g = self._clip(xp, self.rescale_grad * grad + self.wd * weight)
+        n *= self.gamma1
+        n += (1 - self.gamma1) * g * g
+        g_avg *= self.gamma1
+        g_avg += (1 - self.gamma1) * g
+        delta *= self.gamma2
+        delta -= self.lr * g / xp.sqrt(n - g_avg * g_avg + self.epsilon)
+        return self._clip_weights(xp, weight + delta)
+
+
+@register_op
+class FtrlUpdate(UpdateOp):
+    """FTRL-Proximal step: in place ``z += g - (sqrt(n + g**2) - sqrt(n)) * weight / lr``
+    and ``n += g**2``; the new weight is ``(sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr
+    + wd)`` where ``abs(z) > lamda1``, else 0."""
+    name = "ftrl_update"
+    inputs = ("weight", "grad", "z", "n")
+    aux = ("z", "n")
+    params = _params("lr", "lamda1", "beta", "wd", "rescale_grad", "clip_gradient")
+    test = _hints(((3, 4),) * 4, {"lr": 0.1}, low=0.1, high=1.0)
+
+    def forward(self, xp, weight, grad, z, n):
+        g = self._rescaled(xp, grad)
+        z += g - (xp.sqrt(n + g * g) - xp.sqrt(n)) * weight / self.lr
+        n += g * g
+        shrunk = (xp.sign(z) * self.lamda1 - z) / ((self.beta + xp.sqrt(n)) / self.lr + self.wd)
+        return shrunk * (xp.abs(z) > self.lamda1)
