@@ -2,7 +2,8 @@
 
 Lesson: 12-optimizers.  Mirrors ``Adam``, ``Adamax``, ``Nadam`` and ``LAMB`` in
 ``python/mxnet/optimizer/optimizer.py`` and the ``adam_update`` /
-``lamb_update_phase1/2`` kernels of ``src/operator/optimizer_op-inl.h``.  Each
+``lamb_update_phase1/2`` kernels of ``src/operator/optimizer_op-inl.h`` (Adam
+calls the fused ``nd.adam_update``; the others use ``nd`` operations).  Each
 keeps ``mean`` (first moment) and ``var`` (second moment) per weight; ``t`` is
 the number of updates of that weight so far, used to correct the bias of the
 averages towards their zero start.
@@ -57,11 +58,10 @@ class Adam(_TwoMoments):
         lr, wd = self._begin_update(index)
         t = self._step_count(index)
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
-        g = self._clip(grad * self.rescale_grad + wd * weight)
         mean, var = state
-        mean[:] = self.beta1 * mean + (1 - self.beta1) * g
-        var[:] = self.beta2 * var + (1 - self.beta2) * nd.square(g)
-        weight[:] = weight - lr * mean / (nd.sqrt(var) + self.epsilon)
+        nd.adam_update(weight, grad, mean, var, out=weight, lr=lr, wd=wd, beta1=self.beta1,
+                       beta2=self.beta2, epsilon=self.epsilon, lazy_update=self.lazy_update,
+                       **self._fused_args())
 
 
 @register

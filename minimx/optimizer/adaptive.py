@@ -2,9 +2,10 @@
 
 Lesson: 12-optimizers.  Mirrors the classes of the same names in
 ``python/mxnet/optimizer/optimizer.py`` and the ``rmsprop_update`` /
-``rmspropalex_update`` kernels of ``src/operator/optimizer_op-inl.h``.  Each
-keeps a running sum or average of ``g * g`` per coordinate and divides the step
-by its square root, so coordinates with large gradients take smaller steps.
+``rmspropalex_update`` kernels of ``src/operator/optimizer_op-inl.h`` (RMSProp
+calls them, fused).  Each keeps a running sum or average of ``g * g`` per
+coordinate and divides the step by its square root, so coordinates with large
+gradients take smaller steps.
 """
 from .. import ndarray as nd
 from .optimizer import Optimizer, register
@@ -90,20 +91,15 @@ class RMSProp(Optimizer):
 
     def update(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        g = self._clip(grad * self.rescale_grad + wd * weight)
-        n = state[0]
-        n[:] = self.gamma1 * n + (1 - self.gamma1) * nd.square(g)
+        args = dict(lr=lr, wd=wd, gamma1=self.gamma1, epsilon=self.epsilon,
+                    clip_weights=self.clip_weights if self.clip_weights else -1.0,
+                    **self._fused_args())
         if not self.centered:
-            new_weight = weight - lr * g / nd.sqrt(n + self.epsilon)
+            nd.rmsprop_update(weight, grad, state[0], out=weight, **args)
         else:
-            _, mean, delta = state
-            mean[:] = self.gamma1 * mean + (1 - self.gamma1) * g
-            variance = n - nd.square(mean)
-            delta[:] = self.gamma2 * delta - lr * g / nd.sqrt(variance + self.epsilon)
-            new_weight = weight + delta
-        if self.clip_weights:
-            new_weight = nd.clip(new_weight, -self.clip_weights, self.clip_weights)
-        weight[:] = new_weight
+            n, mean, delta = state
+            nd.rmspropalex_update(weight, grad, n, mean, delta, out=weight, gamma2=self.gamma2,
+                                  **args)
 
 
 @register

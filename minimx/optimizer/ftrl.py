@@ -2,9 +2,10 @@
 
 Lesson: 12-optimizers.  Mirrors ``Ftrl`` and ``FTML`` in
 ``python/mxnet/optimizer/optimizer.py`` and the ``ftrl_update`` /
-``ftml_update`` kernels of ``src/operator/optimizer_op-inl.h``.  Both keep a
-running sum ``z`` of (corrected) gradients and compute the weight from it
-afresh at every step, rather than adding a step to the old weight.
+``ftml_update`` kernels of ``src/operator/optimizer_op-inl.h`` (Ftrl calls the
+fused ``nd.ftrl_update``).  Both keep a running sum ``z`` of (corrected)
+gradients and compute the weight from it afresh at every step, rather than
+adding a step to the old weight.
 """
 from .. import ndarray as nd
 from .optimizer import Optimizer, register
@@ -43,13 +44,9 @@ class Ftrl(Optimizer):
 
     def update(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        g = self._rescaled_grad(grad)
         z, n = state
-        z[:] = z + g - (nd.sqrt(n + g * g) - nd.sqrt(n)) * weight / lr
-        n[:] = n + g * g
-        outside_l1_ball = nd.abs(z) > self.lamda1
-        weight[:] = ((nd.sign(z) * self.lamda1 - z) / ((self.beta + nd.sqrt(n)) / lr + wd)
-                     * outside_l1_ball)
+        nd.ftrl_update(weight, grad, z, n, out=weight, lr=lr, wd=wd, lamda1=self.lamda1,
+                       beta=self.beta, **self._fused_args())
 
 
 @register

@@ -7,8 +7,10 @@ bookkeeping every rule shares: it asks the LR scheduler for the current rate,
 multiplies it by the weight's ``lr_mult`` (and ``wd`` by its ``wd_mult``),
 rescales and clips the gradient, counts the updates of each weight, and keeps a
 float32 master copy of float16 weights when ``multi_precision`` is on.  The
-update rules themselves (sgd.py, adaptive.py, adam.py, ftrl.py) are written
-with ``nd`` operations, so every step runs through the engine.
+update rules themselves (sgd.py, adaptive.py, adam.py, ftrl.py) call MXNet's
+fused update operators where MXNet has one (``nd.sgd_mom_update``,
+``nd.adam_update``, ...: one engine push per weight), and are written with
+``nd`` operations otherwise.
 """
 import warnings
 
@@ -197,6 +199,13 @@ class Optimizer:
     def _rescaled_grad(self, grad):
         """``clip(rescale_grad * grad)``: the gradient most rules start from."""
         return self._clip(grad * self.rescale_grad)
+
+    def _fused_args(self):
+        """``rescale_grad`` and ``clip_gradient`` as the fused update operators take them
+        (``nd.sgd_update`` & co.: a negative ``clip_gradient`` turns clipping off)."""
+        clip = self.clip_gradient
+        return {"rescale_grad": self.rescale_grad,
+                "clip_gradient": clip if clip is not None and clip > 0 else -1.0}
 
     # -- states and updates -------------------------------------------------------------------
     def create_state(self, index, weight):

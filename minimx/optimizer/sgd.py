@@ -3,10 +3,11 @@
 Lesson: 12-optimizers.  Mirrors the SGD-family classes of
 ``python/mxnet/optimizer/optimizer.py`` and the kernels they call in
 ``src/operator/optimizer_op-inl.h`` (``sgd_update``, ``sgd_mom_update``,
-``nag_mom_update``, ``signum_update``), written here as ``nd`` operations.
-Throughout, ``g = clip(rescale_grad * grad, clip_gradient)``.  As in MXNet,
-the momentum of SGD and Signum accumulates the *negative* step, and SGD/NAG
-order their multi-precision state as ``(momentum, float32 master copy)``.
+``nag_mom_update``, ``signum_update``), which the updates here call: one
+engine push per weight.  Throughout, ``g = clip(rescale_grad * grad,
+clip_gradient)``.  As in MXNet, the momentum of SGD and Signum accumulates the
+*negative* step, and SGD/NAG order their multi-precision state as
+``(momentum, float32 master copy)``.
 """
 import math
 
@@ -19,7 +20,13 @@ __all__ = ["SGD", "ccSGD", "NAG", "Signum", "DCASGD", "SGLD", "Test"]
 
 
 class _MasterCopyLast(Optimizer):
-    """Optimizers whose multi-precision state is ``(state, master_copy)``, as MXNet's SGD/NAG."""
+    """Optimizers whose multi-precision state is ``(state, master_copy)``, as MXNet's SGD/NAG.
+
+    A float16 weight is updated by one ``mp_`` operator, which steps the float32
+    master copy and writes it back in float16.
+    """
+
+    mp_momentum_op = None       # the mp_ operator with momentum (mp_sgd_update without)
 
     def create_state_multi_precision(self, index, weight):
         if self._uses_master_copy(weight):
@@ -29,10 +36,17 @@ class _MasterCopyLast(Optimizer):
         return self.create_state(index, weight)
 
     def update_multi_precision(self, index, weight, grad, state):
-        if not isinstance(index, (list, tuple)) and self._uses_master_copy(weight):
-            inner_state, master_copy = state
-            state = (master_copy, inner_state)
-        super().update_multi_precision(index, weight, grad, state)
+        if isinstance(index, (list, tuple)) or not self._uses_master_copy(weight):
+            super().update_multi_precision(index, weight, grad, state)
+            return
+        lr, wd = self._begin_update(index)
+        mom, master_copy = state
+        args = dict(lr=lr, wd=wd, **self._fused_args())
+        if mom is None:
+            nd.mp_sgd_update(weight, grad, master_copy, out=weight, **args)
+        else:
+            self.mp_momentum_op(weight, grad, mom, master_copy, out=weight,
+                                momentum=self.momentum, **args)
 
 
 @register
@@ -60,14 +74,15 @@ class SGD(_MasterCopyLast):
     def create_state(self, index, weight):
         return self._zeros_like(weight) if self.momentum != 0.0 else None
 
+    mp_momentum_op = staticmethod(nd.mp_sgd_mom_update)
+
     def update(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        g = self._rescaled_grad(grad)
+        args = dict(lr=lr, wd=wd, lazy_update=self.lazy_update, **self._fused_args())
         if state is None:
-            weight[:] = (1 - lr * wd) * weight - lr * g
+            nd.sgd_update(weight, grad, out=weight, **args)
         else:
-            state[:] = self.momentum * state - lr * wd * weight - lr * g
-            weight[:] = weight + state
+            nd.sgd_mom_update(weight, grad, state, out=weight, momentum=self.momentum, **args)
 
 
 @register
@@ -96,16 +111,15 @@ class NAG(_MasterCopyLast):
     def create_state(self, index, weight):
         return self._zeros_like(weight) if self.momentum != 0.0 else None
 
+    mp_momentum_op = staticmethod(nd.mp_nag_mom_update)
+
     def update(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        g = self._rescaled_grad(grad)
-        step = lr * (g + wd * weight)
+        args = dict(lr=lr, wd=wd, **self._fused_args())
         if state is None:
-            weight[:] = weight - step
-            return
-        state[:] = self.momentum * state
-        weight[:] = weight + self.momentum * (state - step) - step
-        state[:] = state - lr * (g + wd * weight)       # the updated weight, as in MXNet
+            nd.sgd_update(weight, grad, out=weight, **args)
+        else:
+            nd.nag_mom_update(weight, grad, state, out=weight, momentum=self.momentum, **args)
 
 
 @register
@@ -137,12 +151,12 @@ class Signum(Optimizer):
 
     def update(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
+        args = dict(lr=lr, wd=wd, **self._fused_args())
         if state is None:
-            weight[:] = (1 - lr * wd) * weight - lr * nd.sign(grad)
-            return
-        g = self._rescaled_grad(grad)
-        state[:] = self.momentum * state - (1 - self.momentum) * (wd * weight + g)
-        weight[:] = (1 - lr * self.wd_lh) * weight + lr * nd.sign(state)
+            nd.signsgd_update(weight, grad, out=weight, **args)
+        else:
+            nd.signum_update(weight, grad, state, out=weight, momentum=self.momentum,
+                             wd_lh=self.wd_lh, **args)
 
 
 @register
