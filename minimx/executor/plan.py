@@ -86,7 +86,7 @@ def build_plan(entries, shapes, dtypes, is_train, xp):
              for node in order]
     if not is_train:
         steps = remove_identities(steps, aliases, report)
-    steps = fold_constants(steps, xp, report)
+    steps = fold_constants(steps, shapes, xp, report)
     outputs = {_resolve(aliases, entry) for entry in entries}
     steps = fuse_elementwise(steps, shapes, outputs, is_train, report)
     release_after = plan_memory(steps, shapes, dtypes, outputs, is_train, report)
@@ -121,13 +121,14 @@ def remove_identities(steps, aliases, report):
     return kept
 
 
-def fold_constants(steps, xp, report):
+def fold_constants(steps, shapes, xp, report):
     """Compute now every step whose inputs are all constants (no variable upstream)."""
     constants, changes = {}, []
     for step in steps:
         node = step.nodes[0]
         if all(key in constants for key in step.inputs) and "rng" not in node.op.forward_extras:
-            result = node.instance.forward(xp, *[constants[key] for key in step.inputs])
+            instance = node.instance.with_inferred_shapes([shapes.get(k) for k in step.outputs])
+            result = instance.forward(xp, *[constants[key] for key in step.inputs])
             result = result if isinstance(result, tuple) else (result,)
             constants.update(zip(step.outputs, result))
             step.constant = result

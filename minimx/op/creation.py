@@ -21,6 +21,13 @@ class Creation(OpDef):
     def infer_type(self):
         return self.dtype or "float32"
 
+    def with_inferred_shapes(self, output_shapes):
+        """In a graph, unknown sizes (0) in ``shape`` take the sizes inference found."""
+        shape, inferred = self.param_values().get("shape"), output_shapes[0]
+        if not shape or 0 not in shape or inferred is None or 0 in inferred:
+            return self
+        return self.create(**{**self.param_values(), "shape": tuple(output_shapes[0])})
+
 
 _SHAPE = Param(Shape, default=(), doc="output shape")
 _DTYPE = Param(DType, default="float32", doc="output dtype")

@@ -147,6 +147,28 @@ class OpDef:
         """Complete unknown input shapes (None, or 0 for an unknown size) from known ones."""
         return list(shapes)
 
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        """Complete unknown input shapes from known OUTPUT shapes (backward inference).
+
+        Symbolic shape inference calls this while some input is still unknown.  Each
+        shape may be None, or a tuple with 0 for an unknown size (Gluon's ``(20, 0)``).
+        The default completes nothing.  MXNet's ``FInferShape`` does this in the same
+        function as forward inference; a Gluon LSTM without ``input_size`` relies on it
+        (``RNN`` knows its ``parameters`` length, ``_rnn_param_concat`` gives the one
+        unknown piece the rest, ``Reshape`` turns that length back into a weight shape).
+        """
+        return list(input_shapes)
+
+    def with_inferred_shapes(self, output_shapes):
+        """This operator, with parameters that shape inference completed (default: itself).
+
+        MXNet's executor allocates every output from the inferred shapes and the op fills
+        it; a minimx op makes its own outputs.  So an op whose output shape is a parameter
+        with unknown sizes (a Gluon RNN's symbolic zero state, ``_zeros(shape=(1, 0, 5))``)
+        returns a copy with the completed shape; the executor runs that copy.
+        """
+        return self
+
     def infer_shape(self, *shapes):
         """Output shape (a tuple), or a list of them; default: same as the first input."""
         return shapes[0]

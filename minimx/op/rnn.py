@@ -6,10 +6,12 @@ vector, in MXNet's (cuDNN's) order: first every layer's and direction's
 ``i2h`` and ``h2h`` weights, then all their biases.  Gates are ordered
 (input, forget, cell, output) for LSTM and (reset, update, new) for GRU.
 The backward pass recomputes the forward steps and runs backpropagation
-through time, step by step in reverse.
+through time, step by step in reverse.  ``_rnn_param_concat`` joins the
+weights into that vector and infers a weight's unknown input size from it.
 """
 import math
 
+from .join_split import Concat
 from .params import Choice, Optional, Param
 from .registry import OpDef, TestHints, register_op
 
@@ -267,3 +269,32 @@ class RNN(OpDef):
             for (offset, shape), grad in zip(w_spec + b_spec, grads):
                 flat[offset:offset + math.prod(shape)] = grad.reshape(-1)
         return flat
+
+
+@register_op
+class RNNParamConcat(Concat):
+    """``Concat`` that also completes one or two unknown inputs from a known output.
+
+    Gluon's RNN layers join their flattened weights with it.  When the layer's input
+    size is unknown, ``RNN`` still knows the total ``parameters`` length from the data;
+    the unknown ``i2h`` weight pieces (one, or two when bidirectional) share what the
+    known pieces leave, as MXNet's ``RNNParamConcatShape`` does.
+    """
+    name = "_rnn_param_concat"
+    aliases = ()
+
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        output = output_shapes[0]
+        if output is None or 0 in output:
+            return list(input_shapes)
+        axis = self.dim % len(output)
+        unknown = [index for index, shape in enumerate(input_shapes)
+                   if shape is None or not shape[axis]]
+        residual = output[axis] - sum(shape[axis] for index, shape in enumerate(input_shapes)
+                                      if index not in unknown)
+        if not 0 < len(unknown) <= 2 or residual < 0 or residual % len(unknown):
+            raise self.shape_error(f"cannot share {residual} entries of output {output} "
+                                   f"among {len(unknown)} unknown input(s) {input_shapes}")
+        piece = output[:axis] + (residual // len(unknown),) + output[axis + 1:]
+        return [piece if index in unknown else shape
+                for index, shape in enumerate(input_shapes)]

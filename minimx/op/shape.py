@@ -53,6 +53,15 @@ class Reshape(NewShape):
     def infer_shape(self, data):
         return reshape_target(data, self.shape, self.reverse, self.name)
 
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        """The input's one unknown size (0) from the output's element count, as MXNet's
+        ``ReverseReshapeInferShape``: ``(20, 0)`` reshaped to ``(80,)`` is ``(20, 4)``."""
+        (data,), (output,) = input_shapes, output_shapes
+        if data is None or output is None or 0 in output or list(data).count(0) != 1:
+            return [data]
+        known = math.prod(size for size in data if size)
+        return [tuple(size or math.prod(output) // known for size in data)]
+
 
 def _reference_reshape_like(np, a, b, lhs_begin=None, lhs_end=None, rhs_begin=None,
                             rhs_end=None, **_):

@@ -98,6 +98,16 @@ class SliceAxis(Slicing):
         axis = normalize_axis(self, self.axis, len(shape))
         return (slice(None),) * axis + (slice(self.begin, self.end),)
 
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        """The input's other dims are the output's (a Gluon RNN state ``(2, 0, 5)``
+        sliced per layer takes its batch size from the RNN operator)."""
+        (data,), (output,) = input_shapes, output_shapes
+        if output is None or (data is not None and len(data) != len(output)):
+            return [data]
+        axis = normalize_axis(self, self.axis, len(output))
+        sliced = data[axis] if data is not None else 0
+        return [output[:axis] + (sliced,) + output[axis + 1:]]
+
 
 @register_op
 class SliceLike(Slicing):

@@ -2,8 +2,9 @@
 
 Lesson: 06-symbol, 07-executor.  Mirrors nnvm's ``InferShape``/``InferType``
 passes.  Each operator node completes what it can: unknown input shapes from
-known ones (``infer_input_shapes``: FullyConnected's weight from its data) and
-its output shapes from its inputs.  Passes repeat until nothing changes.
+known ones (``infer_input_shapes``: FullyConnected's weight from its data), from
+known outputs (``infer_input_shapes_from_outputs``: a Reshape's input), and its
+output shapes from its inputs.  Passes repeat until nothing changes.
 """
 from ..base import InvalidShapeError, InvalidTypeError, normalize_dtype
 from ..op.params import Shape
@@ -58,28 +59,57 @@ def infer_shapes(entries, known):
 
 
 def _infer_node(node, shapes):
-    op = node.instance
-    # a shape with a 0 (Gluon's "(6, 0)": size unknown) is completed like an unknown one
-    inputs = [shape if _known(shape) else None for shape in map(shapes.get, node.inputs)]
-    if inputs and inputs[0] is None:
-        return False          # as in MXNet, parameters are completed from the data's shape
-    completed = op.infer_input_shapes(*inputs)
+    """One node's three steps; True if some shape became (more) known."""
+    changed = _complete_inputs_forward(node, shapes)
+    changed |= _complete_inputs_backward(node, shapes)
+    return _infer_outputs(node, shapes) or changed
+
+
+def _update_inputs(node, shapes, completed):
     changed = False
     for position, (entry, shape) in enumerate(zip(node.inputs, completed)):
         merged = _merge(node, f"input '{node.input_names()[position]}'", shapes.get(entry), shape)
         if merged != shapes.get(entry):
             shapes[entry] = merged
             changed = True
+    return changed
+
+
+def _complete_inputs_forward(node, shapes):
+    """Unknown inputs from known ones (FullyConnected's weight from its data)."""
+    # a shape with a 0 (Gluon's "(6, 0)": size unknown) is completed like an unknown one
+    inputs = [shape if _known(shape) else None for shape in map(shapes.get, node.inputs)]
+    if not inputs or inputs[0] is None or None not in inputs:
+        return False      # as in MXNet, parameters are completed from the data's shape
+    return _update_inputs(node, shapes, node.instance.infer_input_shapes(*inputs))
+
+
+def _complete_inputs_backward(node, shapes):
+    """Unknown inputs from known outputs (a Reshape's input from its output's size)."""
     inputs = [shapes.get(entry) for entry in node.inputs]
-    if not all(_known(shape) for shape in inputs) or (node, 0) in shapes:
-        return changed
+    outputs = [shapes.get((node, index)) for index in range(node.num_outputs())]
+    if all(_known(shape) for shape in inputs) or not any(_known(s) for s in outputs):
+        return False
+    return _update_inputs(node, shapes,
+                          node.instance.infer_input_shapes_from_outputs(inputs, outputs))
+
+
+def _infer_outputs(node, shapes):
+    """Output shapes once every input is known (checked against any guessed already)."""
+    inputs = [shapes.get(entry) for entry in node.inputs]
+    if not all(_known(shape) for shape in inputs):
+        return False
     try:
-        outputs = op.output_shapes(inputs)
+        outputs = node.instance.output_shapes(inputs)
     except InvalidShapeError as error:
         raise InvalidShapeError(f"shape inference failed at node '{node.name}': {error}") from None
+    changed = False
     for index, shape in enumerate(outputs):
-        shapes[(node, index)] = shape
-    return True
+        merged = _merge(node, f"output {index}", shapes.get((node, index)), shape)
+        if merged != shapes.get((node, index)):
+            shapes[(node, index)] = merged
+            changed = True
+    return changed
 
 
 def infer_types(entries, known):

@@ -255,3 +255,55 @@ def test_language_model_trains_hybridized():
     assert logits.shape == (4, 3, 7) and [s.shape for s in states] == [(2, 3, 5)] * 2
     assert losses[-1] < losses[0]
     assert all(np.abs(p.grad().asnumpy()).sum() > 0 for p in params.values())
+
+
+# Layers without input_size inside a hybridized parent: the traced graph has to infer the
+# first layer's i2h weights back through _rnn_param_concat and Reshape (and run the symbolic
+# zero states, whose batch size only inference knows).
+LAYERS_WITHOUT_INPUT_SIZE = {
+    "lstm": (lambda: rnn.LSTM(5), 4),
+    "gru_2layers_bidir_ntc": (lambda: rnn.GRU(3, num_layers=2, bidirectional=True,
+                                              layout="NTC"), 3),
+    "rnn_2layers_dropout": (lambda: rnn.RNN(4, num_layers=2, dropout=0.5, layout="NTC"), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS_WITHOUT_INPUT_SIZE))
+def test_layer_without_input_size_in_a_hybridized_parent(name):
+    make_layer, gates = LAYERS_WITHOUT_INPUT_SIZE[name]
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Embedding(10, 6))
+        net.add(make_layer())
+        net.add(nn.Dense(3, flatten=False))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    tokens = nd.array(np.random.randint(0, 10, (2, 4)))
+    out = net(tokens)
+    layer = net[1]
+    for direction in "lr"[:layer._dir]:
+        assert getattr(layer, f"{direction}0_i2h_weight").shape == (gates * layer._hidden_size, 6)
+    assert out.shape == (2, 4, 3)
+    net.hybridize(False)
+    np.testing.assert_allclose(out.asnumpy(), net(tokens).asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_layer_without_input_size_exports_mxnets_graph(tmp_path):
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Embedding(10, 4))
+        net.add(rnn.LSTM(5, layout="NTC"))
+    net.initialize()
+    net.hybridize()
+    net(nd.array([[1, 2, 3]]))
+    symbol_file, _ = net.export(str(tmp_path / "lm"))
+    nodes = json.loads(open(symbol_file).read())["nodes"]
+    ops = [node["op"] for node in nodes if node["op"] != "null"]
+    assert ops == ["Embedding", "SwapAxis"] + ["Reshape"] * 4 + [
+        "_rnn_param_concat", "_zeros", "_zeros", "RNN", "SwapAxis"]
+    weight = net[1].l0_i2h_weight.name
+    assert next(node for node in nodes if node["name"] == weight)["attrs"]["__shape__"] == \
+        "(20, 0)"           # traced before the input size was known, as in MXNet's export
+    loaded = mx.sym.load(symbol_file)
+    arg_shapes, _, _ = loaded.infer_shape(data=(2, 3))
+    assert dict(zip(loaded.list_arguments(), arg_shapes))[weight] == (20, 4)

@@ -4,7 +4,8 @@ Lesson: 10-recurrent-networks.  Mirrors ``python/mxnet/gluon/rnn/rnn_layer.py``.
 Each layer and direction owns four parameters named as MXNet names them
 (``l0_i2h_weight``, ``l0_h2h_weight``, ``l0_i2h_bias``, ``l0_h2h_bias``; ``r0_``
 for the reverse direction); ``hybrid_forward`` flattens and concatenates them
-into the operator's single ``parameters`` vector, in MXNet's order.
+(``_rnn_param_concat``) into the operator's single ``parameters`` vector, in
+MXNet's order; an unknown input size is inferred back through that vector.
 """
 from ... import ndarray, symbol
 from ..hybrid_block import HybridBlock
@@ -108,13 +109,6 @@ class _RNNLayer(HybridBlock):
             states = [states]
         return super().__call__(inputs, states)
 
-    def _deferred_infer_shape(self, inputs, states):
-        """The input size comes from the data (the flat parameter vector hides it)."""
-        input_size = inputs.shape[self._layout.find("C")]
-        rows = self._gates * self._hidden_size
-        for direction in "lr"[:self._dir]:
-            getattr(self, f"{direction}0_i2h_weight").shape = (rows, input_size)
-
     def hybrid_forward(self, F, inputs, states, **params):
         if F is ndarray:
             batch_size = inputs.shape[self._layout.find("N")]
@@ -134,10 +128,13 @@ class _RNNLayer(HybridBlock):
 
     def _fused(self, F, inputs, states, params, layers):
         """One RNN operator call over ``layers`` (consecutive); returns (outputs, states)."""
-        flat = [F.reshape(params[f"{direction}{layer}_{group}_{kind}"], shape=(-1,))
+        flat = [F.reshape(params[f"{direction}{layer}_{group}_{kind}"], shape=-1)
                 for kind in ("weight", "bias") for layer in layers
                 for direction in "lr"[:self._dir] for group in ("i2h", "h2h")]
-        results = F.RNN(inputs, F.concat(*flat, dim=0), *states, state_size=self._hidden_size,
+        # _rnn_param_concat: Concat whose shape inference can also complete the i2h weights
+        # of the first layer from the length RNN expects (an input size still unknown)
+        joined = F._internal._rnn_param_concat(*flat, dim=0)
+        results = F.RNN(inputs, joined, *states, state_size=self._hidden_size,
                         num_layers=len(layers), bidirectional=self._dir == 2,
                         state_outputs=True, mode=self._mode)
         return results[0], [results[index] for index in range(1, len(states) + 1)]
