@@ -150,6 +150,8 @@ class LeakyReLU(OpDef):
     inputs = ("data", "gamma")
     outputs = ("output", "mask")
     visible_outputs = 1
+    named_outputs = True            # rrelu's mask is l_mask, as in MXNet
+    input_init_hints = {"gamma": '["Constant", {"value": 0.25}]'}
     params = {
         "act_type": Param(Choice("elu", "gelu", "leaky", "prelu", "rrelu", "selu"),
                           default="leaky"),

@@ -374,6 +374,10 @@ class TopK(Ordering):
     def list_outputs(self):
         return self.outputs if self.ret_typ == "both" else self.outputs[:1]
 
+    def graph_output_names(self):
+        """``topk0_output0`` for values: MXNet keeps the indices as a hidden output."""
+        return ["output0"] if self.ret_typ == "value" else super().graph_output_names()
+
     def _k(self, size):
         return size if self.k < 1 else min(self.k, size)
 
@@ -425,6 +429,10 @@ class Sort(Ordering):
                      reference=_reference_sort,
                      cases=(({"axis": None, "is_ascend": True}, ((2, 3),)),
                             ({"axis": 0, "is_ascend": False}, ((3, 2),))))
+
+    def graph_output_names(self):
+        """``sort0_output0``: MXNet keeps the indices as a hidden output."""
+        return ["output0"]
 
     def infer_shape(self, data):
         return self._flat(data)[0]

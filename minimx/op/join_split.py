@@ -94,6 +94,7 @@ class SliceChannel(OpDef):
     name = "SliceChannel"
     aliases = ("split",)
     method = "split"
+    named_outputs = True            # split0_output0, split0_output1 ... even for one part
     params = {"num_outputs": Param(int, doc="how many parts"),
               "axis": Param(int, default=1, doc="the axis to split"),
               "squeeze_axis": Param(bool, default=False, doc="drop the split axis (parts of 1)")}

@@ -180,6 +180,7 @@ class Dropout(OpDef):
     name = "Dropout"
     outputs = ("output", "mask")
     visible_outputs = 1
+    named_outputs = True
     params = {
         "p": Param(float, default=0.5, doc="probability of dropping an element"),
         "mode": Param(Choice("training", "always"), default="training"),

@@ -38,6 +38,8 @@ class BatchNorm(OpDef):
     name = "BatchNorm"
     inputs = ("data", "gamma", "beta", "moving_mean", "moving_var")
     outputs = ("output", "mean", "var")
+    named_outputs = True            # bn_mean, bn_var
+    input_init_hints = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
     aux = ("moving_mean", "moving_var")
     params = {
         "eps": Param(float, default=1e-3, doc="added to the variance"),
@@ -116,6 +118,7 @@ class LayerNorm(OpDef):
     name = "LayerNorm"
     inputs = ("data", "gamma", "beta")
     outputs = ("output", "mean", "std")
+    named_outputs = True
     params = {
         "axis": Param(int, default=-1, doc="the axis to normalise over"),
         "eps": Param(float, default=1e-5, doc="added to the variance"),
@@ -162,6 +165,7 @@ class InstanceNorm(OpDef):
     """Normalise each sample's each channel over its spatial axes; gamma/beta per channel."""
     name = "InstanceNorm"
     inputs = ("data", "gamma", "beta")
+    named_outputs = True
     params = {"eps": Param(float, default=1e-3, doc="added to the variance")}
     saves = ("data", "gamma")
     test = TestHints(shapes=((2, 3, 4), (3,), (3,)))

@@ -67,6 +67,13 @@ class OpDef:
     updates in place, like BatchNorm's moving statistics), ``no_grad_inputs``,
     ``variadic`` (inputs given as ``*args``), ``method`` (also an NDArray
     method), ``aliases`` and ``test`` (``TestHints``).
+
+    Two attributes only the symbol layer reads: ``named_outputs`` (True: a graph
+    names the outputs after ``list_outputs()``, ``bn_mean``, ``rnn_state_output``,
+    as MXNet's ``FListOutputNames``; else ``output``/``output<i>``, see
+    ``graph_output_names``) and ``input_init_hints`` (input name -> the ``__init__``
+    attribute a new input variable gets when the op is composed, as MXNet's
+    ``FSetInputVarAttrOnCompose``: BatchNorm's ``moving_var`` starts at one).
     """
 
     name = None
@@ -81,6 +88,8 @@ class OpDef:
     method = False
     aliases = ()
     differentiable = True
+    named_outputs = False
+    input_init_hints = {}
     test = TestHints()
 
     # filled in by register_op
@@ -136,6 +145,21 @@ class OpDef:
 
     def list_outputs(self):
         return self.outputs
+
+    def graph_output_names(self):
+        """The suffix of each output's name in a graph: ``fc1_output``, ``split0_output1``.
+
+        ``output`` for a single output, else ``output0``, ``output1`` ...; with
+        ``named_outputs``, the names of ``list_outputs()``.  An op that MXNet gives
+        hidden outputs minimx leaves out (``sort``'s indices) overrides this to keep
+        MXNet's numbered names.
+        """
+        outputs = self.list_outputs()
+        if self.named_outputs:
+            return list(outputs)
+        if len(outputs) == 1:
+            return ["output"]
+        return [f"output{index}" for index in range(len(outputs))]
 
     def num_visible(self):
         """How many outputs the user gets (the rest, like Dropout's mask, stay hidden)."""

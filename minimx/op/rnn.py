@@ -86,6 +86,7 @@ class RNN(OpDef):
     """
     name = "RNN"
     inputs = ("data", "parameters", "state", "state_cell", "sequence_length")
+    named_outputs = True            # rnn_state_output, rnn_statecell_output
     params = {
         "state_size": Param(int, doc="hidden units per layer and direction"),
         "num_layers": Param(int, doc="stacked layers"),

@@ -14,16 +14,6 @@ HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_sta
 # MXNet parameters that change nothing in minimx (a creation op's ``ctx``, a scalar op's
 # ``is_int``): kept as attributes so they survive JSON, never passed to the operator.
 MXNET_ONLY_PARAMS = frozenset({"ctx", "is_int"})
-# Operators whose outputs MXNet names after their declared names (FListOutputNames):
-# ``bn_mean``, ``rnn_state_output``, ``split0_output0``; others give ``output<i>``.
-_NAMED_OUTPUTS = {"BatchNorm", "LayerNorm", "InstanceNorm", "RNN", "Dropout", "SliceChannel",
-                  "Custom"}
-# Initializer hints MXNet gives an operator's input variables when composing
-# (its FSetInputVarAttrOnCompose): op name -> {input name: __init__ attribute}.
-_INPUT_INIT_HINTS = {
-    "BatchNorm": {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'},
-    "LeakyReLU": {"gamma": '["Constant", {"value": 0.25}]'},
-}
 
 
 class Node:
@@ -62,15 +52,10 @@ class Node:
 
     def output_name(self, index):
         """MXNet's name for output ``index``: ``fc1_output``, ``split0_output1``,
-        ``bn_mean``, or the variable's name."""
+        ``bn_mean`` (see ``OpDef.graph_output_names``), or the variable's name."""
         if self.op is None:
             return self.name
-        outputs = self.instance.list_outputs()
-        if self.op.name in _NAMED_OUTPUTS:
-            return f"{self.name}_{outputs[index]}"
-        if len(outputs) == 1:
-            return f"{self.name}_output"
-        return f"{self.name}_output{index}"
+        return f"{self.name}_{self.instance.graph_output_names()[index]}"
 
     def input_names(self):
         return () if self.op is None else self.instance.list_inputs(len(self.inputs))
@@ -162,8 +147,9 @@ def unknown_params(op, attrs):
 
 
 def set_input_init_hints(node):
-    """Give the node's input variables MXNet's ``__init__`` hint unless they have one."""
-    hints = _INPUT_INIT_HINTS.get(node.op.name, {})
+    """Give the node's input variables the op's ``__init__`` hint (``input_init_hints``)
+    unless they have one."""
+    hints = node.instance.input_init_hints
     for input_name, (source, _) in zip(node.input_names(), node.inputs):
         if input_name in hints and source.is_variable and "__init__" not in source.attrs:
             source.attrs["__init__"] = hints[input_name]
