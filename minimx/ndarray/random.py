@@ -30,6 +30,8 @@ def _sample(name, params, shape, dtype, ctx, out):
             shape = out.shape if out is not None else (1,)
         if dtype is None and out is not None:
             dtype = out.dtype
+        if ctx is None and out is not None:
+            ctx = out.context           # samples land where out lives, whatever `with ctx:` says
         return call(f"_random_{name}", shape=shape, dtype=dtype, ctx=ctx, out=out, **params)
     kinds = ", ".join(f"{key}: {type(value).__name__}" for key, value in params.items())
     raise InvalidParameterError(

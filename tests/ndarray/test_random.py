@@ -184,3 +184,14 @@ def test_any_seed_and_shape_reproduce(seed, shape, name):
     second = sampler(*args, shape=shape).asnumpy()
     assert first.shape == shape
     np.testing.assert_array_equal(first, second)
+
+
+@pytest.mark.parametrize("name", ["uniform", "normal"])
+def test_out_decides_the_context_when_ctx_is_not_given(name):
+    # as in MXNet: `with ctx:` sets the default, but out= says where the samples go (Gluon's
+    # deferred initialisation fills a cpu array while the forward runs under the data's context)
+    out = nd.zeros((2, 3), ctx=mx.cpu(0))
+    with mx.cpu(1):
+        result = getattr(nd.random, name)(shape=(2, 3), out=out)
+    assert result is out and result.context == mx.cpu(0)
+    assert np.unique(out.asnumpy()).size > 1
