@@ -1,0 +1,1 @@
+"""Browser tests (headless chromium via Playwright): the widgets in JupyterLab, the built book."""
