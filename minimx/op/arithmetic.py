@@ -104,7 +104,6 @@ class BroadcastDiv(BroadcastBinary):
 class BroadcastMod(BroadcastBinary):
     """``lhs % rhs`` with broadcasting (the sign follows numpy's ``fmod``, as MXNet)."""
     name = "broadcast_mod"
-    aliases = ("_mod",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: np.fmod(a, b), low=0.6, high=2.0, grad=False)
 
     def compute(self, xp, lhs, rhs):
@@ -118,7 +117,6 @@ class BroadcastMod(BroadcastBinary):
 class BroadcastPower(BroadcastBinary):
     """``lhs ** rhs`` with broadcasting."""
     name = "broadcast_power"
-    aliases = ("_power",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: a ** b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
@@ -133,7 +131,6 @@ class BroadcastPower(BroadcastBinary):
 class BroadcastMaximum(BroadcastBinary):
     """Element-wise maximum with broadcasting."""
     name = "broadcast_maximum"
-    aliases = ("_maximum",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: np.maximum(a, b))
 
     def compute(self, xp, lhs, rhs):
@@ -148,7 +145,6 @@ class BroadcastMaximum(BroadcastBinary):
 class BroadcastMinimum(BroadcastBinary):
     """Element-wise minimum with broadcasting."""
     name = "broadcast_minimum"
-    aliases = ("_minimum",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: np.minimum(a, b))
 
     def compute(self, xp, lhs, rhs):
@@ -163,7 +159,6 @@ class BroadcastMinimum(BroadcastBinary):
 class BroadcastHypot(BroadcastBinary):
     """``sqrt(lhs**2 + rhs**2)`` with broadcasting."""
     name = "broadcast_hypot"
-    aliases = ("_hypot",)     # MXNet's same-shape op; equal here for equal shapes
     test = broadcast_hints(lambda np, a, b: np.sqrt(a * a + b * b), low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
@@ -188,7 +183,7 @@ class ElemwiseBinary(BroadcastBinary):
 class ElemwiseAdd(ElemwiseBinary, BroadcastAdd):
     """``lhs + rhs`` for inputs of equal shape."""
     name = "elemwise_add"
-    aliases = ("_plus", "_add")
+    aliases = ("_plus", "_add", "_Plus")
     test = _same_shape_hints(lambda np, a, b: a + b)
 
 
@@ -196,7 +191,7 @@ class ElemwiseAdd(ElemwiseBinary, BroadcastAdd):
 class ElemwiseSub(ElemwiseBinary, BroadcastSub):
     """``lhs - rhs`` for inputs of equal shape."""
     name = "elemwise_sub"
-    aliases = ("_minus", "_sub")
+    aliases = ("_minus", "_sub", "_Minus")
     test = _same_shape_hints(lambda np, a, b: a - b)
 
 
@@ -204,7 +199,7 @@ class ElemwiseSub(ElemwiseBinary, BroadcastSub):
 class ElemwiseMul(ElemwiseBinary, BroadcastMul):
     """``lhs * rhs`` for inputs of equal shape."""
     name = "elemwise_mul"
-    aliases = ("_mul",)
+    aliases = ("_mul", "_Mul")
     test = _same_shape_hints(lambda np, a, b: a * b)
 
 
@@ -212,8 +207,50 @@ class ElemwiseMul(ElemwiseBinary, BroadcastMul):
 class ElemwiseDiv(ElemwiseBinary, BroadcastDiv):
     """``lhs / rhs`` for inputs of equal shape."""
     name = "elemwise_div"
-    aliases = ("_div",)
+    aliases = ("_div", "_Div")
     test = _same_shape_hints(lambda np, a, b: a / b, low=0.5, high=2.0)
+
+
+# MXNet's same-shape versions of five more broadcast ops: what ``a ** b``, ``a % b`` and
+# ``sym.maximum(a, b)`` write into a Symbol graph (``_Power`` is their name before 1.0).
+@register_op
+class ElemwiseMod(ElemwiseBinary, BroadcastMod):
+    """``lhs % rhs`` for inputs of equal shape."""
+    name = "_mod"
+    aliases = ("_Mod",)
+    test = _same_shape_hints(lambda np, a, b: np.fmod(a, b), low=0.6, high=2.0, grad=False)
+
+
+@register_op
+class ElemwisePower(ElemwiseBinary, BroadcastPower):
+    """``lhs ** rhs`` for inputs of equal shape."""
+    name = "_power"
+    aliases = ("_Power",)
+    test = _same_shape_hints(lambda np, a, b: a ** b, low=0.5, high=2.0)
+
+
+@register_op
+class ElemwiseMaximum(ElemwiseBinary, BroadcastMaximum):
+    """Element-wise maximum of inputs of equal shape."""
+    name = "_maximum"
+    aliases = ("_Maximum",)
+    test = _same_shape_hints(lambda np, a, b: np.maximum(a, b))
+
+
+@register_op
+class ElemwiseMinimum(ElemwiseBinary, BroadcastMinimum):
+    """Element-wise minimum of inputs of equal shape."""
+    name = "_minimum"
+    aliases = ("_Minimum",)
+    test = _same_shape_hints(lambda np, a, b: np.minimum(a, b))
+
+
+@register_op
+class ElemwiseHypot(ElemwiseBinary, BroadcastHypot):
+    """``sqrt(lhs**2 + rhs**2)`` for inputs of equal shape."""
+    name = "_hypot"
+    aliases = ("_Hypot",)
+    test = _same_shape_hints(lambda np, a, b: np.sqrt(a * a + b * b), low=0.5, high=2.0)
 
 
 # -- tensor and scalar -------------------------------------------------------------------------
@@ -240,6 +277,7 @@ def _cast_like(xp, value, data):
 class PlusScalar(ScalarOp):
     """``data + scalar``."""
     name = "_plus_scalar"
+    aliases = ("_PlusScalar",)
     test = _scalar_hints(lambda np, x, scalar: x + scalar)
     saves = ()
 
@@ -254,6 +292,7 @@ class PlusScalar(ScalarOp):
 class MinusScalar(PlusScalar):
     """``data - scalar``."""
     name = "_minus_scalar"
+    aliases = ("_MinusScalar",)
     test = _scalar_hints(lambda np, x, scalar: x - scalar)
 
     def forward(self, xp, data):
@@ -264,6 +303,7 @@ class MinusScalar(PlusScalar):
 class RMinusScalar(ScalarOp):
     """``scalar - data``."""
     name = "_rminus_scalar"
+    aliases = ("_RMinusScalar",)
     test = _scalar_hints(lambda np, x, scalar: scalar - x)
     saves = ()
 
@@ -278,6 +318,7 @@ class RMinusScalar(ScalarOp):
 class MulScalar(ScalarOp):
     """``data * scalar``."""
     name = "_mul_scalar"
+    aliases = ("_MulScalar",)
     test = _scalar_hints(lambda np, x, scalar: x * scalar)
     saves = ()
 
@@ -292,6 +333,7 @@ class MulScalar(ScalarOp):
 class DivScalar(ScalarOp):
     """``data / scalar``."""
     name = "_div_scalar"
+    aliases = ("_DivScalar",)
     test = _scalar_hints(lambda np, x, scalar: x / scalar)
     saves = ()
 
@@ -306,6 +348,7 @@ class DivScalar(ScalarOp):
 class RDivScalar(ScalarOp):
     """``scalar / data``."""
     name = "_rdiv_scalar"
+    aliases = ("_RDivScalar",)
     test = _scalar_hints(lambda np, x, scalar: scalar / x)
 
     def forward(self, xp, data):
@@ -319,6 +362,7 @@ class RDivScalar(ScalarOp):
 class ModScalar(ScalarOp):
     """``data % scalar`` (``fmod``)."""
     name = "_mod_scalar"
+    aliases = ("_ModScalar",)
     saves = ()
     test = _scalar_hints(lambda np, x, scalar: np.fmod(x, scalar), scalar=0.7, low=0.1,
                          grad=False)
@@ -334,6 +378,7 @@ class ModScalar(ScalarOp):
 class RModScalar(ScalarOp):
     """``scalar % data`` (``fmod``)."""
     name = "_rmod_scalar"
+    aliases = ("_RModScalar",)
     test = _scalar_hints(lambda np, x, scalar: np.fmod(scalar, x), scalar=1.7, low=0.6,
                          grad=False)
 
@@ -348,6 +393,7 @@ class RModScalar(ScalarOp):
 class PowerScalar(ScalarOp):
     """``data ** scalar``."""
     name = "_power_scalar"
+    aliases = ("_PowerScalar",)
     test = _scalar_hints(lambda np, x, scalar: x ** scalar)
 
     def forward(self, xp, data):
@@ -362,6 +408,7 @@ class PowerScalar(ScalarOp):
 class RPowerScalar(ScalarOp):
     """``scalar ** data``."""
     name = "_rpower_scalar"
+    aliases = ("_RPowerScalar",)
     test = _scalar_hints(lambda np, x, scalar: scalar ** x)
     saves = ("output",)
 
@@ -376,6 +423,7 @@ class RPowerScalar(ScalarOp):
 class MaximumScalar(ScalarOp):
     """``maximum(data, scalar)``."""
     name = "_maximum_scalar"
+    aliases = ("_MaximumScalar",)
     test = _scalar_hints(lambda np, x, scalar: np.maximum(x, scalar), scalar=0.1, low=-1.0,
                          high=1.0)
 
@@ -390,6 +438,7 @@ class MaximumScalar(ScalarOp):
 class MinimumScalar(ScalarOp):
     """``minimum(data, scalar)``."""
     name = "_minimum_scalar"
+    aliases = ("_MinimumScalar",)
     test = _scalar_hints(lambda np, x, scalar: np.minimum(x, scalar), scalar=0.1, low=-1.0,
                          high=1.0)
 
@@ -398,3 +447,17 @@ class MinimumScalar(ScalarOp):
 
     def derivative(self, xp, data):
         return (data <= self.scalar).astype(data.dtype)
+
+
+@register_op
+class HypotScalar(ScalarOp):
+    """``sqrt(data**2 + scalar**2)``."""
+    name = "_hypot_scalar"
+    aliases = ("_HypotScalar",)
+    test = _scalar_hints(lambda np, x, scalar: np.hypot(x, scalar))
+
+    def forward(self, xp, data):
+        return xp.hypot(data, data.dtype.type(self.scalar))
+
+    def derivative(self, xp, data):
+        return data / xp.hypot(data, self.scalar)

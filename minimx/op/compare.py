@@ -4,11 +4,12 @@ Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/elemwise_binary_broadcast_op_
 and ``elemwise_binary_scalar_op_logic.cc``.  ``a > b`` on NDArrays calls
 ``broadcast_greater``; ``a > 1`` calls ``_greater_scalar``.  The result is 0/1 in the
 input's dtype, as in MXNet, and has no gradient.  Each relation is written once and
-declared in both forms.
+declared in three forms: broadcasting, same-shape (``_greater``: what ``a > b`` writes
+into a Symbol graph) and with a scalar.
 """
 import operator
 
-from .arithmetic import BroadcastBinary, ScalarOp, broadcast_hints
+from .arithmetic import BroadcastBinary, ElemwiseBinary, ScalarOp, broadcast_hints
 from .registry import TestHints, declare_op
 
 
@@ -54,31 +55,39 @@ _RELATIONS = {
 
 
 def _comparisons(relation):
-    """Declare ``broadcast_<relation>`` and ``_<relation>_scalar``; returns both classes."""
+    """Declare ``broadcast_<relation>``, ``_<relation>`` and ``_<relation>_scalar``, with
+    the names MXNet used before 1.0 as aliases (``_Greater_Equal``, ``_GreaterEqualScalar``);
+    returns the three classes."""
     function, ufunc, symbol = _RELATIONS[relation]
-    words = "".join(part.capitalize() for part in relation.split("_"))
+    parts = [part.capitalize() for part in relation.split("_")]
+    words = "".join(parts)
     # small whole numbers, so that equality holds now and then
     hints = {"grad": False, "integer_inputs": {"lhs": (-1, 2), "rhs": (-1, 2), "data": (-1, 2)}}
     broadcast = declare_op(
         f"Broadcast{words}", (BroadcastCompare,), name=f"broadcast_{relation}",
-        aliases=(f"_{relation}",),      # MXNet's same-shape op; equal here for equal shapes
         __doc__=f"``lhs {symbol} rhs`` as 0/1, with broadcasting.",
         relation=staticmethod(function),
         test=broadcast_hints(lambda np, a, b: getattr(np, ufunc)(a, b), **hints))
+    same_shape = declare_op(
+        words, (ElemwiseBinary, broadcast), name=f"_{relation}",
+        aliases=("_" + "_".join(parts),), __doc__=f"``lhs {symbol} rhs`` as 0/1, equal shapes.",
+        test=TestHints(shapes=((2, 3), (2, 3)),
+                       reference=lambda np, a, b: getattr(np, ufunc)(a, b), **hints))
     scalar = declare_op(
         f"{words}Scalar", (ScalarCompare,), name=f"_{relation}_scalar",
+        aliases=(f"_{words}Scalar",),
         __doc__=f"``data {symbol} scalar`` as 0/1.", relation=staticmethod(function),
         test=TestHints(params={"scalar": 1.0}, cases=(({"scalar": 0.0}, ((2, 3),)),),
                        reference=lambda np, x, scalar: getattr(np, ufunc)(x, scalar), **hints))
-    return broadcast, scalar
+    return broadcast, same_shape, scalar
 
 
-BroadcastEqual, EqualScalar = _comparisons("equal")
-BroadcastNotEqual, NotEqualScalar = _comparisons("not_equal")
-BroadcastGreater, GreaterScalar = _comparisons("greater")
-BroadcastGreaterEqual, GreaterEqualScalar = _comparisons("greater_equal")
-BroadcastLesser, LesserScalar = _comparisons("lesser")
-BroadcastLesserEqual, LesserEqualScalar = _comparisons("lesser_equal")
-BroadcastLogicalAnd, LogicalAndScalar = _comparisons("logical_and")
-BroadcastLogicalOr, LogicalOrScalar = _comparisons("logical_or")
-BroadcastLogicalXor, LogicalXorScalar = _comparisons("logical_xor")
+BroadcastEqual, Equal, EqualScalar = _comparisons("equal")
+BroadcastNotEqual, NotEqual, NotEqualScalar = _comparisons("not_equal")
+BroadcastGreater, Greater, GreaterScalar = _comparisons("greater")
+BroadcastGreaterEqual, GreaterEqual, GreaterEqualScalar = _comparisons("greater_equal")
+BroadcastLesser, Lesser, LesserScalar = _comparisons("lesser")
+BroadcastLesserEqual, LesserEqual, LesserEqualScalar = _comparisons("lesser_equal")
+BroadcastLogicalAnd, LogicalAnd, LogicalAndScalar = _comparisons("logical_and")
+BroadcastLogicalOr, LogicalOr, LogicalOrScalar = _comparisons("logical_or")
+BroadcastLogicalXor, LogicalXor, LogicalXorScalar = _comparisons("logical_xor")

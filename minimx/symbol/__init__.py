@@ -7,11 +7,12 @@ import types
 
 from ..op import list_ops
 from . import random, register
+from .arithmetic import hypot, maximum, minimum, pow, power
 from .creation import arange, full, ones, zeros
 from .symbol import Group, Symbol, Variable, load, load_json, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "zeros", "ones", "full",
-           "arange", "_internal", "op", "random"]
+           "arange", "pow", "power", "maximum", "minimum", "hypot", "_internal", "op", "random"]
 
 _internal = types.ModuleType("minimx.symbol._internal", "Operators whose names start with _.")
 op = types.ModuleType("minimx.symbol.op", "Every generated operator function.")

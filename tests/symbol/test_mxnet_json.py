@@ -91,7 +91,7 @@ def test_mxnet_same_shape_operators_load_and_compute_as_in_mxnet():
         np.testing.assert_allclose(output.asnumpy(), expected, rtol=1e-6)
 
 
-@pytest.mark.parametrize("name", sorted(set(ANSWERS) - {"internal_attrs", "same_shape_elemwise"}))
+@pytest.mark.parametrize("name", sorted(set(ANSWERS) - {"internal_attrs"}))
 def test_mxnet_file_round_trips_unchanged(name):
     assert _comparable(mx.sym.load_json(_text(name)).tojson()) == _comparable(_text(name))
 
@@ -156,5 +156,6 @@ def test_minimx_json_loads_in_mxnet_with_the_same_answers(mxnet_python, tmp_path
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     for name in symbol_graphs.BUILDERS:
-        assert result[name]["answers"] == ANSWERS[name], name
+        expected = {key: value for key, value in ANSWERS[name].items() if key != "outputs"}
+        assert result[name]["answers"] == expected, name
         assert _comparable(result[name]["json"]) == _comparable(texts[name]), name
