@@ -70,6 +70,9 @@ def backward_as_operations(node, out_grads):
         saved[key] = value
     if "is_train" in op.backward_extras:
         saved["is_train"] = node.is_train
+    if "needs" in op.backward_extras:
+        saved["needs"] = tuple(entry is not None and name not in op.no_grad_inputs
+                               and name not in op.aux for entry, name in zip(node.inputs, names))
     result = op.backward(nd_as_xp, *out_grads, **saved)
     if not isinstance(result, (tuple, list)):
         result = (result,)

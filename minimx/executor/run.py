@@ -17,13 +17,15 @@ class NodeCall:
 
     ``saves``: ``(name, kind, position)`` per saved value, kind being
     ``input``, ``output``, ``shape`` (of an input) or ``input_shapes``;
-    ``gets_grad``: per input, whether backward's result for it is kept.
+    ``gets_grad``: per input, whether backward's result for it is kept;
+    ``backward_needs``: whether backward takes ``needs`` (see ``OpDef``).
     """
 
     op: object
     forward_train: bool
     forward_rng: bool
     backward_train: bool
+    backward_needs: bool
     num_visible: int
     saves: tuple
     gets_grad: tuple
@@ -56,7 +58,8 @@ def _make_call(node):
             saves.append((name, "output", outputs.index(name)))
     gets_grad = tuple(name not in op.no_grad_inputs and name not in op.aux for name in names)
     return NodeCall(op, "is_train" in op.forward_extras, "rng" in op.forward_extras,
-                    "is_train" in op.backward_extras, op.num_visible(), tuple(saves), gets_grad)
+                    "is_train" in op.backward_extras, "needs" in op.backward_extras,
+                    op.num_visible(), tuple(saves), gets_grad)
 
 
 def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=None,
@@ -133,6 +136,9 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monito
             out_grads = [g if g is not None else xp.zeros(*meta[key])
                          for g, key in zip(out_grads, out_keys)]
             extras = {"is_train": is_train} if call.backward_train else {}
+            if call.backward_needs:
+                extras["needs"] = tuple(wanted and key in needs_grad
+                                        for key, wanted in zip(node.inputs, call.gets_grad))
             result = call.op.backward(xp, *out_grads, **saved[id(node)], **extras)
             result = list(result) if isinstance(result, (tuple, list)) else [result]
             if monitor is not None:

@@ -174,6 +174,8 @@ def push_backward(node, out_grads):
     saved = node.saved
     xp = backend.get_xp(ctx)
     extras = {"is_train": node.is_train} if "is_train" in op.backward_extras else {}
+    if "needs" in op.backward_extras:
+        extras["needs"] = tuple(g is not None for g in in_grads)
 
     def run():
         grads = [g._read() for g in out_grads]

@@ -9,7 +9,7 @@ import math
 
 from .common import broadcast_shape, sum_to_shape
 from .params import Param
-from .registry import OpDef, TestHints, register_op
+from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
 
 def broadcast_hints(reference, **hints):
@@ -22,8 +22,17 @@ def _same_shape_hints(reference, **hints):
     return TestHints(shapes=((2, 3), (2, 3)), reference=reference, **hints)
 
 
+def _needed(xp, needs, *grads_and_shapes):
+    """Each gradient summed down to its input's shape, or None where nobody needs it."""
+    return tuple(sum_to_shape(xp, grad, shape) if needs[position] else None
+                 for position, (grad, shape) in enumerate(grads_and_shapes))
+
+
 class BroadcastBinary(OpDef):
-    """Two inputs broadcast against each other; subclasses give ``compute`` and ``grads``."""
+    """Two inputs broadcast against each other; subclasses give ``compute`` and ``grads``.
+
+    Backward reduces (``sum_to_shape``) only the gradients someone ``needs``.
+    """
 
     inputs = ("lhs", "rhs")
     saves = ("lhs", "rhs", "lhs_shape", "rhs_shape")
@@ -39,9 +48,9 @@ class BroadcastBinary(OpDef):
     def forward(self, xp, lhs, rhs):
         return self.compute(xp, lhs, rhs)
 
-    def backward(self, xp, out_grad, lhs, rhs, lhs_shape, rhs_shape):
+    def backward(self, xp, out_grad, lhs, rhs, lhs_shape, rhs_shape, needs=ALL_NEEDED):
         grad_lhs, grad_rhs = self.grads(xp, out_grad, lhs, rhs)
-        return sum_to_shape(xp, grad_lhs, lhs_shape), sum_to_shape(xp, grad_rhs, rhs_shape)
+        return _needed(xp, needs, (grad_lhs, lhs_shape), (grad_rhs, rhs_shape))
 
 
 @register_op
@@ -55,8 +64,8 @@ class BroadcastAdd(BroadcastBinary):
     def compute(self, xp, lhs, rhs):
         return lhs + rhs
 
-    def backward(self, xp, out_grad, lhs_shape, rhs_shape):
-        return sum_to_shape(xp, out_grad, lhs_shape), sum_to_shape(xp, out_grad, rhs_shape)
+    def backward(self, xp, out_grad, lhs_shape, rhs_shape, needs=ALL_NEEDED):
+        return _needed(xp, needs, (out_grad, lhs_shape), (out_grad, rhs_shape))
 
 
 @register_op
@@ -70,8 +79,9 @@ class BroadcastSub(BroadcastBinary):
     def compute(self, xp, lhs, rhs):
         return lhs - rhs
 
-    def backward(self, xp, out_grad, lhs_shape, rhs_shape):
-        return sum_to_shape(xp, out_grad, lhs_shape), sum_to_shape(xp, -out_grad, rhs_shape)
+    def backward(self, xp, out_grad, lhs_shape, rhs_shape, needs=ALL_NEEDED):
+        return _needed(xp, needs, (out_grad, lhs_shape), (-out_grad if needs[1] else None,
+                                                          rhs_shape))
 
 
 @register_op

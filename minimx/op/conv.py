@@ -12,7 +12,7 @@ import math
 from collections import namedtuple
 
 from .params import Choice, Optional, Param, Shape
-from .registry import OpDef, TestHints, register_op
+from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
 Geometry = namedtuple("Geometry", "kernel stride dilate pad")
 _LAYOUTS = (None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
@@ -202,14 +202,17 @@ class Convolution(ConvolutionBase):
         output = _convolve(xp, data, weight, self.geometry(), self.num_group)
         return self.with_bias(output, bias)
 
-    def backward(self, xp, out_grad, data, weight):
+    def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
         geometry = self.geometry()
-        grad_data = _convolve_transpose(xp, out_grad, weight, data.shape, geometry,
-                                        self.num_group)
-        grad_weight = _convolve_weight_grad(xp, out_grad, data, geometry, self.num_group)
+        grad_data = grad_weight = None
+        if needs[0]:        # skipped for the network's input data
+            grad_data = _convolve_transpose(xp, out_grad, weight, data.shape, geometry,
+                                            self.num_group)
+        if needs[1]:
+            grad_weight = _convolve_weight_grad(xp, out_grad, data, geometry, self.num_group)
         if self.no_bias:
             return grad_data, grad_weight
-        return grad_data, grad_weight, self.bias_grad(out_grad)
+        return grad_data, grad_weight, self.bias_grad(out_grad) if needs[2] else None
 
 
 @register_op
@@ -267,14 +270,17 @@ class Deconvolution(ConvolutionBase):
         output = _convolve_transpose(xp, data, weight, shape, geometry, self.num_group)
         return self.with_bias(output, bias)
 
-    def backward(self, xp, out_grad, data, weight):
+    def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
         geometry, _ = self._geometry_and_size(data.shape[2:])
-        grad_data = _convolve(xp, out_grad, weight, geometry, self.num_group)
-        grad_data = grad_data[(Ellipsis,) + tuple(slice(0, n) for n in data.shape[2:])]
-        grad_weight = _convolve_weight_grad(xp, data, out_grad, geometry, self.num_group)
+        grad_data = grad_weight = None
+        if needs[0]:
+            grad_data = _convolve(xp, out_grad, weight, geometry, self.num_group)
+            grad_data = grad_data[(Ellipsis,) + tuple(slice(0, n) for n in data.shape[2:])]
+        if needs[1]:
+            grad_weight = _convolve_weight_grad(xp, data, out_grad, geometry, self.num_group)
         if self.no_bias:
             return grad_data, grad_weight
-        return grad_data, grad_weight, self.bias_grad(out_grad)
+        return grad_data, grad_weight, self.bias_grad(out_grad) if needs[2] else None
 
 
 @register_op

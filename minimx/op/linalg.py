@@ -12,7 +12,7 @@ The gradient of ``C = A @ B`` is ``dA = dC @ B.T`` and ``dB = A.T @ dC``.
 import math
 
 from .params import Optional, Param
-from .registry import OpDef, TestHints, register_op
+from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
 _TRANSPOSE_A = Param(bool, default=False, doc="use the transpose of the first input")
 _TRANSPOSE_B = Param(bool, default=False, doc="use the transpose of the second input")
@@ -87,14 +87,18 @@ class Dot(OpDef):
         a, b = self._matrices(lhs, rhs)
         return xp.matmul(a, b).reshape(self.infer_shape(lhs.shape, rhs.shape))
 
-    def backward(self, xp, out_grad, lhs, rhs):
+    def backward(self, xp, out_grad, lhs, rhs, needs=ALL_NEEDED):
         a, b = self._matrices(lhs, rhs)
         grad = out_grad.reshape(a.shape[0], b.shape[1])
-        grad_a, grad_b = xp.matmul(grad, b.T), xp.matmul(a.T, grad)
+        grad_lhs = grad_rhs = None
         # undo the views: a transposed view's gradient is transposed back first
-        grad_lhs = grad_a.T if self.transpose_a else grad_a
-        grad_rhs = grad_b.T if self.transpose_b else grad_b
-        return grad_lhs.reshape(lhs.shape), grad_rhs.reshape(rhs.shape)
+        if needs[0]:
+            grad_a = xp.matmul(grad, b.T)
+            grad_lhs = (grad_a.T if self.transpose_a else grad_a).reshape(lhs.shape)
+        if needs[1]:
+            grad_b = xp.matmul(a.T, grad)
+            grad_rhs = (grad_b.T if self.transpose_b else grad_b).reshape(rhs.shape)
+        return grad_lhs, grad_rhs
 
 
 def _swap_last(xp, array, swap):
@@ -140,12 +144,17 @@ class BatchDot(OpDef):
         return xp.matmul(_swap_last(xp, lhs, self.transpose_a),
                          _swap_last(xp, rhs, self.transpose_b))
 
-    def backward(self, xp, out_grad, lhs, rhs):
+    def backward(self, xp, out_grad, lhs, rhs, needs=ALL_NEEDED):
         a = _swap_last(xp, lhs, self.transpose_a)
         b = _swap_last(xp, rhs, self.transpose_b)
-        grad_a = xp.matmul(out_grad, xp.swapaxes(b, -1, -2))
-        grad_b = xp.matmul(xp.swapaxes(a, -1, -2), out_grad)
-        return _swap_last(xp, grad_a, self.transpose_a), _swap_last(xp, grad_b, self.transpose_b)
+        grad_lhs = grad_rhs = None
+        if needs[0]:
+            grad_a = xp.matmul(out_grad, xp.swapaxes(b, -1, -2))
+            grad_lhs = _swap_last(xp, grad_a, self.transpose_a)
+        if needs[1]:
+            grad_b = xp.matmul(xp.swapaxes(a, -1, -2), out_grad)
+            grad_rhs = _swap_last(xp, grad_b, self.transpose_b)
+        return grad_lhs, grad_rhs
 
 
 def _reference_gemm2(np, a, b, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2, **_):

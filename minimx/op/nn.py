@@ -7,7 +7,7 @@ Lesson: 07-gluon-layers.  Mirrors ``src/operator/nn/fully_connected.cc``,
 import math
 
 from .params import Choice, DType, Optional, Param, Shape
-from .registry import OpDef, TestHints, register_op
+from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
 
 # -- dense layer --------------------------------------------------------------------------------
@@ -59,14 +59,17 @@ class FullyConnected(OpDef):
         output = self._rows(data) @ weight.T
         return output if bias is None else output + bias
 
-    def backward(self, xp, out_grad, data, weight):
-        rows = self._rows(data)
-        grad_data = (out_grad @ weight).reshape(data.shape)
+    def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
         flat_grad = out_grad.reshape(-1, self.num_hidden)
-        grad_weight = flat_grad.T @ rows.reshape(-1, rows.shape[-1])
+        grad_data = grad_weight = None
+        if needs[0]:        # skipped for the network's input data
+            grad_data = (out_grad @ weight).reshape(data.shape)
+        if needs[1]:
+            rows = self._rows(data)
+            grad_weight = flat_grad.T @ rows.reshape(-1, rows.shape[-1])
         if self.no_bias:
             return grad_data, grad_weight
-        return grad_data, grad_weight, flat_grad.sum(axis=0)
+        return grad_data, grad_weight, flat_grad.sum(axis=0) if needs[2] else None
 
 
 # -- softmax family ----------------------------------------------------------------------------

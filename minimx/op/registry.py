@@ -16,11 +16,24 @@ from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, n
 from .params import Param
 
 __all__ = ["OpDef", "Param", "TestHints", "register_op", "declare_op", "get_op", "list_ops",
-           "OPS"]
+           "OPS", "ALL_NEEDED"]
 
 OPS = {}            # name or alias -> OpDef subclass
 _INSTANCE_CACHE = {}
 _INSTANCE_CACHE_LIMIT = 4096
+
+
+class _EveryInput:
+    """The default ``needs`` of ``backward``: every gradient is wanted (``needs[i]`` is True)."""
+
+    def __getitem__(self, index):
+        return True
+
+    def __repr__(self):
+        return "ALL_NEEDED"
+
+
+ALL_NEEDED = _EveryInput()
 
 
 @dataclass
@@ -74,6 +87,13 @@ class OpDef:
     ``graph_output_names``) and ``input_init_hints`` (input name -> the ``__init__``
     attribute a new input variable gets when the op is composed, as MXNet's
     ``FSetInputVarAttrOnCompose``: BatchNorm's ``moving_var`` starts at one).
+
+    ``backward`` may declare a keyword ``needs`` (default ``ALL_NEEDED``): the
+    callers (the executor, autograd) then pass a tuple of bools, one per input,
+    True where that input's gradient is kept, and ``backward`` may return None
+    for the others instead of computing them.  A dense layer skips the gradient
+    of its data when the data is an input of the network (MXNet's ``req[i] ==
+    kNullOp``); an op that ignores ``needs`` simply computes everything.
     """
 
     name = None
@@ -260,7 +280,7 @@ def register_op(cls):
             raise TypeError(f"operator {cls.name}: saves {saved!r}, which is no input, "
                             f"output or <input>_shape")
     cls.forward_extras = _extras(cls.forward, ("rng", "is_train"))
-    cls.backward_extras = _extras(cls.backward, ("is_train",))
+    cls.backward_extras = _extras(cls.backward, ("is_train", "needs"))
     for name in (cls.name, *cls.aliases):
         if name in OPS and OPS[name] is not cls:
             raise TypeError(f"operator name {name!r} is registered twice")
