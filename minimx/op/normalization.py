@@ -1,7 +1,8 @@
-"""Normalisation layers: batch, layer, instance and L2 normalisation, and LRN.
+"""Normalisation layers: batch, layer, instance, group and L2 normalisation, and LRN.
 
 Lesson: 07-gluon-layers.  Mirrors ``src/operator/nn/batch_norm.cc``,
-``layer_norm.cc``, ``instance_norm.cc``, ``l2_normalization.cc`` and ``lrn.cc``.
+``layer_norm.cc``, ``instance_norm.cc``, ``group_norm.cc``,
+``l2_normalization.cc`` and ``lrn.cc``.
 Each one standardises ``x`` with statistics over some axes (``_moments``) and
 shares one gradient formula (``_normalize_grad``).  BatchNorm shows auxiliary
 states: its moving statistics are inputs that the forward pass updates in place.
@@ -195,6 +196,65 @@ class InstanceNorm(OpDef):
         grad_xhat = out_grad * channel_view(gamma, data.ndim, 1)
         return (_normalize_grad(xp, grad_xhat, xhat, invstd, axes),
                 (out_grad * xhat).sum(axis=others), out_grad.sum(axis=others))
+
+
+@register_op
+class GroupNorm(OpDef):
+    """Split the channels (axis 1) into ``num_groups`` groups and normalise each group of
+    each sample over its channels and spatial positions; gamma and beta hold one value
+    per group.  The hidden outputs are the mean and ``sqrt(var + eps)``, shaped
+    ``(N, num_groups)``."""
+    name = "GroupNorm"
+    inputs = ("data", "gamma", "beta")
+    outputs = ("output", "mean", "std")
+    named_outputs = True            # gn_output, gn_mean, gn_std
+    params = {
+        "num_groups": Param(int, default=1, doc="number of channel groups"),
+        "eps": Param(float, default=1e-5, doc="added to the variance"),
+        "output_mean_var": Param(bool, default=False, doc="also return mean and std"),
+    }
+    saves = ("data", "gamma", "mean", "std")
+    test = TestHints(shapes=((2, 4, 3), (2,), (2,)), params={"num_groups": 2},
+                     cases=(({"num_groups": 3, "eps": 0.1, "output_mean_var": True},
+                             ((2, 6, 2, 2), (3,), (3,))),))
+
+    def num_visible(self):
+        return 3 if self.output_mean_var else 1
+
+    def infer_input_shapes(self, data, gamma=None, beta=None):
+        return [data, gamma or (self.num_groups,), beta or (self.num_groups,)]
+
+    def infer_shape(self, data, gamma, beta):
+        if len(data) < 3:
+            raise self.shape_error(f"data must have at least 3 axes (N, C, ...), got {data}")
+        if data[1] % self.num_groups:
+            raise self.shape_error(f"{data[1]} channels do not split into {self.num_groups} "
+                                   f"groups")
+        for name, shape in (("gamma", gamma), ("beta", beta)):
+            if tuple(shape) != (self.num_groups,):
+                raise self.shape_error(f"{name} must have shape ({self.num_groups},), "
+                                       f"got {tuple(shape)}")
+        statistics = (data[0], self.num_groups)
+        return [data, statistics, statistics]
+
+    def _grouped(self, array):
+        return array.reshape(array.shape[0], self.num_groups, -1)
+
+    def forward(self, xp, data, gamma, beta):
+        grouped = self._grouped(data)
+        mean, var = _moments(grouped, 2)
+        std = xp.sqrt(var + self.eps)
+        output = (grouped - mean) / std * gamma[:, None] + beta[:, None]
+        return (output.reshape(data.shape).astype(data.dtype), mean[..., 0].astype(data.dtype),
+                std[..., 0].astype(data.dtype))
+
+    def backward(self, xp, out_grad, *unused, data, gamma, mean, std):
+        std = std[..., None]
+        xhat = (self._grouped(data) - mean[..., None]) / std
+        grad = self._grouped(out_grad)
+        grad_data = _normalize_grad(xp, grad * gamma[:, None], xhat, 1 / std, 2)
+        return (grad_data.reshape(data.shape), (grad * xhat).sum(axis=(0, 2)),
+                grad.sum(axis=(0, 2)))
 
 
 @register_op

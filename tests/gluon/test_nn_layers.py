@@ -296,10 +296,7 @@ def test_repr_and_parameters_match_mxnet(name, saved_cases, mxnet_report):
     assert describe(net) == expected["params1"]
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=(
-        "minimx has no GroupNorm operator: reshape + InstanceNorm + reshape_like")))
-    if name == "groupnorm" else name for name in HYBRID_CASES])
+@pytest.mark.parametrize("name", HYBRID_CASES)
 def test_traced_symbol_names_match_mxnet(name, mxnet_report):
     net = build(CASES[name].code)
     internals = net(mx.sym.var("data")).get_internals().list_outputs()

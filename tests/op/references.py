@@ -92,6 +92,19 @@ def instance_norm(np, x, gamma, beta, eps=1e-3):
     return out
 
 
+def group_norm(np, x, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False):
+    per_group = x.shape[1] // num_groups
+    out = np.empty_like(x, dtype="float64")
+    means, stds = np.empty((x.shape[0], num_groups)), np.empty((x.shape[0], num_groups))
+    for sample, group in np.ndindex(x.shape[0], num_groups):
+        channels = slice(group * per_group, (group + 1) * per_group)
+        block = x[sample, channels]
+        means[sample, group], stds[sample, group] = block.mean(), np.sqrt(block.var() + eps)
+        normalized = (block - block.mean()) / stds[sample, group]
+        out[sample, channels] = normalized * gamma[group] + beta[group]
+    return (out, means, stds) if output_mean_var else out
+
+
 def l2_normalization(np, x, mode="instance", eps=1e-10):
     axes = {"instance": tuple(range(1, x.ndim)), "channel": (1,),
             "spatial": tuple(range(2, x.ndim))}[mode]
@@ -349,6 +362,7 @@ REFERENCES = {
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
     "BatchNorm": batch_norm, "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
+    "GroupNorm": group_norm,
     "L2Normalization": l2_normalization, "LRN": lrn,
     "Convolution": convolution, "Deconvolution": deconvolution, "Pooling": pooling,
     "RNN": rnn, "CTCLoss": ctc_loss, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,

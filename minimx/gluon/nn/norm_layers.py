@@ -156,12 +156,8 @@ class InstanceNorm(_AffineNorm):
 
 class GroupNorm(_AffineNorm):
     """Split the channels (axis 1) into ``num_groups`` groups and normalise each group of
-    each sample; gamma and beta hold one value per group, as in MXNet 1.9.1.
-
-    minimx has no GroupNorm operator: the layer reshapes to ``(N, groups, -1)``
-    and uses InstanceNorm, which normalises exactly those groups, so the traced
-    graph shows three nodes where MXNet's shows one.
-    """
+    each sample; gamma and beta hold one value per group, as in MXNet 1.9.1 (the
+    ``GroupNorm`` operator)."""
 
     def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", prefix=None, params=None):
@@ -173,9 +169,8 @@ class GroupNorm(_AffineNorm):
         self._declare(num_groups, center, scale, beta_initializer, gamma_initializer)
 
     def hybrid_forward(self, F, data, gamma, beta):
-        grouped = F.reshape(data, shape=(0, self._num_groups, -1))
-        normalized = F.InstanceNorm(grouped, gamma, beta, eps=self._epsilon)
-        return F.reshape_like(normalized, data)
+        return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups,
+                           eps=self._epsilon)
 
     def __repr__(self):
         return f"{type(self).__name__}({_format_kwargs(self._kwargs)})"
