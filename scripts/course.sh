@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
-# Set up the course on a fresh machine and run every lesson notebook.
-#   bash scripts/course.sh          # executes notebooks/*.md into _build/lessons/*.ipynb
-# Then open the lessons in JupyterLab with: .venv/bin/jupyter lab notebooks/
+# The course, on a fresh machine: set everything up, then open the lessons in JupyterLab.
+#   bash scripts/course.sh              # JupyterLab on notebooks/ (prints the URL to open)
+#   bash scripts/course.sh --run [NN..] # no browser: execute every lesson (or lessons NN..)
+#                                       # into _build/lessons/*.ipynb
+#   PORT=8890 IP=0.0.0.0 bash scripts/course.sh   # another port / listen beyond localhost
+# The lessons are jupytext MyST .md files: JupyterLab opens them as notebooks (the settings in
+# tools/lab-overrides.json, installed into .venv) and saves your edits back to the .md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[notebook]'
-exec .venv/bin/python tools/run_lessons.py "$@"
+source scripts/setup.sh
+setup_system
+setup_venv
+if [ "${1:-}" = --run ]; then
+  shift
+  exec .venv/bin/python tools/run_lessons.py "$@"
+fi
+PORT=${PORT:-8888}
+IP=${IP:-127.0.0.1}
+ARGS=(--ServerApp.root_dir="$PWD/notebooks" --ip="$IP" --port="$PORT" --no-browser)
+[ "$(id -u)" = 0 ] && ARGS+=(--allow-root)
+echo "Starting JupyterLab on notebooks/: open the http://$IP:$PORT/lab?token=... URL it prints"
+echo "below (Ctrl-C stops it). The book: bash scripts/book.sh"
+exec .venv/bin/jupyter lab "${ARGS[@]}"

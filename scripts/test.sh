@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Set up everything the test suite needs on a fresh machine, then run it.
-#   bash scripts/test.sh            # the whole suite
-#   bash scripts/test.sh -k engine  # extra arguments go to pytest
-# The reference MXNet 1.9.1 goes into its own venv (.venv-mxnet) for the
-# differential tests; if it cannot be installed those tests are skipped.
+# Set up everything the test suite needs on a fresh machine, then run it (what CI runs).
+#   bash scripts/test.sh            # everything: the book build (executes every lesson),
+#                                   # then pytest (unit, differential, browser tests)
+#   bash scripts/test.sh -k engine  # extra arguments go to pytest; no book build first
+# The reference MXNet 1.9.1 goes into its own venv (.venv-mxnet) for the differential tests;
+# if it cannot be installed those tests are skipped.  Debian's chromium (for tests/browser)
+# is installed with apt-get when missing; without it the browser tests are skipped.
+# Screenshots of the browser tests: _build/screenshots/ (CI keeps the folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+source scripts/setup.sh
+setup_system chromium
+setup_venv
 if [ ! -x .venv-mxnet/bin/python ] && [ "${MINIMX_SKIP_REFERENCE:-0}" != 1 ]; then
   ("$PYTHON" -m venv .venv-mxnet &&
    .venv-mxnet/bin/python -m pip install -q --disable-pip-version-check \
@@ -18,4 +21,24 @@ fi
 if [ -x .venv-mxnet/bin/python ]; then
   export MINIMX_MXNET_PYTHON="$PWD/.venv-mxnet/bin/python"
 fi
-exec .venv/bin/python -m pytest "$@"
+status=0
+if [ $# -eq 0 ]; then
+  # The book build runs every lesson top to bottom in a fresh kernel and fails on any cell
+  # error, so it is the lesson gate: tests/test_lessons.py (the same execution again) then
+  # skips, and tests/browser opens the pages built here.
+  mkdir -p _build
+  echo "building the book (executes every lesson; log: _build/book-build.log)"
+  start=$SECONDS
+  rm -rf _build/jupyter_execute
+  if .venv/bin/python tools/build_book.py > _build/book-build.log 2>&1; then
+    echo "book built in $((SECONDS - start)) s: _build/html/index.html"
+    export MINIMX_BOOK_HTML="$PWD/_build/html" MINIMX_LESSONS_EXECUTED="$PWD/_build/jupyter_execute"
+  else
+    tail -n 80 _build/book-build.log
+    echo "FAILED: the book build (a lesson cell failed?); tests/test_lessons.py will say which"
+    export MINIMX_BOOK_FAILED="$PWD/_build/book-build.log"
+    status=1
+  fi
+fi
+.venv/bin/python -m pytest "$@" || status=$?
+exit $status

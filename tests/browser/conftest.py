@@ -107,7 +107,8 @@ class PageLog:
         page.on("response", self._response)
 
     def _console(self, message):
-        if message.type == "error":
+        # "Failed to load resource" repeats a response checked (with its URL) in bad_status
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
             self.errors.append(f"console: {message.text}")
 
     def _response(self, response):
@@ -224,10 +225,18 @@ BOOK_HTML = ROOT / "_build" / "html"
 
 @pytest.fixture(scope="session")
 def book_html(browser):
-    """The built site: reused when scripts/test.sh built it in this run
-    (MINIMX_BOOK_BUILT=1), otherwise built here with tools/build_book.py."""
-    if os.environ.get("MINIMX_BOOK_BUILT") == "1" and (BOOK_HTML / "index.html").exists():
-        return BOOK_HTML
+    """The built site's folder: ``$MINIMX_BOOK_HTML`` when set (scripts/test.sh sets it after
+    building the book in the same run), otherwise built here with tools/build_book.py.
+    The executed notebooks are in ``<folder>/../jupyter_execute``."""
+    if os.environ.get("MINIMX_BOOK_FAILED"):
+        log = pathlib.Path(os.environ["MINIMX_BOOK_FAILED"])
+        tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
+        pytest.fail(f"the book build of this run failed ({log}):\n{tail}")
+    given = os.environ.get("MINIMX_BOOK_HTML")
+    if given:
+        if not (pathlib.Path(given) / "index.html").exists():
+            pytest.fail(f"MINIMX_BOOK_HTML={given} has no index.html")
+        return pathlib.Path(given).resolve()
     if importlib.util.find_spec("jupyter_book") is None:
         pytest.skip("jupyter-book is not installed (pip install -e '.[notebook]')")
     try:
