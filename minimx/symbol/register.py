@@ -19,7 +19,8 @@ def make_function(op_cls, public_name=None):
 
     function.__name__ = function.__qualname__ = function_name
     function.__module__ = "minimx.symbol"
-    function.__doc__ = (op_cls.__doc__ or op_cls.name) + "\n\nReturns a Symbol (nothing is computed)."
+    function.__doc__ = ((op_cls.__doc__ or op_cls.name)
+                        + "\n\nReturns a Symbol (nothing is computed).")
     function.__signature__ = signature_of(op_cls)
     function.op = op_cls
     return function

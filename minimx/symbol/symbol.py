@@ -4,10 +4,8 @@ Lesson: 06-symbol.  Mirrors ``python/mxnet/symbol/symbol.py``.  A Symbol is a
 list of output entries ``(node, index)`` of the graph in ``graph.py``; every
 query (``list_arguments``, ``infer_shape``, ``tojson``) walks that graph.
 """
-import copy
-
 from .. import attribute, name as naming
-from ..base import FLAG_TO_DTYPE, DTYPE_TO_FLAG, InvalidParameterError, MXNetError, normalize_dtype
+from ..base import DTYPE_TO_FLAG, InvalidParameterError, MXNetError, normalize_dtype
 from . import inference, json_format
 from .graph import (MXNET_ONLY_PARAMS, Node, attribute_items, hide_keys, is_aux_input,
                     set_input_init_hints, topo_order)
