@@ -153,18 +153,24 @@ def check_widgets(page, kinds):
 
 
 def interact(page, kinds):
-    """With no kernel: the graph toggles to 'after passes', the queue's slider scrubs."""
+    """With no kernel: the graph toggles to its other picture, the queue's slider scrubs."""
     if "graph" in kinds:
         graph = page.locator(".mx-symbol-graph").first
-        graph.locator("button.mx-sg-button[data-mode='planned']").click()
-        page.wait_for_function("el => el.dataset.mode === 'planned'",
-                               arg=graph.element_handle(), timeout=10_000)
+        other = graph.locator("button.mx-sg-button:not(.mx-sg-active)").first
+        mode = other.get_attribute("data-mode")
+        other.click()
+        page.wait_for_function("([el, mode]) => el.dataset.mode === mode",
+                               arg=[graph.element_handle(), mode], timeout=10_000)
     if "queue" in kinds:
         queue = page.locator(".mmx-eq").first
+        head = queue.locator(".mmx-head").element_handle()
+        # the page replays the recording once on load (at most 8 s): let it finish first
+        page.wait_for_function("el => !el.textContent.includes('replay t =')", arg=head,
+                               timeout=20_000)
         queue.locator("input.mmx-slider").focus()
         page.keyboard.press("Home")
-        page.wait_for_function("el => el.textContent.includes('replay t =')",
-                               arg=queue.locator(".mmx-head").element_handle(), timeout=10_000)
+        page.wait_for_function("el => el.textContent.includes('replay t =')", arg=head,
+                               timeout=10_000)
 
 
 @pytest.mark.parametrize("name", PAGES)
