@@ -50,9 +50,10 @@ class Executor:
 
     @property
     def grad_dict(self):
+        """{argument name: gradient array}, None for arguments without one (as MXNet)."""
         if self.grad_arrays is None:
             return {}
-        return {name: g for name, g in zip(self._arg_names, self.grad_arrays) if g is not None}
+        return dict(zip(self._arg_names, self.grad_arrays))
 
     @property
     def aux_dict(self):

@@ -106,12 +106,14 @@ class DataParallelExecutorGroup:
         self.shared_group = shared_group
         self.output_layouts = [DataDesc.get_batch_axis(symbol[i].attr("__layout__"))
                                for i in range(len(self.output_names))]
+        data_shapes = [_desc(d) for d in data_shapes]              # DataDesc or (name, shape)
+        label_shapes = [_desc(d) for d in label_shapes or []]
         self.data_names = [desc.name for desc in data_shapes]
-        self.label_names = [desc.name for desc in label_shapes or []]
+        self.label_names = [desc.name for desc in label_shapes]
         self.grad_req = self._grad_reqs(grad_req)
         self.execs = []
         self._execs_by_shapes = {}
-        self.bind_exec(data_shapes, label_shapes, shared_group)
+        self.bind_exec(data_shapes, label_shapes or None, shared_group)
 
     def _grad_reqs(self, grad_req):
         """The gradient request of every argument (MXNet's rules when given one string)."""

@@ -6,7 +6,7 @@ known ones (``infer_input_shapes``: FullyConnected's weight from its data), from
 known outputs (``infer_input_shapes_from_outputs``: a Reshape's input), and its
 output shapes from its inputs.  Passes repeat until nothing changes.
 """
-from ..base import InvalidShapeError, InvalidTypeError, normalize_dtype
+from ..base import InvalidShapeError, InvalidTypeError, MXNetError, normalize_dtype
 from ..op.params import Shape
 from .graph import topo_order
 
@@ -77,11 +77,19 @@ def _update_inputs(node, shapes, completed):
 
 def _complete_inputs_forward(node, shapes):
     """Unknown inputs from known ones (FullyConnected's weight from its data)."""
-    # a shape with a 0 (Gluon's "(6, 0)": size unknown) is completed like an unknown one
-    inputs = [shape if _known(shape) else None for shape in map(shapes.get, node.inputs)]
-    if not inputs or inputs[0] is None or None not in inputs:
+    # a parameter with a 0 (Gluon's "(6, 0)": size unknown) is completed like an unknown one;
+    # the data may itself hold a 0 (an unknown batch size) and still tell the parameters
+    inputs = [shapes.get(entry) for entry in node.inputs]
+    inputs = inputs[:1] + [shape if _known(shape) else None for shape in inputs[1:]]
+    if not inputs or inputs[0] is None or (None not in inputs and _known(inputs[0])):
         return False      # as in MXNet, parameters are completed from the data's shape
-    return _update_inputs(node, shapes, node.instance.infer_input_shapes(*inputs))
+    try:
+        completed = node.instance.infer_input_shapes(*inputs)
+    except (MXNetError, ArithmeticError, ValueError, TypeError, IndexError):
+        if _known(inputs[0]):
+            raise
+        return False      # a partly known data shape may not be enough for this operator
+    return _update_inputs(node, shapes, completed)
 
 
 def _complete_inputs_backward(node, shapes):
@@ -98,7 +106,7 @@ def _infer_outputs(node, shapes):
     """Output shapes once every input is known (checked against any guessed already)."""
     inputs = [shapes.get(entry) for entry in node.inputs]
     if not all(_known(shape) for shape in inputs):
-        return False
+        return False      # an output computed from a partly known input could look known
     try:
         outputs = node.instance.output_shapes(inputs)
     except InvalidShapeError as error:
