@@ -57,7 +57,9 @@ class FullyConnected(OpDef):
 
     def forward(self, xp, data, weight, bias=None):
         output = self._rows(data) @ weight.T
-        return output if bias is None else output + bias
+        if bias is not None:
+            output += bias          # in place: the product is a new array
+        return output
 
     def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
         flat_grad = out_grad.reshape(-1, self.num_hidden)

@@ -64,9 +64,14 @@ class UpdateOp(OpDef):
             return xp.clip(values, -self.clip_gradient, self.clip_gradient)
         return values
 
-    def _rescaled(self, xp, grad):
-        """``clip(rescale_grad * grad)``."""
-        return self._clip(xp, self.rescale_grad * grad)
+    def _rescaled(self, xp, grad, scale=1.0):
+        """``scale * clip(rescale_grad * grad)``, computed into one new array."""
+        if self.clip_gradient < 0:
+            return grad * (self.rescale_grad * scale)
+        g = grad * self.rescale_grad
+        xp.clip(g, -self.clip_gradient, self.clip_gradient, out=g)
+        g *= scale
+        return g
 
     def _clip_weights(self, xp, weight):
         if self.clip_weights >= 0:
@@ -75,14 +80,21 @@ class UpdateOp(OpDef):
 
 
 # -- SGD and its momentum variants ---------------------------------------------------------------
+# The SGD steps run once per weight per batch: they work in place on their one new array,
+# since each temporary of a large weight costs about as much as the arithmetic itself.
 def _sgd_step(op, xp, weight, grad):
-    return (1 - op.lr * op.wd) * weight - op.lr * op._rescaled(xp, grad)
+    """``(1 - lr * wd) * weight - lr * g``."""
+    new_weight = op._rescaled(xp, grad, -op.lr)
+    new_weight += weight if op.wd == 0 else (1 - op.lr * op.wd) * weight
+    return new_weight
 
 
 def _sgd_mom_step(op, xp, weight, grad, mom):
     """``mom = momentum * mom - lr * wd * weight - lr * g``; returns ``weight + mom``."""
     mom *= op.momentum
-    mom -= op.lr * (op.wd * weight + op._rescaled(xp, grad))
+    mom += op._rescaled(xp, grad, -op.lr)
+    if op.wd != 0:
+        mom -= (op.lr * op.wd) * weight
     return weight + mom
 
 
