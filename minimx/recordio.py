@@ -9,6 +9,7 @@ Mirrors python/mxnet/recordio.py and dmlc-core's src/recordio.cc (byte-compatibl
 import numbers
 import os
 import struct
+import threading
 from collections import namedtuple
 
 import numpy as np
@@ -75,6 +76,8 @@ class MXRecordIO:
         self.flag = flag
         self.is_open = False
         self.handle = None
+        self.pid = None
+        self.lock = threading.RLock()
         self.open()
 
     def open(self):
@@ -86,6 +89,7 @@ class MXRecordIO:
             self.handle = open(self.uri, "wb" if self.writable else "rb")
         except OSError as err:
             raise MXNetError(f"RecordIO: cannot open {self.uri!r}: {err.strerror}") from err
+        self.pid = os.getpid()
         self.is_open = True
 
     def close(self):
@@ -106,12 +110,14 @@ class MXRecordIO:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["handle"] = None
+        state["lock"] = None
         if self.is_open and self.writable:
             self.handle.flush()
         return state
 
     def __setstate__(self, state):
         self.__dict__ = state
+        self.lock = threading.RLock()
         was_open = state["is_open"]
         self.is_open = False
         if was_open:
@@ -122,6 +128,16 @@ class MXRecordIO:
         self.close()
         self.open()
 
+    def _check_pid(self, allow_reset):
+        """A forked process shares the parent's file offset: a reader reopens the file."""
+        if self.pid == os.getpid():
+            return
+        if not allow_reset:
+            raise MXNetError(f"RecordIO: {self.uri!r} was opened for writing in process "
+                             f"{self.pid}; process {os.getpid()} may not write to it")
+        self.lock = threading.RLock()     # a lock held by another thread at fork stays held
+        self.reset()
+
     def _check_open(self, writable):
         if not self.is_open:
             raise MXNetError(f"RecordIO: {self.uri!r} is closed")
@@ -131,11 +147,17 @@ class MXRecordIO:
     def write(self, buf):
         """Append one record (bytes)."""
         self._check_open(writable=True)
+        self._check_pid(allow_reset=False)
         self.handle.write(record_bytes(bytes(buf)))
 
     def read(self):
         """The next record as bytes, or None at the end of the file."""
         self._check_open(writable=False)
+        self._check_pid(allow_reset=True)
+        with self.lock:     # threads sharing a reader must not interleave their reads
+            return self._read_parts()
+
+    def _read_parts(self):
         parts = []
         while True:
             start = self.handle.tell()
@@ -223,15 +245,19 @@ class MXIndexedRecordIO(MXRecordIO):
     def seek(self, idx):
         """Move the read position to the record with key ``idx``."""
         self._check_open(writable=False)
+        self._check_pid(allow_reset=True)
         if idx not in self.idx:
             raise KeyError(f"MXIndexedRecordIO: no record with key {idx!r} in "
                            f"{self.idx_path!r}")
         self.handle.seek(self.idx[idx])
 
     def read_idx(self, idx):
-        """The record with key ``idx``."""
-        self.seek(idx)
-        return self.read()
+        """The record with key ``idx`` (safe to call from several threads)."""
+        self._check_open(writable=False)
+        self._check_pid(allow_reset=True)
+        with self.lock:     # no other thread may move the file position between seek and read
+            self.seek(idx)
+            return self.read()
 
     def write_idx(self, idx, buf):
         """Append a record under key ``idx``."""

@@ -308,6 +308,34 @@ def test_image_record_dataset(tmp_path):
     np.testing.assert_array_equal(image.asnumpy(), arrays[1][:, :, ::-1])
 
 
+
+@pytest.mark.parametrize("workers", [dict(num_workers=2), dict(num_workers=4, thread_pool=True)])
+def test_record_dataset_under_dataloader_workers(tmp_path, workers):
+    # forked workers share the parent's file offset unless the reader reopens the file, and
+    # threads share one reader: each record must still come back whole with its own label
+    rng = np.random.default_rng(5)
+    arrays = [rng.integers(0, 256, (4, 6, 3), dtype=np.uint8) for _ in range(24)]
+    payloads = [recordio.pack_img(recordio.IRHeader(0, float(i), i, 0), a, img_fmt=".png")
+                for i, a in enumerate(arrays)]
+    data = gdata.vision.ImageRecordDataset(write_records(tmp_path, payloads))
+    data[0]                                   # the parent reads before the workers start
+    for _ in range(2):
+        images, labels = [], []
+        for x, y in gdata.DataLoader(data, 2, **workers):
+            images.extend(x.asnumpy())
+            labels.extend(y.asnumpy().tolist())
+        assert labels == list(range(24))
+        for image, array in zip(images, arrays):
+            np.testing.assert_array_equal(image, array[:, :, ::-1])
+
+
+def test_record_writer_refuses_another_process(tmp_path):
+    writer = recordio.MXRecordIO(str(tmp_path / "w.rec"), "w")
+    writer.pid = -1                           # as if the file had been opened before a fork
+    with pytest.raises(RuntimeError, match="process"):
+        writer.write(b"x")
+    writer.close()
+
 # -- transforms ----------------------------------------------------------------------------------
 def test_random_transforms_keep_shape_dtype_and_identity_at_zero():
     rng = np.random.default_rng(4)
