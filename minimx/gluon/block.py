@@ -123,10 +123,9 @@ class Block:
         """Write the parameters to ``filename`` in MXNet's .params format, keyed '0.weight'..."""
         from .. import ndarray as nd
         params = self._collect_params_with_prefix()
-        if deduplicate:
-            seen = {}
-            params = {name: p for name, p in params.items()
-                      if seen.setdefault(id(p), name) == name}
+        if deduplicate:     # a shared parameter is saved once, under its last name (as MXNet)
+            last_name = {id(param): name for name, param in params.items()}
+            params = {last_name[id(param)]: param for param in params.values()}
         nd.save(filename, {name: param._reduce() for name, param in params.items()})
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
@@ -141,7 +140,11 @@ class Block:
             raise MXNetError(f"load_parameters: {filename} holds unnamed arrays, not parameters")
         if loaded and not any("." in key for key in loaded):   # an old save_params file
             loaded = _match_full_names(self, loaded)
-        missing = [name for name in params if name not in loaded]
+        names_of = {}       # a shared parameter loads from any of its names (dedup'd files)
+        for name, param in params.items():
+            names_of.setdefault(id(param), []).append(name)
+        missing = [name for name, param in params.items()
+                   if not any(other in loaded for other in names_of[id(param)])]
         if missing and not allow_missing:
             raise MXNetError(f"load_parameters: {filename} lacks parameters {missing} "
                              f"(pass allow_missing=True to keep their current values)")

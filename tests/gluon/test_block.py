@@ -163,6 +163,32 @@ def test_save_and_load_parameters(tmp_path):
         smaller.load_parameters(path)
 
 
+
+def test_deduplicated_save_keeps_the_last_name_and_loads_back(tmp_path):
+    def shared_net():
+        net = nn.HybridSequential()
+        first = Affine(3)
+        net.add(first, Affine(2), Affine(3, params=first.params))
+        return net
+
+    net = shared_net()
+    net.initialize()
+    x = nd.ones((1, 3))
+    net[1](net[0](x))                   # finish the deferred shapes
+    expected = net[2](x).asnumpy()
+    path = str(tmp_path / "shared.params")
+    net.save_parameters(path, deduplicate=True)
+    # MXNet 1.9.1 keeps the last structural name of a shared parameter
+    assert sorted(nd.load(path)) == ["1.bias", "1.weight", "2.bias", "2.weight"]
+    net.load_parameters(path)
+    again = shared_net()
+    again.load_parameters(path)
+    np.testing.assert_allclose(again[0](x).asnumpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(again[2](x).asnumpy(), expected, rtol=1e-6)
+    nd.save(path, {"1.weight": again[1].weight.data(), "1.bias": again[1].bias.data()})
+    with pytest.raises(mx.MXNetError, match="lacks parameters"):
+        again.load_parameters(path)
+
 def test_hooks_and_apply():
     block = Affine(2)
     block.initialize()
