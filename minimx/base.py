@@ -8,7 +8,7 @@ import numpy as np
 __all__ = [
     "MXNetError", "InvalidShapeError", "InvalidTypeError", "InvalidParameterError",
     "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
-    "GradientError", "FileFormatError", "DTYPE_TO_FLAG", "FLAG_TO_DTYPE", "normalize_dtype",
+    "GradientError", "FileFormatError", "NotImplementedForSymbol", "DTYPE_TO_FLAG", "FLAG_TO_DTYPE", "normalize_dtype",
 ]
 
 
@@ -46,6 +46,25 @@ class GradientError(MXNetError):
 
 class FileFormatError(MXNetError, ValueError):
     """A file that is not, or is no longer, in the format it claims."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    """An NDArray-only function called on a Symbol, which has no values (MXNet's name).
+
+    Typically ``if x.sum() > 0:`` or ``x.asnumpy()`` inside a ``hybrid_forward`` being traced.
+    """
+
+    def __init__(self, function, alias=None, *args):
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.arg_types = [str(type(arg)) for arg in args]
+        message = f"Function {self.function}"
+        if alias:
+            message += f' (namely operator "{alias}")'
+        if self.arg_types:
+            message += f" with arguments ({', '.join(self.arg_types)})"
+        super().__init__(message + " is not implemented for Symbol and only available in "
+                                   "NDArray.")
 
 
 # mshadow's type flags: the integers MXNet writes into .params files and JSON.

@@ -9,12 +9,13 @@ from ..base import DTYPE_TO_FLAG, InvalidParameterError, MXNetError, normalize_d
 from . import inference, json_format
 from .graph import (MXNET_ONLY_PARAMS, Node, attribute_items, hide_keys, is_aux_input,
                     set_input_init_hints, topo_order)
+from .ndarray_only import NDArrayOnly
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "compose_op"]
 
 
-class Symbol:
-    """One or more outputs of a symbolic graph.
+class Symbol(NDArrayOnly):
+    """One or more outputs of a symbolic graph (with no values: see ndarray_only.py).
 
     Examples
     --------
