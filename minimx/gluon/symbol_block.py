@@ -37,6 +37,11 @@ class SymbolBlock(HybridBlock):
         self._cached_graph = (inputs, outputs)
         self._out_format = "single" if len(outputs) == 1 else list
 
+    def __repr__(self):     # MXNet's "SymbolBlock(\n<Symbol act> : 1 -> 1\n)"
+        inputs, outputs = self._cached_graph
+        return (f"{type(self).__name__}(\n{outputs!r} : {len(inputs)} -> "
+                f"{len(outputs.list_outputs())}\n)")
+
     @staticmethod
     def imports(symbol_file, input_names, param_file=None, ctx=None, allow_missing=False,
                 ignore_extra=False):

@@ -1,4 +1,7 @@
 """Block and HybridBlock core: naming, registration, deferred init, hybridize, export/import."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -142,6 +145,31 @@ def test_export_before_a_call_is_clear():
     block.hybridize()
     with pytest.raises(RuntimeError, match="hybridize"):
         block.export("nowhere")
+
+
+SYMBOL_BLOCK_REPRS = """
+import sys
+mx = __import__(sys.argv[1])
+x = mx.sym.var("data")
+act = mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=3, name="fc"), act_type="relu",
+                        name="act")
+net = mx.gluon.nn.HybridSequential(prefix="net_")
+net.add(mx.gluon.SymbolBlock(act, x))
+net.add(mx.gluon.SymbolBlock(mx.sym.Group([act, mx.sym.sigmoid(x, name="sig")]), x))
+print(repr(net))
+"""
+
+
+def test_symbol_block_repr_shows_its_output_symbol(mxnet_python, tmp_path):
+    script = tmp_path / "reprs.py"
+    script.write_text(SYMBOL_BLOCK_REPRS)
+    mine = subprocess.run([sys.executable, str(script), "minimx"], capture_output=True,
+                          text=True, check=True).stdout
+    assert "(0): SymbolBlock(\n  <Symbol act> : 1 -> 1\n  )" in mine
+    assert "<Symbol group [act, sig]> : 1 -> 2" in mine
+    reference = subprocess.run([mxnet_python, str(script), "mxnet"], capture_output=True,
+                               text=True, check=True).stdout
+    assert mine == reference
 
 
 def test_save_and_load_parameters(tmp_path):
