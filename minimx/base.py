@@ -1,6 +1,6 @@
 """Errors and the dtype table shared by every layer.
 
-Lesson: 02-ndarray.  Mirrors MXNet's ``python/mxnet/base.py`` (MXNetError) and
+Lesson: 02-ndarray-and-context.  Mirrors MXNet's ``python/mxnet/base.py`` (MXNetError) and
 mshadow's type flags (the integers stored in ``.params`` files).
 """
 import numpy as np
@@ -8,7 +8,8 @@ import numpy as np
 __all__ = [
     "MXNetError", "InvalidShapeError", "InvalidTypeError", "InvalidParameterError",
     "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
-    "GradientError", "FileFormatError", "NotImplementedForSymbol", "DTYPE_TO_FLAG", "FLAG_TO_DTYPE", "normalize_dtype",
+    "GradientError", "FileFormatError", "NotImplementedForSymbol", "DTYPE_TO_FLAG",
+    "FLAG_TO_DTYPE", "normalize_dtype",
 ]
 
 

@@ -1,6 +1,6 @@
 """Context: the device an array lives on, ``mx.cpu(i)`` or ``mx.gpu(i)``.
 
-Lesson: 02-ndarray.  Mirrors MXNet's ``python/mxnet/context.py``.  ``with ctx:``
+Lesson: 02-ndarray-and-context.  Mirrors MXNet's ``python/mxnet/context.py``.  ``with ctx:``
 sets the default context of the current thread, as in MXNet.
 """
 import threading

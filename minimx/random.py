@@ -1,6 +1,6 @@
 """``mx.random``: seeding, and the samplers of ``nd.random`` under MXNet's other name.
 
-Lesson: 02-ndarray.  Mirrors ``python/mxnet/random.py``: ``mx.random.uniform``
+Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/random.py``: ``mx.random.uniform``
 is ``mx.nd.random.uniform``, and ``mx.random.seed(s)`` makes every later
 sampler (on every device, or on ``ctx`` only) repeat the same numbers.
 """

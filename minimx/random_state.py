@@ -1,6 +1,6 @@
 """Per-device random state: ``mx.random.seed`` and the seed handed to each random op.
 
-Lesson: 02-ndarray.  Mirrors MXNet's per-device random resource.  A seed is
+Lesson: 02-ndarray-and-context.  Mirrors MXNet's per-device random resource.  A seed is
 drawn when an operation is *pushed*, in program order, so results do not
 depend on which worker thread runs first: the same seed gives the same numbers
 on the NaiveEngine and the ThreadedEngine.

@@ -1,6 +1,6 @@
 """Image encoding, decoding and resizing on numpy arrays (HWC, uint8), through Pillow.
 
-Lesson: 08-data. MXNet calls OpenCV for these; minimx uses Pillow for the codecs and
+Lesson: 10-data. MXNet calls OpenCV for these; minimx uses Pillow for the codecs and
 numpy for the two interpolations training code uses most (nearest and bilinear, with
 OpenCV's pixel-centre convention), so a resized image matches MXNet's to within rounding.
 Mirrors src/io/image_io.cc (imdecode, imresize) in its conventions.

@@ -1,6 +1,6 @@
 """``mx.init`` (also ``mx.initializer``): how parameters get their first values.
 
-Lesson: 09-gluon-parameters.  Mirrors ``python/mxnet/initializer.py``, in four
+Lesson: 08-gluon.  Mirrors ``python/mxnet/initializer.py``, in four
 parts: ``base`` (InitDesc, Initializer, the registry), ``fixed`` (known
 values), ``random_fills`` (random draws scaled by shape) and ``combine``
 (choosing an initializer by name).

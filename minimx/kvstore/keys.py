@@ -1,6 +1,7 @@
 """Keys and values as KVStore calls accept them, turned into (key, [arrays]) pairs.
 
-Lesson: 13-kvstore.  Mirrors ``_ctype_key_value`` in ``python/mxnet/kvstore/kvstore.py``
+Lesson: 13-kvstore-and-distributed.
+Mirrors ``_ctype_key_value`` in ``python/mxnet/kvstore/kvstore.py``
 and the grouping of ``KVStoreLocal::GroupKVPairs`` in ``src/kvstore/kvstore_local.h``.
 A call names one key or a list of keys; each key gets one NDArray or a list of
 them (one per device).  Keys are all ``int`` or all ``str`` within one store.

@@ -1,6 +1,6 @@
 """``minimx.ndarray`` (``nd``): the imperative array API.
 
-Lesson: 02-ndarray.  Mirrors ``python/mxnet/ndarray/``.  Every ``nd.<op>`` below
+Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/ndarray/``.  Every ``nd.<op>`` below
 that is not written by hand here is generated from the operator registry by
 ``register.make_function``; operators whose names start with ``_`` go to
 ``nd._internal``.  Operators declared with ``method = True`` also become

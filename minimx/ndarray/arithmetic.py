@@ -1,6 +1,6 @@
 """``+ - * / % ** == < ...`` on NDArrays and scalars: pick the right operator.
 
-Lesson: 02-ndarray.  Mirrors ``_ufunc_helper`` in MXNet's ``ndarray.py``:
+Lesson: 02-ndarray-and-context.  Mirrors ``_ufunc_helper`` in MXNet's ``ndarray.py``:
 two arrays use the broadcasting operator, an array and a number the scalar
 operator (``x + 1`` is ``_plus_scalar(x, scalar=1)``), two numbers plain Python.
 """

@@ -1,6 +1,6 @@
 """Making NDArrays: ``array`` from data, and ``zeros``/``ones``/``full``/``arange``/...
 
-Lesson: 02-ndarray.  Mirrors ``python/mxnet/ndarray/utils.py`` and the creation
+Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/ndarray/utils.py`` and the creation
 functions of ``ndarray.py``, with MXNet's signatures (``shape, ctx, dtype``).
 """
 import numpy as np

@@ -1,6 +1,6 @@
 """``x[key]`` and ``x[key] = value`` on NDArrays.
 
-Lesson: 02-ndarray.  Mirrors ``NDArray.__getitem__``/``__setitem__`` in MXNet
+Lesson: 02-ndarray-and-context.  Mirrors ``NDArray.__getitem__``/``__setitem__`` in MXNet
 1.x: an int or a unit-step slice on the first axis gives a *view* sharing the
 buffer (writing to it writes the original); any other key copies, through the
 ``_index`` operator so that autograd sees it.  MXNet returns shape ``(1,)``

@@ -1,6 +1,6 @@
 """``nd.random``: sampling arrays from distributions, with MXNet's signatures.
 
-Lesson: 02-ndarray.  Mirrors ``python/mxnet/ndarray/random.py``.  Each sampler
+Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/ndarray/random.py``.  Each sampler
 takes its distribution's parameters either as numbers (one distribution, giving
 ``shape`` samples: operator ``_random_<name>``) or as NDArrays (one
 distribution per element, each giving ``shape`` samples: ``_sample_<name>``).

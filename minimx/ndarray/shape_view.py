@@ -1,6 +1,6 @@
 """``NDArray.reshape``: a view sharing the buffer, with MXNet's reshape codes.
 
-Lesson: 02-ndarray.  Under ``autograd.record()`` the reshape is recorded as the
+Lesson: 02-ndarray-and-context.  Under ``autograd.record()`` the reshape is recorded as the
 ``Reshape`` operator instead, so gradients flow through it.
 """
 from ..autograd import recording

@@ -1,6 +1,6 @@
 """``nd.save`` / ``nd.load``: MXNet 1.x's binary NDArray list format, read and written.
 
-Lesson: 02-ndarray.  Mirrors ``python/mxnet/ndarray/utils.py`` and the file
+Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/ndarray/utils.py`` and the file
 layout of ``NDArray::Save``/``Load`` in ``src/ndarray/ndarray.cc``, so files
 move both ways between MXNet 1.x and minimx.  All numbers are little-endian::
 

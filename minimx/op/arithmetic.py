@@ -1,6 +1,7 @@
 """Element-wise arithmetic: tensor-tensor (broadcasting) and tensor-scalar.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/elemwise_binary_broadcast_op_basic.cc``
+Lesson: 02-ndarray-and-context.
+Mirrors ``src/operator/tensor/elemwise_binary_broadcast_op_basic.cc``
 and ``elemwise_binary_scalar_op_basic.cc``.  ``a + b`` on NDArrays calls
 ``broadcast_add``; ``a + 1`` calls ``_plus_scalar``.  The comparisons, built on the
 same base classes, are in ``compare.py``.

@@ -1,6 +1,6 @@
 """Copies of elements: broadcast_to, broadcast_axis, broadcast_like, tile and repeat.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/broadcast_reduce_op_value.cc``
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_op_value.cc``
 (the broadcast operators) and ``matrix_op.cc`` (tile, repeat).  Each element of the
 input appears several times in the output, so the gradient sums the copies back.
 """

@@ -1,6 +1,6 @@
 """Helpers shared by operator declarations: broadcasting, axes, gradient reduction, channels.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/broadcast_reduce_op.h``.
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_op.h``.
 """
 __all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "normalize_axis", "reduced_shape",
            "channel_view"]

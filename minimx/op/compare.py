@@ -1,6 +1,7 @@
 """Comparisons and logical operators, tensor-tensor (broadcasting) and tensor-scalar.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/elemwise_binary_broadcast_op_logic.cc``
+Lesson: 02-ndarray-and-context.
+Mirrors ``src/operator/tensor/elemwise_binary_broadcast_op_logic.cc``
 and ``elemwise_binary_scalar_op_logic.cc``.  ``a > b`` on NDArrays calls
 ``broadcast_greater``; ``a > 1`` calls ``_greater_scalar``.  The result is 0/1 in the
 input's dtype, as in MXNet, and has no gradient.  Each relation is written once and

@@ -1,6 +1,6 @@
 """Convolution, transposed convolution and pooling over 1, 2 or 3 spatial axes.
 
-Lesson: 08-convolutions.  Mirrors ``src/operator/nn/convolution.cc``,
+Lesson: 08-gluon.  Mirrors ``src/operator/nn/convolution.cc``,
 ``deconvolution.cc`` and ``pooling.cc``.  Every kernel window is a strided
 *view* of the padded input, shape ``(N, C, *out, *kernel)`` ("im2col" without
 copying); a convolution is then one ``tensordot`` per group.  Gradients

@@ -1,6 +1,6 @@
 """Operators that make arrays from nothing but parameters: zeros, ones, full, arange, eye.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/init_op.cc``.  They have no
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/init_op.cc``.  They have no
 inputs, so the frontend passes the context; ``zeros_like``/``ones_like`` take
 their shape from an input.
 """

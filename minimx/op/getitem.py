@@ -1,6 +1,6 @@
 """``_index``: numpy-style indexing of an array, as one differentiable operator.
 
-Lesson: 02-ndarray.  Basic indexing on the first axis is a view (see
+Lesson: 02-ndarray-and-context.  Basic indexing on the first axis is a view (see
 ``ndarray/indexing.py``); every other key, slices with steps, several axes,
 ``None``, ``...`` and integer index arrays, goes through this operator.  The
 key is a parameter in a small, hashable form; index arrays are extra inputs.

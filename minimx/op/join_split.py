@@ -1,6 +1,6 @@
 """Joining arrays and splitting one: Concat, stack and SliceChannel (split).
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/nn/concat.cc``, ``src/operator/tensor/
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/nn/concat.cc``, ``src/operator/tensor/
 matrix_op.cc`` (stack) and ``src/operator/slice_channel.cc``.  The gradient of a join
 is a split of the output gradient, and the gradient of a split is a join.
 """

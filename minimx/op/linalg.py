@@ -1,6 +1,6 @@
 """Matrix products: dot, batch_dot and linalg_gemm2.
 
-Lesson: 05-linear-regression (dot), 10-attention (batch_dot).  Mirrors
+Lesson: 02-ndarray-and-context (dot).  Mirrors
 ``src/operator/tensor/dot.cc`` and ``src/operator/tensor/la_op.cc``.
 
 MXNet's ``dot`` of N-D arrays is a matrix product of 2-D views: ``lhs`` is seen as

@@ -1,6 +1,6 @@
 """Neural-network layers as operators: dense, softmax and its relatives, dropout.
 
-Lesson: 07-gluon-layers.  Mirrors ``src/operator/nn/fully_connected.cc``,
+Lesson: 08-gluon.  Mirrors ``src/operator/nn/fully_connected.cc``,
 ``softmax.cc`` and ``dropout.cc``.  The activation layers live in
 ``activations.py`` and the normalisation layers in ``normalization.py``.
 """

@@ -1,6 +1,7 @@
 """Output layers: operators that end a network and start its gradient.
 
-Lesson: 09-module-api.  Mirrors ``src/operator/softmax_output.cc``,
+Lesson: 06-symbolic-programming, 11-training-with-module.
+Mirrors ``src/operator/softmax_output.cc``,
 ``regression_output.cc``, ``make_loss.cc``, ``svm_output.cc`` and
 ``loss_binary_op.cc``.  In the symbolic API a network ends with one of these:
 the forward pass gives predictions, and the backward pass *ignores* the

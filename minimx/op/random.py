@@ -1,6 +1,6 @@
 """Random operators: samplers with scalar parameters, per-element samplers, multinomial, shuffle.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/random/sample_op.cc`` (``_random_*``),
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/random/sample_op.cc`` (``_random_*``),
 ``multisample_op.cc`` (``_sample_*``), ``sample_multinomial_op.cc`` and
 ``shuffle_op.cc``.  Randomness arrives as ``rng``, a Generator the dispatcher
 seeds once per push from ``mx.random.seed``'s state, so a forward stays a pure

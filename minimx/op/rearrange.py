@@ -1,6 +1,6 @@
 """Moving elements to new places: reverse (flip), Pad, depth_to_space and space_to_depth.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/matrix_op.cc`` (reverse,
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/matrix_op.cc`` (reverse,
 depth_to_space, space_to_depth) and ``src/operator/pad.cc``.  Where the move is not
 simply undone by its inverse (reflect and edge padding), the gradient pads an array
 of element numbers the same way to find where each output element came from.

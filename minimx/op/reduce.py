@@ -1,6 +1,6 @@
 """Reductions: sum, mean, max, min, prod, nansum, nanprod, norm, argmax, argmin.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/broadcast_reduce_op_value.cc``,
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_op_value.cc``,
 ``broadcast_reduce_op_index.cc`` and ``broadcast_reduce_norm_value.cc``.  MXNet's
 conventions: ``axis=None`` or ``()`` reduces every axis, ``exclude=True`` reduces the
 axes *not* listed, and a full reduction gives shape ``(1,)``, never ``()``.  Each

@@ -1,6 +1,7 @@
 """MXNet's reshape codes: 0 copy, -1 infer, -2 copy the rest, -3 merge two, -4 split one.
 
-Lesson: 02-ndarray.  Mirrors ``ReshapeShape`` in ``src/operator/tensor/matrix_op-inl.h``.
+Lesson: 02-ndarray-and-context.
+Mirrors ``ReshapeShape`` in ``src/operator/tensor/matrix_op-inl.h``.
 Used by the ``Reshape`` operator and by ``NDArray.reshape`` (a view).
 
 >>> reshape_target((2, 3, 4), (-4, 1, 2, -3))

@@ -1,6 +1,6 @@
 """Operators that change an array's shape but not its elements: reshape, transpose, squeeze.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/matrix_op.cc`` (Reshape, Flatten,
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/matrix_op.cc`` (Reshape, Flatten,
 expand_dims, squeeze, transpose, SwapAxis).  A reshape keeps the elements in order,
 so its gradient is the output gradient reshaped back; a transpose's gradient is the
 inverse permutation.  Related families: ``join_split.py``, ``slicing.py``,

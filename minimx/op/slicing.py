@@ -1,6 +1,6 @@
 """Reading a region of an array: slice, slice_axis, slice_like and diag.
 
-Lesson: 02-ndarray.  Mirrors ``src/operator/tensor/matrix_op.cc`` (slice, slice_axis,
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/matrix_op.cc`` (slice, slice_axis,
 slice_like) and ``diag_op.cc``.  Each gradient writes the output gradient back into
 zeros at the places the region was read from.
 """

@@ -1,6 +1,7 @@
 """Recurrent cells: one time step as a Block, and ``unroll`` to run it over a sequence.
 
-Lesson: 10-recurrent-networks.  Mirrors ``python/mxnet/gluon/rnn/rnn_cell.py``.
+Lesson: 08-gluon, 11-training-with-module (the RNN operator).
+Mirrors ``python/mxnet/gluon/rnn/rnn_cell.py``.
 A cell maps ``(input_t, states)`` to ``(output_t, new_states)``; ``unroll``
 calls it once per step, so a traced (``F = sym``) unroll is a graph with one
 copy of the cell per step.  Containers stack cells (``SequentialRNNCell``),

@@ -1,6 +1,6 @@
 """``gluon.data.vision``: image datasets and transforms.
 
-Lesson: 11-gluon-data.  Mirrors ``python/mxnet/gluon/data/vision/``.
+Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/vision/``.
 """
 from .datasets import CIFAR10, MNIST, FashionMNIST, ImageFolderDataset, ImageRecordDataset
 from . import datasets, transforms
