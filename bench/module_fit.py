@@ -1,13 +1,20 @@
 """Module.fit throughput: the 784-512-256-10 MLP, batch 128, synthetic data, minimx vs MXNet.
 
-    python bench/module_fit.py
+    python bench/module_fit.py [--blas-threads N]
 
 The same script text trains with ``minimx`` and with MXNet 1.9.1 (when its interpreter is
 found), each in a fresh process: one warm-up epoch, then the best of three 2-epoch ``fit``
 calls (SGD, Accuracy), in samples per second; the two take turns three times.  Then,
 for minimx only, the same batches through growing parts of the loop (forward+backward,
 + update, + metric), so the difference between two rows is the cost of one part of ``fit``.
+
+``--blas-threads N`` sets ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and
+``MKL_NUM_THREADS`` for both frameworks.  On a machine busy with other work, a
+multi-threaded BLAS that spins while waiting for its other threads can run many
+times slower than one thread (numpy's OpenBLAS suffers more than MXNet's OpenMP
+kernels), so ``--blas-threads 1`` gives the comparison that load disturbs least.
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -106,4 +113,13 @@ def main(rounds=3):
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blas-threads", type=int, default=None,
+                        help="BLAS/OpenMP threads of both frameworks (default: theirs)")
+    parser.add_argument("--rounds", type=int, default=3, help="turns each framework takes")
+    options = parser.parse_args()
+    if options.blas_threads:
+        threads = str(options.blas_threads)
+        os.environ.update(OMP_NUM_THREADS=threads, OPENBLAS_NUM_THREADS=threads,
+                          MKL_NUM_THREADS=threads)
+    main(options.rounds)
