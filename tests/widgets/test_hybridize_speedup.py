@@ -77,3 +77,25 @@ def test_view_runs_from_its_controls_and_draws_every_mode():
     assert view.result["config"]["engine_type"] == "NaiveEngine"
     assert "mx-hybridize-chart" in view.chart.value
     assert not view.button.disabled
+
+
+BOOK_COLUMN_PX = 688        # the text column of the built book (sphinx-book-theme, 1280 px wide)
+
+
+def test_chart_fits_the_book_column_and_scales_below_it():
+    import re
+    result = run_benchmark(widths=(6, 5), **SMALL)
+    result["config"].update(batch_size=512, in_units=1024, widths=[1024, 512, 256, 128],
+                            calls=2000, engine_type="ThreadedEngine")
+    result["machine"].update(python="3.11.7", numpy="2.4.6", cpus=16, processor="x86_64")
+    for row in result["results"]:                 # the widest numbers the labels can show
+        row.update(ms_per_call=999.0 if row["mode"] == "imperative" else 99.99,
+                   pushes_per_forward=1000 if row["mode"] == "imperative" else 1)
+    svg = chart_svg(result)
+    width = float(re.search(r'<svg[^>]* width="([\d.]+)"', svg).group(1))
+    assert width <= BOOK_COLUMN_PX
+    assert "width:100%" in svg and f"max-width:{width:g}px" in svg and "height:auto" in svg
+    # no left-aligned text runs past the right edge (12 px sans-serif: under 7.5 px a char)
+    for x, text in re.findall(r'<text x="([\d.]+)"(?![^>]*text-anchor="end")[^>]*>([^<]*)<',
+                              svg):
+        assert float(x) + 7.5 * len(text) <= width, text

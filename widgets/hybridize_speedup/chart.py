@@ -9,7 +9,9 @@ __all__ = ["chart_svg", "summary_text", "summary_lines"]
 
 _COLORS = {"imperative": "#D55E00", "hybridized": "#0072B2", "static_alloc": "#56B4E9",
            "numpy": "#7f7f7f"}
-_ROW, _LABEL_W, _BAR_W, _PUSH_W, _TOP = 30, 200, 300, 150, 46
+# 680 px in all: within the book's text column (688 px), so the text keeps its size there;
+# narrower columns scale the whole chart down (width 100%, viewBox) instead of cutting it.
+_ROW, _LABEL_W, _BAR_W, _PUSH_W, _TOP = 30, 185, 255, 150, 46
 
 
 def _time_text(ms):
@@ -82,4 +84,5 @@ def chart_svg(result, title=None):
                  f'{machine["cpus"]} CPUs ({esc(machine["processor"])})</text>')
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="mx-hybridize-chart" '
             f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-            f'style="font-family:sans-serif;font-size:12px">' + "".join(parts) + "</svg>")
+            f'style="width:100%;max-width:{width}px;height:auto;font-family:sans-serif;'
+            f'font-size:12px">' + "".join(parts) + "</svg>")
