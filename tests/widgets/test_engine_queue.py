@@ -197,6 +197,83 @@ def test_static_svg_is_well_formed_and_draws_each_op(length):
     assert "deepest queue" in svg
 
 
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def rgb(colour):
+    """(r, g, b) in 0..255 of a '#rrggbb' or 'hsl(h, s%, l%)' colour."""
+    import colorsys
+    if colour.startswith("#"):
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    hue, sat, light = (float(v.strip(" %")) for v in colour[4:-1].split(","))
+    return tuple(255 * c for c in colorsys.hls_to_rgb(hue / 360, light / 100, sat / 100))
+
+
+def bars(svg):
+    return [r for r in ElementTree.fromstring(svg).iter(f"{SVG}rect")
+            if r.find(f"{SVG}title") is not None]
+
+
+def test_similar_names_get_clearly_different_colours():
+    names = ["op_a", "op_b", "op_c", "op_d", "_plus0", "_plus1"]
+    rec = recording(*[op_events(i, name, (i * 1e-3, i * 1e-3, i * 1e-3, (i + 0.5) * 1e-3), W0)
+                      for i, name in enumerate(names)], origin=0.0)
+    fills = [rgb(bar.get("fill")) for bar in bars(static.render_svg(payload.build_payload(rec)))]
+    assert len(set(fills)) == len(names)
+    closest = min(sum((a - b) ** 2 for a, b in zip(p, q)) ** 0.5
+                  for i, p in enumerate(fills) for q in fills[i + 1:])
+    assert closest > 40                    # a hash of similar names gave near-identical hues
+
+
+def test_back_to_back_runs_on_one_worker_show_a_gap():
+    rec = recording(op_events(1, "dot", (0.0, 0.0, 0.001, 0.002), W0, [], [1]),
+                    op_events(2, "dot", (0.0, 0.0, 0.002, 0.003), W0, [], [2]), origin=0.0)
+    first, second = bars(static.render_svg(payload.build_payload(rec)))
+    gap = float(second.get("x")) - (float(first.get("x")) + float(first.get("width")))
+    assert gap >= 0.85                                     # 1 px, less the 0.1 px rounding
+
+
+@pytest.mark.parametrize("second_worker", [W0, W1])
+def test_an_edge_stays_visible_when_the_next_op_starts_as_the_first_ends(second_worker):
+    rec = recording(op_events(1, "dot", (0.0, 0.0, 0.001, 0.002), W0, [1], [2]),
+                    op_events(2, "add", (0.0001, 0.002, 0.002, 0.003), second_worker, [2], [3]),
+                    origin=0.0)
+    data = payload.build_payload(rec)
+    assert data["edges"] and data["edges"][0][4]           # a blocking edge
+    root = ElementTree.fromstring(static.render_svg(data))
+    children = list(root)
+    paths = [c for c in children if c.tag == f"{SVG}path"]
+    assert len(paths) == 1
+    numbers = [float(v) for v in paths[0].get("d").replace("M", " ").replace("C", " ")
+               .replace(",", " ").split()]
+    xs = numbers[0::2]
+    assert max(xs) - min(xs) >= 8                          # not a zero-width line
+    last_bar = max(children.index(bar) for bar in children if bar.find(f"{SVG}title")
+                   is not None and bar.tag == f"{SVG}rect")
+    assert children.index(paths[0]) > last_bar             # drawn over the bars
+
+
+def test_axis_unit_does_not_overlap_the_last_tick():
+    rec = recording(op_events(1, "dot", (0.0, 0.0, 0.001, 0.010), W0), origin=0.0)
+    data = payload.build_payload(rec)
+    assert data["t_end"] == 10.0                           # the last tick sits at the edge
+    root = ElementTree.fromstring(static.render_svg(data))
+    axis_y = max(float(t.get("y")) for t in root.iter(f"{SVG}text")
+                 if t.text == "10")
+    spans = []
+    for text in root.iter(f"{SVG}text"):
+        if float(text.get("y")) != axis_y:
+            continue
+        x, width = float(text.get("x")), 7 * len(text.text)    # 11 px font: < 7 px a char
+        anchor = text.get("text-anchor", "start")
+        left = x - width / 2 if anchor == "middle" else x - width if anchor == "end" else x
+        spans.append((left, left + width, text.text))
+    spans.sort()
+    assert any("ms" in text for _, _, text in spans)
+    for (_, right, a), (left, _, b) in zip(spans, spans[1:]):
+        assert right <= left, f"{a!r} overlaps {b!r}"
+
 # -- live recordings --------------------------------------------------------------------------
 def test_timeline_records_a_real_run(engine):
     x = nd.ones((300, 300))
@@ -312,17 +389,30 @@ def test_javascript_tooltips_colours_and_states_match_python(run_js):
                     origin=0.0, var_labels={1: "x (4, 4) float32"})
     data = payload.build_payload(rec)
     moments = [0.0, 0.0008, 0.0015, 0.003, 0.0055, 0.0065, 0.008]
-    result = run_js("engine_queue/view.js", ["eqTooltip", "eqState", "mmxColor", "mmxTicks"],
+    edges = [[200.0, 32, 200.0, 58], [200.0, 58, 350.5, 32], [300.25, 32, 302.0, 32],
+             [180.0, 6, 400.0, 6]]
+    result = run_js("engine_queue/view.js",
+                    ["eqTooltip", "eqState", "mmxCategoryColor", "mmxTicks", "eqEdgePath",
+                     "eqBarWidth"],
                     f"out({{tips: DATA.ops.map((op) => eqTooltip(DATA, op)),"
                     f" states: DATA.ops.map((op) => {[t * 1e3 for t in moments]}"
                     f".map((t) => eqState(op, t))),"
-                    f" colours: DATA.names.map(mmxColor), ticks: mmxTicks(0, 7.3, 6)}});", data)
+                    f" colours: [...Array(30).keys()].map(mmxCategoryColor),"
+                    f" ticks: mmxTicks(0, 7.3, 6),"
+                    f" edges: {edges}.map((e) => eqEdgePath(...e)),"
+                    f" widths: [0.2, 1, 1.5, 40.25].map(eqBarWidth)}});", data)
     assert result["tips"] == [static.op_tooltip(data, op) for op in data["ops"]]
     expected = [[op.state_at(t) for t in moments] for op in rec.ops]
     assert result["states"] == expected
-    from widgets._common.svg import color_for, nice_ticks
-    assert result["colours"] == [color_for(name) for name in data["names"]]
+    from widgets._common.svg import category_color, nice_ticks
+    assert result["colours"] == [category_color(index) for index in range(30)]
     assert result["ticks"] == pytest.approx(nice_ticks(0, 7.3, 6))
+    def numbers(path):      # toFixed rounds an exact half up, Python to even: 0.1 apart
+        return [float(v) for v in path.replace("M", " ").replace("C", " ")
+                .replace(",", " ").split()]
+    for js_path, edge in zip(result["edges"], edges, strict=True):
+        assert numbers(js_path) == pytest.approx(numbers(static.edge_path(*edge)), abs=0.11)
+    assert result["widths"] == [static.bar_width(w) for w in (0.2, 1, 1.5, 40.25)]
 
 
 def test_an_exception_in_the_body_propagates_and_unsubscribes():

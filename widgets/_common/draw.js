@@ -1,5 +1,5 @@
 // Drawing helpers shared by minimx's widgets; prepended to each view's module.
-// mmxColor follows the same rule as svg.py's color_for, so colours match the static picture.
+// mmxCategoryColor follows svg.py's category_color, so colours match the static picture.
 const MMX_SVGNS = "http://www.w3.org/2000/svg";
 
 function mmxEl(tag, attrs, parent, text) {
@@ -15,12 +15,14 @@ function mmxEl(tag, attrs, parent, text) {
   return node;
 }
 
-function mmxColor(name) {
-  let value = 0;
-  for (const char of String(name)) {
-    value = (value * 31 + char.codePointAt(0)) % 2147483647;
-  }
-  return `hsl(${value % 360}, 55%, 55%)`;
+// Ten colours told apart at a glance (Tableau 10, as svg.py's CATEGORIES), then golden-angle
+// hues: the index-th category in order of appearance gets mmxCategoryColor(index).
+const MMX_CATEGORIES = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+
+function mmxCategoryColor(index) {
+  if (index < MMX_CATEGORIES.length) return MMX_CATEGORIES[index];
+  return `hsl(${Math.floor(index * 137.508) % 360}, 60%, 50%)`;
 }
 
 // Colours for a few series told apart at a glance (same list as svg.py's SERIES).

@@ -6,7 +6,7 @@ in the live view and in the static picture.
 import html
 import math
 
-__all__ = ["esc", "color_for", "nice_ticks", "svg_document", "fmt_ms", "SERIES"]
+__all__ = ["esc", "category_color", "nice_ticks", "svg_document", "fmt_ms", "SERIES"]
 
 # Colours for a few series told apart at a glance (same list as draw.js's MMX_SERIES).
 SERIES = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
@@ -17,12 +17,20 @@ def esc(text):
     return html.escape(str(text), quote=True)
 
 
-def color_for(name):
-    """A stable colour for a name: a hue from a string hash (same rule as draw.js)."""
-    value = 0
-    for char in str(name):
-        value = (value * 31 + ord(char)) % 2147483647
-    return f"hsl({value % 360}, 55%, 55%)"
+# Ten colours told apart at a glance (Tableau 10), given to categories in order of appearance.
+CATEGORIES = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+              "#ff9da7", "#9c755f", "#bab0ac")
+
+
+def category_color(index):
+    """The colour of the ``index``-th category (same rule as draw.js's mmxCategoryColor).
+
+    The first ten take the palette; later ones step round the hue circle by the golden
+    angle, so no two neighbours in order of appearance get similar hues.
+    """
+    if index < len(CATEGORIES):
+        return CATEGORIES[index]
+    return f"hsl({int(index * 137.508) % 360}, 60%, 50%)"
 
 
 def nice_ticks(low, high, count=6):

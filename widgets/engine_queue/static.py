@@ -3,11 +3,12 @@
 Lesson: 04-lazy-evaluation.  Draws the same payload as view.js, at its final
 state: one lane per frontend thread (push ticks) and per worker (run bars, or
 busy bins for long runs), the blocking dependency edges, and the queue depth
-below.  Hovering a bar shows its ``<title>`` (name, vars, durations).
+below.  Hovering a bar shows its ``<title>`` (name, vars, durations).  Each
+operator name gets a palette colour in order of first appearance.
 """
-from .._common.svg import color_for, esc, fmt_ms, nice_ticks, svg_document
+from .._common.svg import category_color, esc, fmt_ms, nice_ticks, svg_document
 
-__all__ = ["render_svg", "render_html", "op_tooltip"]
+__all__ = ["render_svg", "render_html", "op_tooltip", "edge_path", "bar_width"]
 
 WIDTH, LABEL, LANE, DEPTH_HEIGHT, TOP = 860, 170, 26, 90, 22
 
@@ -53,7 +54,7 @@ def render_svg(data):
     if data["aggregated"]:
         body += _bins(data, x)
     else:
-        body += _edges(data, x) + _ops(data, x)
+        body += _ops(data, x) + _edges(data, x)     # edges on top, so none hides under a bar
     body += _depth(data, x, TOP + LANE * len(lanes) + 30)
     return svg_document(WIDTH, height, body, label=_headline(data))
 
@@ -84,8 +85,30 @@ def _axis(x, t_end, y):
                      f'stroke="#ddd"/>')
         parts.append(f'<text x="{x(tick):.1f}" y="{y + 16}" text-anchor="middle" '
                      f'fill="#555">{tick:g}</text>')
-    parts.append(f'<text x="{WIDTH - 4}" y="{y + 16}" text-anchor="end" fill="#555">ms</text>')
+    # in the label column, left of the "0" tick: clear of every tick number
+    parts.append(f'<text x="{LABEL - 8}" y="{y + 16}" text-anchor="end" fill="#555">'
+                 f'time (ms)</text>')
     return parts
+
+
+def bar_width(pixels):
+    """Drawn width of a run bar: 1 px short of its time, so back-to-back runs show a gap."""
+    return max(1.0, pixels - 1.0)
+
+
+def edge_path(x1, top1, x2, top2):
+    """SVG path of a dependency edge from where one op ends (``x1``, in the lane at ``top1``)
+    to where the other starts (``x2``, lane at ``top2``): a hump over the bars in one lane,
+    an S-curve bulging right between lanes; visible even when ``x2 == x1``."""
+    if top1 == top2:
+        pad = max(0.0, (8.0 - (x2 - x1)) / 2)
+        left, right, y = x1 - pad, x2 + pad, top1 + 4
+        return (f"M{left:.1f},{y:.1f} C{left:.1f},{y - 9:.1f} {right:.1f},{y - 9:.1f} "
+                f"{right:.1f},{y:.1f}")
+    y1, y2 = top1 + LANE / 2, top2 + LANE / 2
+    bulge = max(16.0, abs(x2 - x1) / 2)
+    return (f"M{x1:.1f},{y1:.1f} C{x1 + bulge:.1f},{y1:.1f} {x2 - bulge:.1f},{y2:.1f} "
+            f"{x2:.1f},{y2:.1f}")
 
 
 def _lane_y(lane):
@@ -95,19 +118,19 @@ def _lane_y(lane):
 def _ops(data, x):
     parts = []
     for op in data["ops"]:
-        name = data["names"][op[1]]
+        colour = category_color(op[1])
         title = f"<title>{esc(op_tooltip(data, op))}</title>"
         if op[2] is not None and op[4] is not None:
             px = x(op[4])
             parts.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{_lane_y(op[2]) + 4}" '
-                         f'y2="{_lane_y(op[2]) + LANE - 4}" stroke="{color_for(name)}" '
+                         f'y2="{_lane_y(op[2]) + LANE - 4}" stroke="{colour}" '
                          f'stroke-width="2">{title}</line>')
         if op[3] is not None and op[6] is not None:
             end = op[7] if op[7] is not None else data["t_end"]
-            width = max(1.0, x(end) - x(op[6]))
+            width = bar_width(x(end) - x(op[6]))
             stroke = ' stroke="#c00" stroke-width="2"' if op[10] else ""
             parts.append(f'<rect x="{x(op[6]):.1f}" y="{_lane_y(op[3]) + 4}" '
-                         f'width="{width:.1f}" height="{LANE - 8}" fill="{color_for(name)}"'
+                         f'width="{width:.1f}" height="{LANE - 8}" fill="{colour}"'
                          f'{stroke}>{title}</rect>')
     return parts
 
@@ -119,9 +142,9 @@ def _edges(data, x):
         a, b = ops[src], ops[dst]
         if not blocking or a[3] is None or b[3] is None or a[7] is None or b[6] is None:
             continue
-        y1, y2 = _lane_y(a[3]) + LANE / 2, _lane_y(b[3]) + LANE / 2
-        parts.append(f'<line x1="{x(a[7]):.1f}" y1="{y1}" x2="{x(b[6]):.1f}" y2="{y2}" '
-                     f'stroke="#888" stroke-width="0.8" stroke-dasharray="2,2"/>')
+        path = edge_path(x(a[7]), _lane_y(a[3]), x(b[6]), _lane_y(b[3]))
+        parts.append(f'<path d="{path}" fill="none" stroke="#555" stroke-width="1" '
+                     f'stroke-dasharray="3,2" pointer-events="none"/>')
     return parts
 
 

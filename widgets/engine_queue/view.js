@@ -59,8 +59,9 @@ function eqDraw(parts, data, t, showEdges) {
     mmxEl("text", { x: x(tick), y: laneBottom + 16, "text-anchor": "middle", fill: "#555" },
       svg, String(tick));
   }
-  mmxEl("text", { x: EQ_WIDTH - 4, y: laneBottom + 16, "text-anchor": "end", fill: "#555" },
-    svg, "ms");
+  // in the label column, left of the "0" tick: clear of every tick number
+  mmxEl("text", { x: EQ_LABEL - 8, y: laneBottom + 16, "text-anchor": "end", fill: "#555" },
+    svg, "time (ms)");
   lanes.forEach(([name, kind], i) => {
     mmxEl("rect", { x: EQ_LABEL, y: laneY(i) + 2, width: plot, height: EQ_LANE - 4,
       fill: kind === "frontend" ? "#eef3fb" : "#f6f6f6" }, svg);
@@ -71,10 +72,32 @@ function eqDraw(parts, data, t, showEdges) {
   const overlay = mmxEl("g", {}, svg);
   if (data.aggregated) eqBins(svg, data, t, x, laneY, parts);
   else eqOps(svg, overlay, data, t, x, laneY, parts, showEdges);
+  svg.appendChild(overlay);     // edges on top, so none hides under a bar
   mmxEl("line", { x1: x(t), x2: x(t), y1: EQ_TOP, y2: height - 10, stroke: "#c33",
     "stroke-width": 1, class: "mmx-cursor" }, svg);
   eqDepth(svg, data, t, x, laneBottom + 30);
   return svg;
+}
+
+// Drawn width of a run bar: 1 px short of its time, so back-to-back runs show a gap.
+function eqBarWidth(pixels) {
+  return Math.max(1, pixels - 1);
+}
+
+// Path of a dependency edge (same shape as static.py's edge_path): a hump over the bars in
+// one lane, an S-curve bulging right between lanes; visible even when x2 == x1.
+function eqEdgePath(x1, top1, x2, top2) {
+  const f = (v) => v.toFixed(1);
+  if (top1 === top2) {
+    const pad = Math.max(0, (8 - (x2 - x1)) / 2);
+    const left = x1 - pad, right = x2 + pad, y = top1 + 4;
+    return `M${f(left)},${f(y)} C${f(left)},${f(y - 9)} ${f(right)},${f(y - 9)} `
+      + `${f(right)},${f(y)}`;
+  }
+  const y1 = top1 + EQ_LANE / 2, y2 = top2 + EQ_LANE / 2;
+  const bulge = Math.max(16, Math.abs(x2 - x1) / 2);
+  return `M${f(x1)},${f(y1)} C${f(x1 + bulge)},${f(y1)} ${f(x2 - bulge)},${f(y2)} `
+    + `${f(x2)},${f(y2)}`;
 }
 
 function eqOps(svg, overlay, data, t, x, laneY, parts, showEdges) {
@@ -90,15 +113,15 @@ function eqOps(svg, overlay, data, t, x, laneY, parts, showEdges) {
     const a = ops[edge[0]], b = ops[edge[1]];
     if (a[3] === null || b[3] === null || a[7] === null || b[6] === null) return;
     if (a[7] > t || b[6] > t) return;
-    mmxEl("line", { x1: x(a[7]), y1: laneY(a[3]) + EQ_LANE / 2, x2: x(b[6]),
-      y2: laneY(b[3]) + EQ_LANE / 2, stroke: colour, "stroke-width": 1,
-      "stroke-dasharray": dash, class: "mmx-edge" }, overlay);
+    mmxEl("path", { d: eqEdgePath(x(a[7]), laneY(a[3]), x(b[6]), laneY(b[3])), fill: "none",
+      stroke: colour, "stroke-width": 1, "stroke-dasharray": dash, "pointer-events": "none",
+      class: dash ? "mmx-edge" : "mmx-edge mmx-edge-hover" }, overlay);
   };
-  if (showEdges) data.edges.forEach((e) => e[4] && edgeLine(e, "#999", "2,2"));
+  if (showEdges) data.edges.forEach((e) => e[4] && edgeLine(e, "#555", "3,2"));
   ops.forEach((op, index) => {
     const state = eqState(op, t);
     if (state === "unpushed") return;
-    const name = data.names[op[1]];
+    const colour = mmxCategoryColor(op[1]);
     const hover = (node) => {
       node.addEventListener("mouseenter", (event) => {
         parts.tip.show(eqTooltip(data, op), event);
@@ -106,18 +129,18 @@ function eqOps(svg, overlay, data, t, x, laneY, parts, showEdges) {
       });
       node.addEventListener("mouseleave", () => {
         parts.tip.hide();
-        overlay.querySelectorAll("line[stroke='#222']").forEach((line) => line.remove());
+        overlay.querySelectorAll(".mmx-edge-hover").forEach((edge) => edge.remove());
       });
     };
     if (op[2] !== null && op[4] !== null) {
       hover(mmxEl("line", { x1: x(op[4]), x2: x(op[4]), y1: laneY(op[2]) + 4,
-        y2: laneY(op[2]) + EQ_LANE - 4, stroke: mmxColor(name), "stroke-width": 2,
+        y2: laneY(op[2]) + EQ_LANE - 4, stroke: colour, "stroke-width": 2,
         class: "mmx-push" }, svg));
     }
     if (op[3] !== null && op[6] !== null && op[6] <= t) {
       const end = Math.min(op[7] !== null ? op[7] : data.t_end, t);
       hover(mmxEl("rect", { x: x(op[6]), y: laneY(op[3]) + 4,
-        width: Math.max(1, x(end) - x(op[6])), height: EQ_LANE - 8, fill: mmxColor(name),
+        width: eqBarWidth(x(end) - x(op[6])), height: EQ_LANE - 8, fill: colour,
         stroke: op[10] ? "#c00" : state === "running" ? "#222" : null,
         "stroke-width": op[10] || state === "running" ? 2 : null, class: "mmx-op",
         "data-op": op[0] }, svg));
