@@ -188,7 +188,7 @@ def test_static_picture_and_status():
         if step == 3:
             dash.epoch_end()
     data = dash.payload()
-    assert status_text(data) == ("epoch 1/3  ·  batch 2/4  ·  64 samples/s (average 64)  ·  "
+    assert status_text(data) == ("epoch 2/3  ·  batch 2/4  ·  64 samples/s (average 64)  ·  "
                                  "192 samples in 2.50 s")
     svg = render_svg(data)
     assert svg.count("<polyline") == 3          # loss, accuracy, samples/sec
@@ -212,6 +212,24 @@ def test_js_status_and_progress_match_python(run_js):
     assert out[0] == status_text(data)
     progress = [data["progress"]["epoch_fraction"], data["progress"]["run_fraction"]]
     assert out[1] == pytest.approx(progress) and out[2] == pytest.approx(progress)
+
+
+def test_the_last_epoch_reads_n_of_n_in_python_and_js(run_js):
+    dash = TrainingDashboard(batch_size=4, batches_per_epoch=2, num_epochs=3, display=False,
+                             clock=FakeClock())
+    for epoch in range(3):                      # MXNet counts epochs 0, 1, 2
+        for batch in range(2):
+            dash.update(loss=1.0, epoch=epoch, batch=batch)
+        dash.history.add_validation(epoch, {"loss": 0.5})
+        dash.epoch_end(epoch)
+    data = dash.payload()
+    assert status_text(data).startswith("epoch 3/3  ·  batch 2/2")
+    assert "(epoch 3)</title>" in render_svg(data) and "(epoch 0)" not in render_svg(data)
+    out = run_js("training_dashboard/view.js", ["tdStatus"],
+                 "out([tdStatus(DATA, null), tdStatus(DATA, 1), tdStatus(DATA, 6)])", data)
+    assert out[0] == status_text(data)
+    assert out[1].startswith("epoch 1/3  ·  batch 1/2")      # replaying the first batch
+    assert out[2].startswith("epoch 3/3  ·  batch 2/2")
 
 
 def test_docstring_examples():

@@ -28,7 +28,8 @@ def status_text(data):
     speed_text = f"{speed:,.0f} samples/s" if speed else "- samples/s"
     if average:
         speed_text += f" (average {average:,.0f})"
-    parts = [f"epoch {progress['epoch']}{epochs}", f"batch {progress['batch'] + 1}{batches}",
+    # epochs and batches count from 1 here, as the totals do (MXNet's epoch 0 is "epoch 1/N")
+    parts = [f"epoch {progress['epoch'] + 1}{epochs}", f"batch {progress['batch'] + 1}{batches}",
              speed_text, f"{data['samples']:,} samples in {data['elapsed']:.2f} s"]
     return "  ·  ".join(parts)
 
@@ -90,7 +91,8 @@ def _panel(x0, y0, name, steps, values, data, color):
             if value is not None:
                 parts.append(f'<circle cx="{px(item["step"]):.1f}" cy="{py(value):.1f}" r="4" '
                              f'fill="#fff" stroke="{color}" stroke-width="2"><title>validation '
-                             f'{esc(name)} = {value:g} (epoch {item["epoch"]})</title></circle>')
+                             f'{esc(name)} = {value:g} (epoch {item["epoch"] + 1})</title>'
+                             f'</circle>')
     parts.append(f'<text x="{x0 + width}" y="{y0 + height + 14}" text-anchor="end" '
                  f'fill="#555">batch {data["step"][-1] + 1}</text>')
     return parts

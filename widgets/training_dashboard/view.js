@@ -22,7 +22,8 @@ function tdStatus(data, count) {
   const firstOfEpoch = data.epoch_starts.filter((s) => s <= data.step[last]).pop() || 0;
   const batch = count === null ? data.progress.batch : data.step[last] - firstOfEpoch;
   const speed = count === null ? data.current_speed : data.speed[last];
-  const parts = [`epoch ${epoch}${data.num_epochs ? "/" + data.num_epochs : ""}`,
+  // epochs and batches count from 1 here, as the totals do (MXNet's epoch 0 is "epoch 1/N")
+  const parts = [`epoch ${epoch + 1}${data.num_epochs ? "/" + data.num_epochs : ""}`,
     `batch ${batch + 1}${perEpoch ? "/" + perEpoch : ""}`,
     speed ? `${tdNumber(speed)} samples/s` : "- samples/s"];
   if (count === null) {
@@ -91,7 +92,7 @@ function tdPanel(svg, x0, y0, name, data, values, count, color) {
   for (const v of validation.filter((v) => v.step <= upTo)) {
     const dot = mmxEl("circle", { cx: px(v.step), cy: py(v.values[name]), r: 4, fill: "#fff",
       stroke: color, "stroke-width": 2 }, svg);
-    mmxEl("title", {}, dot, `validation ${name} = ${v.values[name]} (epoch ${v.epoch})`);
+    mmxEl("title", {}, dot, `validation ${name} = ${v.values[name]} (epoch ${v.epoch + 1})`);
   }
   if (n) {
     const latest = values.slice(0, n).filter((v) => v !== null).pop();
