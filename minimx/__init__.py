@@ -20,7 +20,7 @@ from . import symbol as sym
 from .attribute import AttrScope
 from . import executor, registry, operator, initializer, lr_scheduler, optimizer, metric
 from . import callback, monitor, recordio, io, kvstore, viz, gluon, module
-from . import image
+from . import image, rnn
 from . import initializer as init
 from . import kvstore as kv
 from . import module as mod
@@ -32,6 +32,6 @@ __version__ = "0.1.0"
 __all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "random", "symbol",
            "sym", "name", "attribute", "AttrScope", "executor", "registry", "operator",
            "initializer", "init", "lr_scheduler", "optimizer", "metric", "callback", "monitor",
-           "mon", "model", "recordio", "image", "io", "kvstore", "kv", "viz", "gluon", "module",
+           "mon", "model", "recordio", "image", "rnn", "io", "kvstore", "kv", "viz", "gluon", "module",
            "mod", "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "__version__"]
