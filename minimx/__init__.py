@@ -32,6 +32,6 @@ __version__ = "0.1.0"
 __all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "random", "symbol",
            "sym", "name", "attribute", "AttrScope", "executor", "registry", "operator",
            "initializer", "init", "lr_scheduler", "optimizer", "metric", "callback", "monitor",
-           "mon", "model", "recordio", "image", "rnn", "io", "kvstore", "kv", "viz", "gluon", "module",
-           "mod", "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned",
+           "mon", "model", "recordio", "image", "rnn", "io", "kvstore", "kv", "viz", "gluon",
+           "module", "mod", "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned",
            "current_context", "num_gpus", "__version__"]

@@ -38,7 +38,8 @@ def main(names):
         notebook = execute(path)
         target = OUTPUT / (path.stem + ".ipynb")
         nbformat.write(notebook, target)
-        print(f"{path.name}: ran in {time.perf_counter() - start:.1f} s -> {target.relative_to(ROOT)}")
+        seconds = time.perf_counter() - start
+        print(f"{path.name}: ran in {seconds:.1f} s -> {target.relative_to(ROOT)}")
     print(f"{len(paths)} lesson(s) executed; open them with: .venv/bin/jupyter lab notebooks/")
 
 

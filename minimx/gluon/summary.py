@@ -50,7 +50,8 @@ def print_summary(block, inputs):
     params = block.collect_params().values()
     trainable = sum(_count(p) for p in params if p.grad_req != "null")
     unique = sum(_count(p) for p in params)
-    lines = ["-" * _WIDTH, f"{'Layer (type)':>20}{'Output Shape':>42}{'Param #':>16}", "=" * _WIDTH]
+    header = f"{'Layer (type)':>20}{'Output Shape':>42}{'Param #':>16}"
+    lines = ["-" * _WIDTH, header, "=" * _WIDTH]
     lines += [f"{name:>20}{shape:>42}{count:>16}" for name, shape, count in rows]
     total = sum(count for _, _, count in rows)
     lines += ["=" * _WIDTH, "Parameters in forward computation graph, duplicate included",
