@@ -33,5 +33,5 @@ __all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "rand
            "sym", "name", "attribute", "AttrScope", "executor", "registry", "operator",
            "initializer", "init", "lr_scheduler", "optimizer", "metric", "callback", "monitor",
            "mon", "model", "recordio", "image", "rnn", "io", "kvstore", "kv", "viz", "gluon",
-           "module", "mod", "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu", "cpu_pinned",
-           "current_context", "num_gpus", "__version__"]
+           "module", "mod", "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu",
+           "cpu_pinned", "current_context", "num_gpus", "__version__"]

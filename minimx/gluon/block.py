@@ -76,7 +76,7 @@ class Block:
         return block
 
     def register_forward_pre_hook(self, hook):
-        """Call ``hook(block, inputs)`` before every forward; the handle's ``detach()`` undoes it."""
+        """Call ``hook(block, inputs)`` before every forward; ``handle.detach()`` removes it."""
         return _HookHandle(self._forward_pre_hooks, hook)
 
     def register_forward_hook(self, hook):
