@@ -21,24 +21,29 @@ fi
 if [ -x .venv-mxnet/bin/python ]; then
   export MINIMX_MXNET_PYTHON="$PWD/.venv-mxnet/bin/python"
 fi
+echo "set-up done after $SECONDS s"
 status=0
 if [ $# -eq 0 ]; then
   # The book build runs every lesson top to bottom in a fresh kernel and fails on any cell
-  # error, so it is the lesson gate: tests/test_lessons.py (the same execution again) then
-  # skips, and tests/browser opens the pages built here.
+  # error, so it is the lesson gate: tests/test_lessons.py (the same execution again) skips
+  # each lesson this build executed (its _build/jupyter_execute/NN-*.ipynb exists; a failing
+  # lesson leaves none, and the build stops there), and tests/browser opens the pages built.
   mkdir -p _build
   echo "building the book (executes every lesson; log: _build/book-build.log)"
   start=$SECONDS
   rm -rf _build/jupyter_execute
+  export MINIMX_LESSONS_EXECUTED="$PWD/_build/jupyter_execute"
   if .venv/bin/python tools/build_book.py > _build/book-build.log 2>&1; then
     echo "book built in $((SECONDS - start)) s: _build/html/index.html"
-    export MINIMX_BOOK_HTML="$PWD/_build/html" MINIMX_LESSONS_EXECUTED="$PWD/_build/jupyter_execute"
+    export MINIMX_BOOK_HTML="$PWD/_build/html"
   else
     tail -n 80 _build/book-build.log
-    echo "FAILED: the book build (a lesson cell failed?); tests/test_lessons.py will say which"
+    echo "FAILED: the book build after $((SECONDS - start)) s; tests/test_lessons.py runs the"
+    echo "lessons it did not execute and says which cell fails"
     export MINIMX_BOOK_FAILED="$PWD/_build/book-build.log"
     status=1
   fi
 fi
 .venv/bin/python -m pytest "$@" || status=$?
+echo "scripts/test.sh: $SECONDS s in all; browser screenshots in _build/screenshots/"
 exit $status
