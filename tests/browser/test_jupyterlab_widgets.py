@@ -156,7 +156,7 @@ def check_engine_queue(page):
     snap(page, "engine_queue-timeline", first)
 
     memory = page.locator(".mmx-mem").first
-    memory.locator(".mmx-mem-svg polyline.mmx-mem-line").first.wait_for()
+    memory.locator(".mmx-mem-svg polyline.mmx-mem-line").first.wait_for(state="attached")
     note = memory.locator(".mmx-controls span")
     before = note.inner_text()
     memory.locator("button.mmx-replay").click()
