@@ -79,6 +79,7 @@ def api(kv):
     out = nd.zeros((2,))
     kv.pull(3, out=out)
     result["init"] = out.asnumpy().tolist()
+    kv.barrier()             # dist_async: nobody pushes before everyone has read the init value
     kv.push(3, [nd.ones((2,)) * (rank + 1), nd.ones((2,))])  # local sum, then over workers
     kv.pull(3, out=out)
     result["push"] = out.asnumpy().tolist()
