@@ -25,7 +25,7 @@ __all__ = [
     "Var", "Operation", "EngineEvent", "push", "wait_for_var", "wait_all", "new_var",
     "set_engine", "get_engine", "engine_type", "bulk", "set_bulk_size", "set_max_pending",
     "max_pending", "pending_count", "subscribe", "unsubscribe", "NaiveEngine", "ThreadedEngine",
-    "raise_if_no_value", "run_inline",
+    "raise_if_no_value", "forget_failures", "run_inline",
 ]
 
 ENGINES = {"NaiveEngine": NaiveEngine, "ThreadedEngine": ThreadedEngine,
@@ -104,6 +104,17 @@ def raise_if_no_value(var):
     if failure is not None:
         raise OperatorFailedError(f"this array has no value: {failure.message} (the error "
                                   f"was raised at an earlier sync point)")
+
+
+def forget_failures():
+    """Finish pending work and drop the failures nobody has raised yet.
+
+    A clean slate between independent runs (the test suite calls it after
+    each test), so one test's unread failure never surfaces in another.
+    """
+    _flush_bulk()
+    _current.drain()
+    _current.failures = []
 
 
 def wait_all():
