@@ -6,6 +6,7 @@ Each script also runs alone and prints its own detailed table.  The machine's lo
 changes every figure: compare ratios measured in the same run, not across runs.
 """
 import executor_bench
+import gluon_bench
 import lazy_dot
 import memory_growth
 import module_fit
@@ -23,6 +24,7 @@ def main():
     parallel = parallel_ops.main()
     graphs = executor_bench.main()
     training = module_fit.main()
+    gluon = gluon_bench.main()
 
     threaded, naive = overhead["minimx ThreadedEngine"], overhead["minimx NaiveEngine"]
     mxnet = overhead["MXNet 1.9.1"]
@@ -67,6 +69,21 @@ def main():
     ours, theirs = training["minimx"], training["MXNet 1.9.1"]
     rows.append(("Module.fit MLP 784-512-256-10, batch 128", fmt(ours, " samples/s"),
                  fmt(theirs, " samples/s"), ratio(ours, theirs), ">= 1.00x of MXNet"))
+    floor, ours, theirs = gluon["numpy"], gluon["minimx"], gluon["MXNet 1.9.1"]
+    hybrid, imperative = ours.get("hybridized"), ours.get("imperative")
+    rows += [
+        ("seed net x1000 hybridized / numpy floor", fmt(hybrid, " ms"), fmt(floor, " ms"),
+         ratio(hybrid, floor), "<= 1.50x"),
+        ("seed net x1000 hybridized / MXNet hybridized", fmt(hybrid, " ms"),
+         fmt(theirs.get("hybridized"), " ms"), ratio(hybrid, theirs.get("hybridized")),
+         "<= 0.50x"),
+        ("seed net x1000 imperative / hybridized", fmt(imperative, " ms"), fmt(hybrid, " ms"),
+         ratio(imperative, hybrid), ">= 3x"),
+    ]
+    for key in ("MLP imperative", "MLP hybridized", "LeNet imperative", "LeNet hybridized"):
+        rows.append((f"Trainer {key}", fmt(ours.get(key), " samples/s"),
+                     fmt(theirs.get(key), " samples/s"), ratio(ours.get(key), theirs.get(key)),
+                     ">= 1.00x of MXNet" if key.startswith("MLP") else ""))
     print_table("Summary", ("measure", "minimx", "reference", "ratio", "target"), rows)
 
 
