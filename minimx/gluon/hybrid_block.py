@@ -11,8 +11,11 @@ What cannot be hybridized: code that needs values (``if x.sum() > 0``,
 ``x.asnumpy()``, ``x.shape`` of intermediate results), in-place writes, and
 Python loops whose length depends on data.
 """
+import re
+
 from .. import ndarray as nd
 from .. import symbol as sym
+from ..base import InvalidShapeError
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from .block import Block
@@ -134,21 +137,49 @@ class HybridBlock(Block):
             except DeferredInitializationError:
                 self._finish_deferred_init(x, *args)
                 params = {name: p.data(x.context) for name, p in self._reg_params.items()}
-            return self.hybrid_forward(nd, x, *args, **params)
+            try:
+                return self.hybrid_forward(nd, x, *args, **params)
+            except InvalidShapeError as error:
+                if getattr(error, "names_layer", False):
+                    raise
+                raise _unfit_input_error(self, error, x.shape) from error
 
     def _call_cached_op(self, *args):
         if self._cached_op is None:
             self._build_cache(*args)
         ctx = args[0].context
+        params = self._param_arrays(ctx)
+        if params is None:
+            try:
+                params = [param.data(ctx) for param in self._cached_params]
+            except DeferredInitializationError:
+                self._finish_deferred_init(*args)
+                params = [param.data(ctx) for param in self._cached_params]
+            # Remember them with the value lists they came from: a Parameter replaces its
+            # whole ``_data`` list whenever its arrays change (initialize, cast, load,
+            # reset_ctx), so an identity check per call proves the cache still right
+            # without ``param.data(ctx)``'s context lookups (the largest per-call cost).
+            self._param_cache = (ctx, self._cached_params,
+                                 [param._data for param in self._cached_params], params)
         try:
-            params = [param.data(ctx) for param in self._cached_params]
-        except DeferredInitializationError:
-            self._finish_deferred_init(*args)
-            params = [param.data(ctx) for param in self._cached_params]
-        out = self._cached_op(*_flatten(args)[0], *params)
+            out = self._cached_op(*_flatten(args)[0], *params)
+        except InvalidShapeError as error:
+            raise _unfit_input_error(_failing_layer(self, str(error)), error,
+                                     args[0].shape, network=self) from error
         if self._out_format == "single":
             return out
         return _regroup(out if isinstance(out, list) else [out], self._out_format)
+
+    def _param_arrays(self, ctx):
+        """The cached parameter arrays for ``ctx``, or None when they may be stale."""
+        cache = getattr(self, "_param_cache", None)
+        # a rebuilt CachedOp comes with a new _cached_params list
+        if cache is None or cache[0] is not ctx or cache[1] is not self._cached_params:
+            return None
+        for param, data in zip(self._cached_params, cache[2]):
+            if param._data is not data:
+                return None
+        return cache[3]
 
     def _build_cache(self, *args):
         inputs, out = self._get_graph(*args)
@@ -186,6 +217,34 @@ class HybridBlock(Block):
                 arrays[f"aux:{name}"] = param._reduce()
         nd.save(params_file, arrays)
         return symbol_file, params_file
+
+
+def _failing_layer(block, message):
+    """The block (``block`` or a descendant) whose prefix names the failing graph node."""
+    found, todo = block, [block]
+    while todo:
+        current = todo.pop()
+        todo.extend(current._children.values())
+        if f"'{current.prefix}" in message and len(current.prefix) > len(found.prefix):
+            found = current
+    return found
+
+
+def _unfit_input_error(layer, error, input_shape, network=None):
+    """An InvalidShapeError naming the layer, its mismatched Parameter(s) and both shapes."""
+    text = str(error).split(": ", 1)[-1] if "shape inference failed" in str(error) else str(error)
+    named = [p for key, p in layer._reg_params.items() if re.search(rf"\b{key}\b", text)]
+    params = named or list(layer._reg_params.values())
+    held = ", ".join(f"Parameter '{p.name}' has shape {p.shape}" for p in params)
+    where = f"network '{network.name}'" if network is not None and network is not layer else ""
+    given = f"{where} input" if where else "input"
+    error = InvalidShapeError(
+        f"{type(layer).__name__} layer '{layer.name}' cannot take the {given} of shape "
+        f"{tuple(input_shape)}: {held or 'it has no Parameters'}; {text}. The Parameters were "
+        f"initialised for another input shape: give inputs of that shape, or build (or "
+        f"re-initialize) the network for the new one.")
+    error.names_layer = True
+    return error
 
 
 def _flatten(args):
