@@ -113,8 +113,8 @@ class HybridBlock(Block):
         try:
             self._deferred_infer_shape(*args)
         except Exception as error:
-            raise ValueError(f"{self.name}: deferred initialisation failed because shape "
-                             f"inference failed: {error}") from error
+            raise InvalidShapeError(f"{self.name}: deferred initialisation failed because shape "
+                                    f"inference failed: {error}") from error
         for param in self.collect_params().values():
             param._finish_deferred_init()
 
