@@ -315,6 +315,24 @@ class BaseModule:
                          allow_missing=allow_missing, force_init=force_init,
                          allow_extra=allow_extra)
 
+    def _set_params_or_assign(self, assign, arg_params, aux_params, allow_missing,
+                              force_init, allow_extra):
+        """``set_params`` of Module and BucketingModule: without ``allow_missing`` it is
+        ``init_params`` with no initializer; with it, ``assign()`` writes only what is
+        given (skipped, with a warning, when already initialised and not ``force_init``)."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init,
+                             allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. "
+                          "set_params call ignored.", stacklevel=3)
+            return
+        assign()
+        self._params_dirty = True
+        self.params_initialized = True
+
     def save_params(self, fname):
         """Write the parameters to ``fname`` as ``arg:name`` / ``aux:name`` (atomically)."""
         from ..model import _write_atomically

@@ -10,7 +10,6 @@ bucket's own (``bind(shared_module=...)``), so an update made through any
 bucket is seen by all.
 """
 import logging
-import warnings
 
 import numpy as np
 
@@ -128,19 +127,11 @@ class BucketingModule(BaseModule):
 
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init,
-                             allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. "
-                          "set_params call ignored.", stacklevel=2)
-            return
-        self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing,
-                                     force_init=force_init, allow_extra=allow_extra)
-        self._params_dirty = True
-        self.params_initialized = True
+        def assign():
+            self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing,
+                                         force_init=force_init, allow_extra=allow_extra)
+        self._set_params_or_assign(assign, arg_params, aux_params, allow_missing, force_init,
+                                   allow_extra)
 
     def init_params(self, initializer=Uniform(0.01), arg_params=None, aux_params=None,
                     allow_missing=False, force_init=False, allow_extra=False):

@@ -196,18 +196,10 @@ class Module(BaseModule):
     def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True,
                    allow_extra=False):
         """Assign parameter values; before ``bind`` they are kept until binding."""
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init,
-                             allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. "
-                          "set_params call ignored.", stacklevel=2)
-            return
-        self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
-        self._params_dirty = True
-        self.params_initialized = True
+        def assign():
+            self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
+        self._set_params_or_assign(assign, arg_params, aux_params, allow_missing, force_init,
+                                   allow_extra)
 
     def _sync_params_from_devices(self):
         self._exec_group.get_params(self._arg_params, self._aux_params)
