@@ -43,57 +43,86 @@ class CachedOp:
 
     def _plan_for(self, arrays, is_train, record):
         ctx = arrays[0].context
-        key = (tuple((a.shape, a._dtype) for a in arrays), ctx, is_train, record)
+        # The key is computed on every call, so it holds only plain tuples, strings and
+        # ints: a Context as key element would cost a Python-level __hash__/__eq__ per call.
+        # (Layout kept: key[2] is is_train, which the symbol-graph widget reads.)
+        key = (tuple([(a._shape, a._dtype) for a in arrays]), (ctx.device_type, ctx.device_id),
+               is_train, record)
         found = self._plans.get(key)
         if found is None:
-            shapes_in = {node.name: a.shape for node, a in zip(self._variables, arrays)}
-            dtypes_in = {node.name: a._dtype for node, a in zip(self._variables, arrays)}
-            _, shapes = inference.infer_shapes(self._entries, shapes_in)
-            _, dtypes = inference.infer_types(self._entries, dtypes_in)
-            # A recorded call keeps what backward needs, also in predict mode.
-            plan = build_plan(self._entries, shapes, dtypes, is_train or record,
-                              backend.get_xp(ctx))
-            found = self._plans[key] = (plan, shapes, dtypes)
+            found = self._plans[key] = self._make_plan(arrays, ctx, is_train, record)
             self.plans_built += 1
         return found
+
+    def _make_plan(self, arrays, ctx, is_train, record):
+        shapes_in = {node.name: a.shape for node, a in zip(self._variables, arrays)}
+        dtypes_in = {node.name: a._dtype for node, a in zip(self._variables, arrays)}
+        _, shapes = inference.infer_shapes(self._entries, shapes_in)
+        _, dtypes = inference.infer_types(self._entries, dtypes_in)
+        # A recorded call keeps what backward needs, also in predict mode.
+        plan = build_plan(self._entries, shapes, dtypes, is_train or record,
+                          backend.get_xp(ctx))
+        return _PlanEntry(self, plan, shapes, dtypes)
 
     def __call__(self, *arrays):
         """Run the graph; returns one NDArray or a list (one per output)."""
         self.calls += 1
         is_train = recording.is_training()
         record = recording.is_recording() and any(a._autograd is not None for a in arrays)
-        plan, shapes, dtypes = self._plan_for(arrays, is_train, record)
+        entry = self._plan_for(arrays, is_train, record)
         ctx = arrays[0].context
-        outputs = [NDArray._empty(shapes[entry], dtypes[entry], ctx) for entry in self._entries]
+        outputs = [NDArray._empty(shape, dtype, ctx) for shape, dtype in entry.output_meta]
         saved = {} if record else None
-        self._push_forward(plan, arrays, outputs, ctx, is_train, saved)
+        self._push_forward(entry, arrays, outputs, ctx, is_train, saved)
         if record:
-            node = FunctionNode(_Backward(self, plan, arrays, outputs, saved, shapes, dtypes,
-                                          is_train),
+            node = FunctionNode(_Backward(self, entry.plan, arrays, outputs, saved,
+                                          entry.shapes, entry.dtypes, is_train),
                                 [a._autograd for a in arrays], [o.shape for o in outputs],
                                 [o._dtype for o in outputs], ctx)
             for index, output in enumerate(outputs):
                 output._autograd = (node, index)
         return outputs[0] if len(outputs) == 1 else outputs
 
-    def _push_forward(self, plan, arrays, outputs, ctx, is_train, saved):
+    def _push_forward(self, entry, arrays, outputs, ctx, is_train, saved):
         xp = backend.get_xp(ctx)
-        keys = [(node, 0) for node in self._variables]
-        seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
-                 for node in step.nodes if "rng" in node.op.forward_extras}
-        result_keys = [_resolve(plan, entry) for entry in self._entries]
-        mutated = [a for a, is_aux in zip(arrays, self._mutated) if is_aux]
+        plan, keys, result_keys = entry.plan, entry.value_keys, entry.result_keys
+        # Seeds are drawn at push time (not in the worker) so results do not depend on
+        # when the engine runs the op; most graphs have no random node and skip this.
+        seeds = {id(node): random_state.next_seed(ctx) for node in entry.rng_nodes}
+        make_rng = (lambda seed: backend.make_rng(ctx, seed)) if seeds else None
+        reads = [a._chunk.var for a in arrays]
+        writes = [o._chunk.var for o in outputs]
+        if entry.mutated:
+            writes += [arrays[i]._chunk.var for i in entry.mutated]
 
         def run():
             values = {key: array._read() for key, array in zip(keys, arrays)}
-            run_forward(plan, xp, values, is_train, seeds,
-                        lambda seed: backend.make_rng(ctx, seed), saved)
+            run_forward(plan, xp, values, is_train, seeds, make_rng, saved)
             for target, key in zip(outputs, result_keys):
                 target._write(values[key])
 
-        engine.push(run, [a._chunk.var for a in arrays],
-                    [o._chunk.var for o in outputs] + [a._chunk.var for a in mutated],
-                    ctx, "CachedOp")
+        engine.push(run, reads, writes, ctx, "CachedOp")
+
+
+class _PlanEntry:
+    """One plan and what every call with it needs, computed once instead of per call."""
+
+    def __init__(self, cached_op, plan, shapes, dtypes):
+        self.plan, self.shapes, self.dtypes = plan, shapes, dtypes
+        entries = cached_op._entries
+        self.output_meta = [(shapes[entry], dtypes[entry]) for entry in entries]
+        self.value_keys = [(node, 0) for node in cached_op._variables]
+        self.result_keys = [_resolve(plan, entry) for entry in entries]
+        self.rng_nodes = [node for step in plan.steps for node in step.nodes
+                          if "rng" in node.op.forward_extras]
+        self.mutated = [i for i, is_aux in enumerate(cached_op._mutated) if is_aux]
+
+    def __iter__(self):
+        """Unpacks as ``plan, shapes, dtypes`` (how the symbol-graph widget reads a plan)."""
+        return iter((self.plan, self.shapes, self.dtypes))
+
+    def __getitem__(self, index):
+        return (self.plan, self.shapes, self.dtypes)[index]
 
 
 def _resolve(plan, entry):
