@@ -15,7 +15,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import FileFormatError, MXNetError
 from .image_record_iter import epoch_schedule
-from .io import DataBatch, DataDesc, DataIter
+from .io import CurrentBatchIter, DataBatch, DataDesc
 
 __all__ = ["CSVIter", "MNISTIter"]
 
@@ -31,7 +31,7 @@ def load_csv(path, shape, what):
     return rows.reshape((rows.shape[0],) + tuple(shape))
 
 
-class ArrayBatcher(DataIter):
+class ArrayBatcher(CurrentBatchIter):
     """Batches of in-memory arrays, following an epoch schedule of positions."""
 
     def __init__(self, data, label, batch_size, names, round_batch=True, keep_last=True):
@@ -81,15 +81,6 @@ class ArrayBatcher(DataIter):
             label = label[:, 0]
         self.current_batch = DataBatch([nd.array(data)], [nd.array(label)], pad=pad)
         return True
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getpad(self):
-        return self.current_batch.pad
 
 
 class CSVIter(ArrayBatcher):

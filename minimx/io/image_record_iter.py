@@ -19,7 +19,7 @@ from ..base import MXNetError
 from ..image.codec import decode_array
 from ..recordio import unpack
 from .image_aug_default import augment
-from .io import DataBatch, DataDesc, DataIter
+from .io import CurrentBatchIter, DataBatch, DataDesc
 from .record_source import RecordSource
 
 __all__ = ["ImageRecordIter", "ImageRecordUInt8Iter", "DEFAULTS"]
@@ -68,7 +68,7 @@ def epoch_schedule(order, start, batch_size, round_batch):
     return batches, pads
 
 
-class ImageRecordIter(DataIter):
+class ImageRecordIter(CurrentBatchIter):
     """Read, decode, augment and batch images from a RecordIO file (see the module doc).
 
     Takes MXNet's keyword parameters: ``path_imgrec``, ``data_shape`` (C, H, W) and
@@ -215,23 +215,6 @@ class ImageRecordIter(DataIter):
                                        index=index, provide_data=self.provide_data,
                                        provide_label=self.provide_label)
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getpad(self):
-        return self.current_batch.pad
-
-    def getindex(self):
-        return self.current_batch.index
 
     def close(self):
         """Stop the producer thread and the worker pool."""

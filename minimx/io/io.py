@@ -132,7 +132,34 @@ class DataIter:
         """How many padding examples end the current batch."""
 
 
-class ResizeIter(DataIter):
+class CurrentBatchIter(DataIter):
+    """A DataIter whose ``iter_next()`` stores the whole DataBatch in ``current_batch``.
+
+    ``next()`` returns that batch as built (keeping its ``bucket_key`` and ``provide_*``),
+    and the getters read their fields from it.
+    """
+
+    current_batch = None
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(CurrentBatchIter):
     """Make an epoch of ``data_iter`` exactly ``size`` batches long.
 
     When the inner iterator runs out early it is reset and continues; when it has more,
@@ -176,14 +203,5 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
+    # like MXNet's ResizeIter, assemble a fresh DataBatch from the getters
+    next = DataIter.next

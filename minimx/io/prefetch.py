@@ -8,7 +8,7 @@ Mirrors python/mxnet/io/io.py (PrefetchingIter).
 import threading
 
 from ..base import MXNetError
-from .io import DataBatch, DataDesc, DataIter
+from .io import CurrentBatchIter, DataBatch, DataDesc
 
 __all__ = ["PrefetchingIter"]
 
@@ -23,7 +23,7 @@ def rename(descs, mapping):
     return renamed
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(CurrentBatchIter):
     """Prefetch batches of one or more iterators in background threads.
 
     With several iterators, each batch holds the data (and labels) of all of them,
@@ -142,20 +142,3 @@ class PrefetchingIter(DataIter):
             provide_data=self.provide_data, provide_label=self.provide_label)
         self._release()
         return True
-
-    def next(self):
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
