@@ -33,6 +33,18 @@ def pad4(length):
     return (length + 3) // 4 * 4
 
 
+def decode_header(head, uri, pos):
+    """``(cflag, length)`` from the 8 header bytes ``head`` read at byte ``pos`` of ``uri``."""
+    if len(head) < 8:
+        raise FileFormatError(f"Invalid RecordIO file {uri!r}: truncated record header at "
+                              f"byte {pos}")
+    magic, lrec = struct.unpack("<II", head)
+    if magic != MAGIC:
+        raise FileFormatError(f"Invalid RecordIO file {uri!r}: expected magic "
+                              f"0x{MAGIC:x} at byte {pos}, found 0x{magic:x}")
+    return lrec >> 29, lrec & (MAX_RECORD - 1)
+
+
 def record_bytes(buf):
     """The bytes that ``buf`` takes in a ``.rec`` file (split at aligned magic numbers)."""
     if len(buf) >= MAX_RECORD:
@@ -164,14 +176,7 @@ class MXRecordIO:
             head = self.handle.read(8)
             if not head and not parts:
                 return None
-            if len(head) < 8:
-                raise FileFormatError(f"Invalid RecordIO file {self.uri!r}: truncated record "
-                                      f"header at byte {start}")
-            magic, lrec = struct.unpack("<II", head)
-            if magic != MAGIC:
-                raise FileFormatError(f"Invalid RecordIO file {self.uri!r}: expected magic "
-                                      f"0x{MAGIC:x} at byte {start}, found 0x{magic:x}")
-            cflag, length = lrec >> 29, lrec & (MAX_RECORD - 1)
+            cflag, length = decode_header(head, self.uri, start)
             body = self.handle.read(pad4(length))
             if len(body) < pad4(length):
                 raise FileFormatError(f"Invalid RecordIO file {self.uri!r}: the record at byte "

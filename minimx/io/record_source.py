@@ -8,11 +8,10 @@ through its own file handle.
 Mirrors dmlc-core's src/io/input_split_base.cc (partitioning) and recordio_split.cc.
 """
 import os
-import struct
 import threading
 
 from ..base import FileFormatError, MXNetError
-from ..recordio import MAGIC, MAX_RECORD, MXRecordIO, pad4
+from ..recordio import MXRecordIO, decode_header, pad4
 
 __all__ = ["RecordSource"]
 
@@ -25,15 +24,7 @@ def scan_offsets(path):
         pos = 0
         continuing = False
         while pos < size:
-            head = handle.read(8)
-            if len(head) < 8:
-                raise FileFormatError(f"Invalid RecordIO file {path!r}: truncated header at "
-                                      f"byte {pos}")
-            magic, lrec = struct.unpack("<II", head)
-            if magic != MAGIC:
-                raise FileFormatError(f"Invalid RecordIO file {path!r}: expected magic "
-                                      f"0x{MAGIC:x} at byte {pos}, found 0x{magic:x}")
-            cflag, length = lrec >> 29, lrec & (MAX_RECORD - 1)
+            cflag, length = decode_header(handle.read(8), path, pos)
             if not continuing:
                 offsets.append(pos)
             continuing = cflag in (1, 2)
