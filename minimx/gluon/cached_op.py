@@ -38,6 +38,7 @@ class CachedOp:
         aux = aux_variables(self._entries)
         self._mutated = [id(node) in aux for node in self._variables]
         self._plans = {}
+        self._needs_grad_cache = {}
         self.plans_built = 0
         self.calls = 0
 
@@ -63,6 +64,15 @@ class CachedOp:
         plan = build_plan(self._entries, shapes, dtypes, is_train or record,
                           backend.get_xp(ctx))
         return _PlanEntry(self, plan, shapes, dtypes)
+
+    def _needs_grad(self, wanted):
+        """The entries that depend on the inputs flagged in ``wanted`` (a graph walk, so
+        done once per flag pattern rather than on every backward)."""
+        found = self._needs_grad_cache.get(wanted)
+        if found is None:
+            found = self._needs_grad_cache[wanted] = entries_depending_on(
+                self._entries, {id(v) for v, w in zip(self._variables, wanted) if w})
+        return found
 
     def __call__(self, *arrays):
         """Run the graph; returns one NDArray or a list (one per output)."""
@@ -149,8 +159,7 @@ class _Backward:
         xp = backend.get_xp(ctx)
         variables = self.cached_op._variables
         wanted = [a._autograd is not None for a in self.arrays]
-        needs_grad = entries_depending_on(self.cached_op._entries,
-                                          {id(v) for v, w in zip(variables, wanted) if w})
+        needs_grad = self.cached_op._needs_grad(tuple(wanted))
         grads = [NDArray._empty(a.shape, a._dtype, ctx) if w else None
                  for a, w in zip(self.arrays, wanted)]
         plan, saved, meta, is_train = self.plan, self.saved, self.meta, self.is_train
