@@ -9,7 +9,7 @@ NDArray methods (``x.sum()``, ``x.exp()``).
 import types
 
 from .. import engine
-from ..op import list_ops
+from ..op.registry import install_generated_functions
 from . import random, register, utils
 from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, lesser_equal,
                          logical_and, logical_or, logical_xor, maximum, minimum, modulo,
@@ -34,26 +34,7 @@ def waitall():
 _internal = types.ModuleType("minimx.ndarray._internal", "Operators whose names start with _.")
 op = types.ModuleType("minimx.ndarray.op", "Every generated operator function.")
 
-
-def _install_generated_functions():
-    """Add one function per registered operator (and alias) to this module."""
-    written_by_hand = set(globals())
-    for op_cls in list_ops():
-        for public_name in (op_cls.name, *op_cls.aliases):
-            function = register.make_function(op_cls, public_name)
-            setattr(op, public_name, function)
-            if public_name.startswith("_"):
-                setattr(_internal, public_name, function)
-            elif public_name not in written_by_hand:
-                globals()[public_name] = function
-                __all__.append(public_name)
-        if op_cls.method:
-            method_name = op_cls.name if op_cls.method is True else op_cls.method
-            if not hasattr(NDArray, method_name):
-                setattr(NDArray, method_name, register.make_method(getattr(op, op_cls.name)))
-
-
-_install_generated_functions()
+install_generated_functions(globals(), __all__, op, _internal, NDArray, register)
 
 
 def concatenate(arrays, axis=0, always_copy=True):

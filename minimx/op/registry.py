@@ -310,3 +310,28 @@ def list_ops():
     """Every registered operator class, once each, sorted by name."""
     unique = {cls.name: cls for cls in OPS.values()}
     return [unique[name] for name in sorted(unique)]
+
+
+def install_generated_functions(namespace, names, op_module, internal, array_class, register):
+    """Put one generated function per operator (and alias) into a frontend (nd or sym).
+
+    Every function goes on ``op_module``; ``_``-names also on ``internal``, the others into
+    ``namespace`` (a module's globals, listed in ``names``) unless written by hand there.
+    Operators with ``method = True`` (or a method name) become methods of ``array_class``.
+    ``register`` is the frontend's module with ``make_function`` and ``make_method``.
+    """
+    written_by_hand = set(namespace)
+    for op_cls in list_ops():
+        for public_name in (op_cls.name, *op_cls.aliases):
+            function = register.make_function(op_cls, public_name)
+            setattr(op_module, public_name, function)
+            if public_name.startswith("_"):
+                setattr(internal, public_name, function)
+            elif public_name not in written_by_hand:
+                namespace[public_name] = function
+                names.append(public_name)
+        if op_cls.method:
+            method_name = op_cls.name if op_cls.method is True else op_cls.method
+            if not hasattr(array_class, method_name):
+                setattr(array_class, method_name,
+                        register.make_method(getattr(op_module, op_cls.name)))
