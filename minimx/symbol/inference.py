@@ -39,23 +39,28 @@ def _parse_shape_attr(node):
                                 f"{node.attrs['__shape__']!r} is not a tuple of ints") from None
 
 
-def infer_shapes(entries, known):
-    """Shapes of every entry: {(node, index): shape or None}. ``known``: var name -> shape."""
+def _solve(entries, seed, step):
+    """The fixed point behind shape and type inference: ``seed(node)`` gives each variable's
+    value, then ``step(node, values)`` runs over the operator nodes until none changes."""
     order = topo_order(entries)
-    shapes = {}
-    for node in order:
-        if node.is_variable:
-            given = known.get(node.name)
-            if given is None and "__shape__" in node.attrs:
-                given = _parse_shape_attr(node)
-            shapes[(node, 0)] = tuple(given) if given is not None and len(given) else None
+    values = {(node, 0): seed(node) for node in order if node.is_variable}
     changed = True
     while changed:
         changed = False
         for node in order:
             if not node.is_variable:
-                changed |= _infer_node(node, shapes)
-    return order, shapes
+                changed |= step(node, values)
+    return order, values
+
+
+def infer_shapes(entries, known):
+    """Shapes of every entry: {(node, index): shape or None}. ``known``: var name -> shape."""
+    def seed(node):
+        given = known.get(node.name)
+        if given is None and "__shape__" in node.attrs:
+            given = _parse_shape_attr(node)
+        return tuple(given) if given is not None and len(given) else None
+    return _solve(entries, seed, _infer_node)
 
 
 def _infer_node(node, shapes):
@@ -65,14 +70,20 @@ def _infer_node(node, shapes):
     return _infer_outputs(node, shapes) or changed
 
 
-def _update_inputs(node, shapes, completed):
+def _merge_all(node, shapes, entries, labels, new_shapes):
+    """Merge each new shape into its entry; True if some entry changed."""
     changed = False
-    for position, (entry, shape) in enumerate(zip(node.inputs, completed)):
-        merged = _merge(node, f"input '{node.input_names()[position]}'", shapes.get(entry), shape)
+    for entry, label, shape in zip(entries, labels, new_shapes):
+        merged = _merge(node, label, shapes.get(entry), shape)
         if merged != shapes.get(entry):
             shapes[entry] = merged
             changed = True
     return changed
+
+
+def _update_inputs(node, shapes, completed):
+    labels = [f"input '{name}'" for name in node.input_names()]
+    return _merge_all(node, shapes, node.inputs, labels, completed)
 
 
 def _complete_inputs_forward(node, shapes):
@@ -111,33 +122,20 @@ def _infer_outputs(node, shapes):
         outputs = node.instance.output_shapes(inputs)
     except InvalidShapeError as error:
         raise InvalidShapeError(f"shape inference failed at node '{node.name}': {error}") from None
-    changed = False
-    for index, shape in enumerate(outputs):
-        merged = _merge(node, f"output {index}", shapes.get((node, index)), shape)
-        if merged != shapes.get((node, index)):
-            shapes[(node, index)] = merged
-            changed = True
-    return changed
+    indices = range(len(outputs))
+    return _merge_all(node, shapes, [(node, index) for index in indices],
+                      [f"output {index}" for index in indices], outputs)
 
 
 def infer_types(entries, known):
     """Dtypes of every entry: {(node, index): numpy dtype or None}. ``known``: name -> dtype."""
-    order = topo_order(entries)
-    dtypes = {}
-    for node in order:
-        if node.is_variable:
-            given = known.get(node.name)
-            if given is None and "__dtype__" in node.attrs:
-                from ..base import FLAG_TO_DTYPE
-                given = FLAG_TO_DTYPE[int(node.attrs["__dtype__"])]
-            dtypes[(node, 0)] = None if given is None else normalize_dtype(given)
-    changed = True
-    while changed:
-        changed = False
-        for node in order:
-            if not node.is_variable:
-                changed |= _infer_node_type(node, dtypes)
-    return order, dtypes
+    def seed(node):
+        given = known.get(node.name)
+        if given is None and "__dtype__" in node.attrs:
+            from ..base import FLAG_TO_DTYPE
+            given = FLAG_TO_DTYPE[int(node.attrs["__dtype__"])]
+        return None if given is None else normalize_dtype(given)
+    return _solve(entries, seed, _infer_node_type)
 
 
 def _infer_node_type(node, dtypes):
