@@ -90,8 +90,7 @@ class FactorScheduler(LRScheduler):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if step < 1:
             raise ValueError(f"step must be at least 1 update, got {step}")
-        if factor > 1.0:
-            raise ValueError(f"factor must be at most 1 (the rate only decreases), got {factor}")
+        _check_factor(factor)
         self.step = step
         self.factor = factor
         self.stop_factor_lr = stop_factor_lr
@@ -132,8 +131,7 @@ class MultiFactorScheduler(LRScheduler):
             raise ValueError(f"step must be strictly increasing, got {step}")
         if step[0] < 1:
             raise ValueError(f"every step must be at least 1 update, got {step}")
-        if factor > 1.0:
-            raise ValueError(f"factor must be at most 1 (the rate only decreases), got {factor}")
+        _check_factor(factor)
         self.step = step
         self.cur_step_ind = 0   # the next entry of step still to pass
         self.factor = factor
@@ -150,7 +148,33 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
+class _DecayToFinal(LRScheduler):
+    """Warm-up, then ``final_lr + (base_lr - final_lr) * self.decay(t / T)`` until
+    ``max_update`` (``t = num_update - warmup_steps``, ``T = max_update - warmup_steps``)."""
+
+    def __init__(self, max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                 warmup_mode):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
+        _check_max_update(max_update)
+        self.base_lr_orig = self.base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def decay(self, progress):
+        """The factor (1 at the start, 0 at the end) for ``progress`` in [0, 1]."""
+        raise NotImplementedError()
+
+    def __call__(self, num_update):
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            decay = self.decay((num_update - self.warmup_steps) / self.max_steps)
+            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * decay
+        return self.base_lr
+
+
+class PolyScheduler(_DecayToFinal):
     """Polynomial decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates.
 
     After warm-up: ``final_lr + (base_lr - final_lr) * (1 - t / T) ** pwr`` with
@@ -166,25 +190,15 @@ class PolyScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0, warmup_steps=0,
                  warmup_begin_lr=0, warmup_mode="linear"):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        _check_max_update(max_update)
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                         warmup_mode)
         self.power = pwr
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            progress = float(num_update - self.warmup_steps) / float(self.max_steps)
-            decay = pow(1 - progress, self.power)
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * decay
-        return self.base_lr
+    def decay(self, progress):
+        return pow(1 - progress, self.power)
 
 
-class CosineScheduler(LRScheduler):
+class CosineScheduler(_DecayToFinal):
     """Half a cosine from ``base_lr`` down to ``final_lr`` over ``max_update`` updates.
 
     After warm-up: ``final_lr + (base_lr - final_lr) * (1 + cos(pi * t / T)) / 2``
@@ -199,21 +213,16 @@ class CosineScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, final_lr=0, warmup_steps=0, warmup_begin_lr=0,
                  warmup_mode="linear"):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        _check_max_update(max_update)
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        super().__init__(max_update, base_lr, final_lr, warmup_steps, warmup_begin_lr,
+                         warmup_mode)
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            progress = (num_update - self.warmup_steps) / self.max_steps
-            decay = (1 + math.cos(math.pi * progress)) / 2
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * decay
-        return self.base_lr
+    def decay(self, progress):
+        return (1 + math.cos(math.pi * progress)) / 2
+
+
+def _check_factor(factor):
+    if factor > 1.0:
+        raise ValueError(f"factor must be at most 1 (the rate only decreases), got {factor}")
 
 
 def _check_max_update(max_update):
