@@ -84,3 +84,19 @@ function mmxReplay(tEnd, seconds, onFrame, onDone) {
   }, 60);
   return () => clearInterval(timer);
 }
+
+// The live-or-replay wiring of a replaying widget: the button replays; new data redraws
+// (not while `replaying()`); on first render a finished run that this page never saw live
+// replays by itself when the model's `autoplay` is on and `hasData(data)`, else it is drawn.
+function mmxWireReplay(model, button, replay, draw, replaying, hasData) {
+  let sawLive = false;
+  button.addEventListener("click", replay);
+  model.on("change:data", () => {
+    if (!model.get("data").final) sawLive = true;
+    if (!replaying()) draw();
+  });
+  const data = model.get("data");
+  if (data && !data.final) sawLive = true;
+  if (data && data.final && !sawLive && model.get("autoplay") && hasData(data)) replay();
+  else draw();
+}

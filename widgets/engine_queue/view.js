@@ -232,7 +232,7 @@ function render({ model, el }) {
   const picture = mmxEl("div", { class: "mmx-picture" }, root);
   const queue = mmxEl("div", { class: "mmx-queue" }, root);
   const parts = { tip: mmxTooltip(root) };
-  let cursor = null, stopReplay = null, sawLive = false;
+  let cursor = null, stopReplay = null;
 
   function draw() {
     const data = model.get("data");
@@ -261,7 +261,6 @@ function render({ model, el }) {
       draw();
     });
   }
-  button.addEventListener("click", replay);
   edgeToggle.addEventListener("change", draw);
   slider.addEventListener("input", () => {
     if (stopReplay) { stopReplay(); stopReplay = null; }
@@ -269,14 +268,7 @@ function render({ model, el }) {
     cursor = (Number(slider.value) / 1000) * (data.t_end || 0);
     draw();
   });
-  model.on("change:data", () => {
-    if (!model.get("data").final) sawLive = true;
-    if (!stopReplay) draw();
-  });
-  const data = model.get("data");
-  if (data && !data.final) sawLive = true;
-  if (data && data.final && !sawLive && model.get("autoplay") && data.summary.operations) replay();
-  else draw();
+  mmxWireReplay(model, button, replay, draw, () => stopReplay, (data) => data.summary.operations);
   return () => stopReplay && stopReplay();
 }
 

@@ -69,7 +69,7 @@ function render({ model, el }) {
   const note = mmxEl("span", {}, controls);
   const picture = mmxEl("div", { class: "mmx-picture" }, root);
   const parts = { tip: mmxTooltip(root) };
-  let cursor = null, stopReplay = null, sawLive = false;
+  let cursor = null, stopReplay = null;
 
   function draw() {
     const data = model.get("data");
@@ -97,15 +97,7 @@ function render({ model, el }) {
       draw();
     });
   }
-  button.addEventListener("click", replay);
-  model.on("change:data", () => {
-    if (!model.get("data").final) sawLive = true;
-    if (!stopReplay) draw();
-  });
-  const data = model.get("data");
-  if (data && !data.final) sawLive = true;
-  if (data && data.final && !sawLive && model.get("autoplay") && data.runs.length) replay();
-  else draw();
+  mmxWireReplay(model, button, replay, draw, () => stopReplay, (data) => data.runs.length);
   return () => stopReplay && stopReplay();
 }
 

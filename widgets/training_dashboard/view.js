@@ -131,7 +131,7 @@ function render({ model, el }) {
   const button = mmxEl("button", { class: "mmx-replay" }, controls, "▶ replay");
   const note = mmxEl("span", { class: "mmx-td-note" }, controls);
   const picture = mmxEl("div", {}, root);
-  let count = null, stopReplay = null, sawLive = false;
+  let count = null, stopReplay = null;
 
   function draw() {
     const data = model.get("data");
@@ -154,15 +154,7 @@ function render({ model, el }) {
       draw();
     }, () => { stopReplay = null; count = null; draw(); });
   }
-  button.addEventListener("click", replay);
-  model.on("change:data", () => {
-    if (!model.get("data").final) sawLive = true;
-    if (!stopReplay) draw();
-  });
-  const data = model.get("data");
-  if (data && !data.final) sawLive = true;
-  if (data && data.final && !sawLive && model.get("autoplay") && data.step.length) replay();
-  else draw();
+  mmxWireReplay(model, button, replay, draw, () => stopReplay, (data) => data.step.length);
   return () => { if (stopReplay) stopReplay(); style.remove(); };
 }
 
