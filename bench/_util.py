@@ -33,6 +33,27 @@ def run_mxnet(code, timeout=600):
     return result.stdout.strip().splitlines()[-1]
 
 
+def run_minimx(code, engine_name):
+    """Run ``code`` in a fresh Python with minimx on ``engine_name``; return its stdout."""
+    env = dict(os.environ, MINIMX_ENGINE_TYPE=engine_name, PYTHONPATH=REPO)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, check=True, cwd=REPO).stdout
+
+
+# Source of the per-op timing loop (``time`` and ``nd`` imported, ``{n}`` to format in):
+# ``per_op()`` pushes ``y = x + 1`` on a shape-(1,) array {n} times, waits, returns us per op.
+ADD_ONE_PER_OP = """
+def per_op():
+    x = nd.ones((1,))
+    nd.waitall()
+    start = time.perf_counter()
+    for _ in range({n}):
+        y = x + 1
+    nd.waitall()
+    return (time.perf_counter() - start) / {n} * 1e6
+"""
+
+
 def rss_mb():
     """Resident memory of this process in MB (psutil if present, else /proc)."""
     try:

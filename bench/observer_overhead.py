@@ -8,11 +8,7 @@ with its live refresh thread rebuilding the view's data as in a notebook).
 The modes alternate in one process, best of ``REPEATS``, so machine load
 affects them alike.  Target: the view costs at most 2x the unobserved time.
 """
-import os
-import subprocess
-import sys
-
-from _util import REPO, fmt, print_table, ratio
+from _util import ADD_ONE_PER_OP, fmt, print_table, ratio, run_minimx
 
 N = 10000
 REPEATS = 7
@@ -21,33 +17,24 @@ import time
 import minimx as mx
 from minimx import nd
 from widgets.engine_queue import EngineTimeline
-
-def loop():
-    x = nd.ones((1,))
-    nd.waitall()
-    start = time.perf_counter()
-    for _ in range({n}):
-        y = x + 1
-    nd.waitall()
-    return (time.perf_counter() - start) / {n} * 1e6
-
+""" + ADD_ONE_PER_OP + """
 def unobserved():
-    return loop()
+    return per_op()
 
 def bare_subscriber():
     events = []
     mx.engine.subscribe(events.append)
     try:
-        return loop()
+        return per_op()
     finally:
         mx.engine.unsubscribe(events.append)
 
 def queue_view():
     with EngineTimeline(display=False, live=True) as timeline:
-        return loop()
+        return per_op()
 
 modes = {{"none": unobserved, "bare": bare_subscriber, "view": queue_view}}
-loop()                                   # warm-up: workers started, caches filled
+per_op()                                 # warm-up: workers started, caches filled
 best = {{name: float("inf") for name in modes}}
 for _ in range({repeats}):
     for name, mode in modes.items():
@@ -58,10 +45,7 @@ print(best["none"], best["bare"], best["view"])
 
 def measure():
     """Best per-op microseconds: (no subscriber, bare subscriber, queue view attached)."""
-    env = dict(os.environ, PYTHONPATH=REPO, MINIMX_ENGINE_TYPE="ThreadedEngine")
-    code = WORKLOAD.format(n=N, repeats=REPEATS)
-    output = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, check=True, cwd=REPO).stdout
+    output = run_minimx(WORKLOAD.format(n=N, repeats=REPEATS), "ThreadedEngine")
     none, bare, view = (float(value) for value in output.split()[-3:])
     return {"no subscriber": none, "bare subscriber (list.append)": bare,
             "engine queue view attached": view}

@@ -5,37 +5,24 @@ dispatch, dependency tracking, handing the op to a worker.  The same code runs o
 (ThreadedEngine, NaiveEngine) and MXNet 1.9.1, each in a fresh process, next to the
 plain numpy call and PyTorch's CPU call when PyTorch is installed.
 """
-import os
-import subprocess
-import sys
 import time
 
 import numpy as np
 
-from _util import REPO, best_of, fmt, print_table, ratio, run_mxnet
+from _util import ADD_ONE_PER_OP, best_of, fmt, print_table, ratio, run_minimx, run_mxnet
 
 N = 10000
 WORKLOAD = """
 import time
 from {lib} import nd
-def per_op():
-    x = nd.ones((1,))
-    nd.waitall()
-    start = time.perf_counter()
-    for _ in range({n}):
-        y = x + 1
-    nd.waitall()
-    return (time.perf_counter() - start) / {n} * 1e6
+""" + ADD_ONE_PER_OP + """
 per_op()                                  # warm-up: workers started, caches filled
 print(min(per_op() for _ in range(5)))
 """
 
 
 def minimx_us(engine_name):
-    env = dict(os.environ, MINIMX_ENGINE_TYPE=engine_name, PYTHONPATH=REPO)
-    code = WORKLOAD.format(lib="minimx", n=N)
-    output = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, check=True).stdout
+    output = run_minimx(WORKLOAD.format(lib="minimx", n=N), engine_name)
     return float(output.split()[-1])
 
 
@@ -44,15 +31,18 @@ def mxnet_us():
     return None if output is None else float(output)
 
 
-def numpy_us():
-    x = np.ones((1,), dtype=np.float32)
-
+def eager_us(x):
+    """Best of 5 microseconds per ``y = x + 1`` for an eager array ``x`` (numpy, PyTorch)."""
     def per_op():
         start = time.perf_counter()
         for _ in range(N):
             y = x + 1                     # noqa: F841
         return (time.perf_counter() - start) / N * 1e6
     return best_of(5, per_op)
+
+
+def numpy_us():
+    return eager_us(np.ones((1,), dtype=np.float32))
 
 
 def torch_us():
@@ -60,14 +50,7 @@ def torch_us():
         import torch
     except ImportError:
         return None
-    x = torch.ones(1)
-
-    def per_op():
-        start = time.perf_counter()
-        for _ in range(N):
-            y = x + 1                     # noqa: F841
-        return (time.perf_counter() - start) / N * 1e6
-    return best_of(5, per_op)
+    return eager_us(torch.ones(1))
 
 
 def main():
