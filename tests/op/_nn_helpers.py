@@ -143,3 +143,15 @@ def compare_with_mxnet(tmp_path, op_name, inputs, params, grad_inputs, seed=0, t
     return ours, theirs
 
 
+def gradients(function, arrays, head=None):
+    """Gradients of ``function`` w.r.t. each of ``arrays`` (as float64 NDArrays), for one head
+    gradient (ones unless ``head`` is given); shared by the shape and indexing op tests."""
+    inputs = [nd.array(a, dtype="float64") for a in arrays]
+    for x in inputs:
+        x.attach_grad()
+    with autograd.record():
+        out = function(*inputs)
+    heads = out if isinstance(out, list) else [out]
+    head = head if head is not None else [np.ones(o.shape) for o in heads]
+    autograd.backward(heads, [nd.array(h, dtype="float64") for h in head])
+    return [x.grad.asnumpy() for x in inputs]

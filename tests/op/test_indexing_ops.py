@@ -3,21 +3,9 @@ repeated indices, Embedding, where, topk/sort/argsort outputs and dtypes."""
 import numpy as np
 import pytest
 
-from minimx import autograd, nd
+from minimx import nd
 from minimx.base import InvalidParameterError, InvalidShapeError
-
-
-def gradients(function, arrays, head=None):
-    """Gradients of ``function`` w.r.t. each of ``arrays`` (float64), for one head gradient."""
-    inputs = [nd.array(a, dtype="float64") for a in arrays]
-    for x in inputs:
-        x.attach_grad()
-    with autograd.record():
-        out = function(*inputs)
-    heads = out if isinstance(out, list) else [out]
-    head = head if head is not None else [np.ones(o.shape) for o in heads]
-    autograd.backward(heads, [nd.array(h, dtype="float64") for h in head])
-    return [x.grad.asnumpy() for x in inputs]
+from _nn_helpers import gradients
 
 
 def test_take_clip_and_wrap():
