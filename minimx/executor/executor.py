@@ -9,7 +9,7 @@ from .. import backend, engine, random_state
 from ..base import InvalidShapeError, MXNetError
 from ..ndarray import NDArray
 from ..symbol import inference
-from ..symbol.graph import topo_order
+from ..symbol.graph import entries_depending_on, topo_order
 from .plan import build_plan
 from .run import run_backward, run_forward
 
@@ -170,21 +170,12 @@ class Executor:
             targets = [(self._variables[name], array, req) for name, array, req in
                        zip(self._arg_names, self.grad_arrays, self._grad_reqs)
                        if array is not None and req != "null"]
-            needs_grad = self._needs_grad({id(node) for node, _, _ in targets})
+            needs_grad = entries_depending_on(self._entries,
+                                              {id(node) for node, _, _ in targets})
             meta = {entry: (shape, self._dtypes[entry]) for entry, shape in self._shapes.items()
                     if shape is not None and entry in self._dtypes}
             self._backward_cache = key, (targets, needs_grad, meta)
         return self._backward_cache[1]
-
-    def _needs_grad(self, variable_ids):
-        needs = set()
-        for node in topo_order(self._entries):
-            if node.is_variable:
-                if id(node) in variable_ids:
-                    needs.add((node, 0))
-            elif any(entry in needs for entry in node.inputs):
-                needs.update((node, index) for index in range(node.num_outputs()))
-        return needs
 
     # -- parameters and shapes --------------------------------------------------------------
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
