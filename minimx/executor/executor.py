@@ -113,7 +113,7 @@ class Executor:
                  for node in step.nodes if "rng" in node.op.forward_extras}
         inputs = self._input_keys()
         outputs = list(self.outputs)
-        entries = [plan_key(plan, e) for e in self._entries]
+        entries = [plan.resolve(e) for e in self._entries]
         saved = {} if is_train else None
         monitor, monitor_all = self._monitor, self._monitor_all
 
@@ -214,11 +214,6 @@ class Executor:
         """The symbol's graph, then the plan report of the inference plan."""
         return self._symbol.debug_str() + "\n--------\n" + str(self.plan_report())
 
-
-def plan_key(plan, entry):
-    while entry in plan.aliases:
-        entry = plan.aliases[entry]
-    return entry
 
 
 def _as_ndarray(value, ctx):

@@ -76,6 +76,10 @@ class Plan:
     report: PlanReport
     aliases: dict             # value key removed by a pass -> the key that replaces it
 
+    def resolve(self, key):
+        """The value key that holds ``key``'s value after the passes removed nodes."""
+        return _resolve(self.aliases, key)
+
 
 def build_plan(entries, shapes, dtypes, is_train, xp):
     """The steps that compute ``entries``; ``shapes``/``dtypes`` come from inference."""

@@ -122,7 +122,7 @@ class _PlanEntry:
         entries = cached_op._entries
         self.output_meta = [(shapes[entry], dtypes[entry]) for entry in entries]
         self.value_keys = [(node, 0) for node in cached_op._variables]
-        self.result_keys = [_resolve(plan, entry) for entry in entries]
+        self.result_keys = [plan.resolve(entry) for entry in entries]
         self.rng_nodes = [node for step in plan.steps for node in step.nodes
                           if "rng" in node.op.forward_extras]
         self.mutated = [i for i, is_aux in enumerate(cached_op._mutated) if is_aux]
@@ -134,11 +134,6 @@ class _PlanEntry:
     def __getitem__(self, index):
         return (self.plan, self.shapes, self.dtypes)[index]
 
-
-def _resolve(plan, entry):
-    while entry in plan.aliases:
-        entry = plan.aliases[entry]
-    return entry
 
 
 class _Backward:

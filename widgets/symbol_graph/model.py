@@ -212,12 +212,6 @@ def assign_slots(buffers):
     return slot_of, slot_bytes
 
 
-def _resolve(aliases, key):
-    while key in aliases:
-        key = aliases[key]
-    return key
-
-
 def _box(step, index, ids, shapes, outputs):
     kind = "constant" if step.constant is not None else "fused" if len(step.nodes) > 1 else "op"
     return {"id": f"s{index}", "step": index, "kind": kind, "label": step.label,
@@ -254,7 +248,7 @@ def planned_graph(symbol, plan, shapes, dtypes):
     buffer (and so the slot) it lives in.
     """
     ids = _node_ids(symbol)
-    outputs = {_resolve(plan.aliases, entry) for entry in symbol._entries}
+    outputs = {plan.resolve(entry) for entry in symbol._entries}
     boxes = [_box(step, i, ids, shapes, outputs) for i, step in enumerate(plan.steps)]
     producers = {key: f"s{i}" for i, step in enumerate(plan.steps) for key in step.outputs}
     keys, buffers, slots = _buffers(plan, outputs, shapes, dtypes, producers)
@@ -272,8 +266,8 @@ def planned_graph(symbol, plan, shapes, dtypes):
                           "bytes": _bytes(shapes, dtypes, key)})
     in_steps = {id(node) for step in plan.steps for node in step.nodes}
     removed = [{"id": ids[id(node)], "name": node.name, "op": node.op.name,
-                "replaced_by": _resolve(plan.aliases, (node, 0))[0].output_name(
-                    _resolve(plan.aliases, (node, 0))[1])}
+                "replaced_by": plan.resolve((node, 0))[0].output_name(
+                    plan.resolve((node, 0))[1])}
                for node in topo_order(symbol._entries)
                if not node.is_variable and id(node) not in in_steps]
     report = plan.report
@@ -282,7 +276,7 @@ def planned_graph(symbol, plan, shapes, dtypes):
             "variables": [_node_record(node, node_id, shapes, dtypes)
                           for node_id, node in variables.items()],
             "outputs": [producers.get(key, ids[id(key[0])]) for key in
-                        (_resolve(plan.aliases, e) for e in symbol._entries)],
+                        (plan.resolve(e) for e in symbol._entries)],
             "memory": {"planned": int(report.memory_planned),
                        "unplanned": int(report.memory_unplanned),
                        "slots": int(sum(slot["bytes"] for slot in slots))},
