@@ -69,20 +69,23 @@ def push(fn, read_vars, write_vars, ctx, name="op"):
     ``read_vars`` are the vars whose buffers ``fn`` reads, ``write_vars`` those
     it writes.  Returns at once on the ThreadedEngine.
     """
-    if not isinstance(read_vars, list):
+    if type(read_vars) is not list:
         read_vars = list(read_vars)       # walked twice: when linked and when finished
-    if not isinstance(write_vars, list):
+    if type(write_vars) is not list:
         write_vars = list(write_vars)
     # A var both read and written counts as written only: the write already waits
     # for everything a read would, and a var listed twice would link twice.
+    # (Most operations write one var; ``in`` on a list is the cheap test for it.)
     if len(write_vars) > 1:
         write_vars = list(dict.fromkeys(write_vars))
-    if write_vars:
         read_vars = [var for var in read_vars if var not in write_vars]
-    if _bulk.inline is not None:
-        _bulk.inline.push(Operation(fn, read_vars, write_vars, ctx, name))
+    elif write_vars and write_vars[0] in read_vars:
+        read_vars = [var for var in read_vars if var is not write_vars[0]]
+    state = _bulk
+    if state.inline is not None:
+        state.inline.push(Operation(fn, read_vars, write_vars, ctx, name))
         return
-    if _bulk.size > 1:
+    if state.size > 1:
         _add_to_bulk(fn, read_vars, write_vars, ctx, name)
         return
     _current.push(Operation(fn, read_vars, write_vars, ctx, name))

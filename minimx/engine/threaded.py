@@ -38,7 +38,7 @@ class ThreadedEngine(Engine):
         super().__init__()
         self.lock = threading.Lock()
         self.finished = threading.Condition(self.lock)   # notified when operations end
-        self.waiting_threads = 0     # notify only when someone waits: most ends have no waiter
+        self.waiting_threads = 0     # threads asleep in _wait_until (most ends have none)
         self.pending = 0             # pushed and not yet done
         self.max_pending = max_pending                   # backpressure bound, None = off
         self.queues = {}             # ctx -> queue of ready operations
@@ -128,7 +128,10 @@ class ThreadedEngine(Engine):
                 if dependent.waiting == 0:
                     ready.append(dependent)
             pending = self.pending
-            if self.waiting_threads:
+            # Wake sleeping threads only when what they wait for may have come true: a
+            # thread woken for nothing costs a GIL hand-over per operation.
+            if self.waiting_threads and (op.watched or pending == 0
+                                         or self.max_pending is not None):
                 self.finished.notify_all()
         op.fn = None                 # free the arrays the closure holds
         op.dependents = []
@@ -155,6 +158,7 @@ class ThreadedEngine(Engine):
         writer = var.last_write
         if writer is not None and not writer.done:
             with self.lock:
+                writer.watched = True          # _finish wakes us when it ends
                 self._wait_until(lambda: writer.done)
         self.raise_var_error(var)
 

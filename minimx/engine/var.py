@@ -63,11 +63,11 @@ class Operation:
 
     ``waiting`` counts the unfinished operations it depends on; when it reaches
     zero the operation is ready and goes to a worker.  ``dependents`` are the
-    operations waiting on this one.
+    operations waiting on this one; ``watched`` says a thread sleeps until it ends.
     """
 
     __slots__ = ("id", "fn", "reads", "writes", "ctx", "name", "waiting", "dependents",
-                 "done")
+                 "done", "watched")
 
     def __init__(self, fn, reads, writes, ctx, name):
         self.id = next(_op_ids)
@@ -79,6 +79,7 @@ class Operation:
         self.waiting = 0
         self.dependents = []
         self.done = False
+        self.watched = False        # a thread waits for this operation to end
 
     def __repr__(self):
         return f"Operation({self.id}, {self.name!r})"

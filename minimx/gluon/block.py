@@ -190,6 +190,8 @@ class Block:
 
     # -- running ---------------------------------------------------------------------------------
     def __call__(self, *args):
+        if not (self._forward_pre_hooks or self._forward_hooks):
+            return self.forward(*args)          # the common case, kept cheap
         for hook in list(self._forward_pre_hooks.values()):
             hook(self, args)
         out = self.forward(*args)

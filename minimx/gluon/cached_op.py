@@ -10,6 +10,7 @@ from .. import backend, engine, random_state
 from ..autograd import recording
 from ..autograd.tape import FunctionNode
 from ..executor.plan import build_plan
+from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
 from ..ndarray import NDArray
 from ..symbol import inference
@@ -63,7 +64,7 @@ class CachedOp:
         # A recorded call keeps what backward needs, also in predict mode.
         plan = build_plan(self._entries, shapes, dtypes, is_train or record,
                           backend.get_xp(ctx))
-        return _PlanEntry(self, plan, shapes, dtypes)
+        return _PlanEntry(self, plan, shapes, dtypes, backend.get_xp(ctx), is_train)
 
     def _needs_grad(self, wanted):
         """The entries that depend on the inputs flagged in ``wanted`` (a graph walk, so
@@ -80,20 +81,39 @@ class CachedOp:
         is_train = recording.is_training()
         record = recording.is_recording() and any(a._autograd is not None for a in arrays)
         entry = self._plan_for(arrays, is_train, record)
-        ctx = arrays[0].context
+        ctx = arrays[0]._chunk.ctx
         outputs = [NDArray._empty(shape, dtype, ctx) for shape, dtype in entry.output_meta]
-        saved = {} if record else None
-        self._push_forward(entry, arrays, outputs, ctx, is_train, saved)
         if record:
+            saved = {}
+            self._push_forward(entry, arrays, outputs, ctx, is_train, saved)
             node = FunctionNode(_Backward(self, entry.plan, arrays, outputs, saved,
                                           entry.shapes, entry.dtypes, is_train),
                                 [a._autograd for a in arrays], [o.shape for o in outputs],
                                 [o._dtype for o in outputs], ctx)
             for index, output in enumerate(outputs):
                 output._autograd = (node, index)
+        elif entry.program is not None:
+            self._push_program(entry, arrays, outputs, ctx)
+        else:
+            self._push_forward(entry, arrays, outputs, ctx, is_train, None)
         return outputs[0] if len(outputs) == 1 else outputs
 
+    @staticmethod
+    def _push_program(entry, arrays, outputs, ctx):
+        """The fast path: run the lowered program (``executor.program``) as one push."""
+        program = entry.program
+
+        def run():
+            for target, value in zip(outputs, program.run([a._read() for a in arrays])):
+                target._write(value)
+
+        writes = [o._chunk.var for o in outputs]
+        writes += [arrays[i]._chunk.var for i in entry.mutated]
+        engine.push(run, [a._chunk.var for a in arrays], writes, ctx, "CachedOp")
+
     def _push_forward(self, entry, arrays, outputs, ctx, is_train, saved):
+        """The interpreter path: recorded calls (``saved`` collects what backward needs)
+        and graphs with random nodes."""
         xp = backend.get_xp(ctx)
         plan, keys, result_keys = entry.plan, entry.value_keys, entry.result_keys
         # Seeds are drawn at push time (not in the worker) so results do not depend on
@@ -102,8 +122,7 @@ class CachedOp:
         make_rng = (lambda seed: backend.make_rng(ctx, seed)) if seeds else None
         reads = [a._chunk.var for a in arrays]
         writes = [o._chunk.var for o in outputs]
-        if entry.mutated:
-            writes += [arrays[i]._chunk.var for i in entry.mutated]
+        writes += [arrays[i]._chunk.var for i in entry.mutated]
 
         def run():
             values = {key: array._read() for key, array in zip(keys, arrays)}
@@ -117,7 +136,7 @@ class CachedOp:
 class _PlanEntry:
     """One plan and what every call with it needs, computed once instead of per call."""
 
-    def __init__(self, cached_op, plan, shapes, dtypes):
+    def __init__(self, cached_op, plan, shapes, dtypes, xp, is_train):
         self.plan, self.shapes, self.dtypes = plan, shapes, dtypes
         entries = cached_op._entries
         self.output_meta = [(shapes[entry], dtypes[entry]) for entry in entries]
@@ -126,6 +145,8 @@ class _PlanEntry:
         self.rng_nodes = [node for step in plan.steps for node in step.nodes
                           if "rng" in node.op.forward_extras]
         self.mutated = [i for i, is_aux in enumerate(cached_op._mutated) if is_aux]
+        self.program = (ForwardProgram(plan, xp, self.value_keys, self.result_keys, is_train)
+                        if can_lower(plan) else None)
 
     def __iter__(self):
         """Unpacks as ``plan, shapes, dtypes`` (how the symbol-graph widget reads a plan)."""

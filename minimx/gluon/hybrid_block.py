@@ -129,9 +129,9 @@ class HybridBlock(Block):
         if not isinstance(x, NDArray):
             raise TypeError(f"{type(self).__name__}: expected an NDArray or Symbol input, "
                             f"got {type(x).__name__}")
+        if self._active:
+            return self._call_cached_op(x, *args)
         with x.context:
-            if self._active:
-                return self._call_cached_op(x, *args)
             try:
                 params = {name: p.data(x.context) for name, p in self._reg_params.items()}
             except DeferredInitializationError:
@@ -145,15 +145,17 @@ class HybridBlock(Block):
                 raise _unfit_input_error(self, error, x.shape) from error
 
     def _call_cached_op(self, *args):
-        if self._cached_op is None:
-            self._build_cache(*args)
         ctx = args[0].context
+        if self._cached_op is None:
+            with ctx:
+                self._build_cache(*args)
         params = self._param_arrays(ctx)
         if params is None:
             try:
                 params = [param.data(ctx) for param in self._cached_params]
             except DeferredInitializationError:
-                self._finish_deferred_init(*args)
+                with ctx:
+                    self._finish_deferred_init(*args)
                 params = [param.data(ctx) for param in self._cached_params]
             # Remember them with the value lists they came from: a Parameter replaces its
             # whole ``_data`` list whenever its arrays change (initialize, cast, load,
@@ -162,7 +164,7 @@ class HybridBlock(Block):
             self._param_cache = (ctx, self._cached_params,
                                  [param._data for param in self._cached_params], params)
         try:
-            out = self._cached_op(*_flatten(args)[0], *params)
+            out = self._cached_op(*(args if len(args) == 1 else _flatten(args)[0]), *params)
         except InvalidShapeError as error:
             raise _unfit_input_error(_failing_layer(self, str(error)), error,
                                      args[0].shape, network=self) from error

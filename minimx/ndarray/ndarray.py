@@ -49,8 +49,8 @@ class NDArray:
 
     def __init__(self, chunk, shape, dtype, view=None):
         self._chunk = chunk
-        self._shape = tuple(shape)
-        self._dtype = np.dtype(dtype)
+        self._shape = shape if type(shape) is tuple else tuple(shape)
+        self._dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self._view = view             # None, or steps on chunk.data: an int/slice or a shape tuple
         self._autograd = None         # (tape node, output index) while in a recorded graph
         self._grad = None

@@ -53,10 +53,15 @@ class FullyConnected(OpDef):
         return tuple(batch) + (self.num_hidden,)
 
     def _rows(self, data):
-        return data.reshape(data.shape[0], -1) if self.flatten else data
+        if data.ndim == 2 or not self.flatten:
+            return data
+        return data.reshape(data.shape[0], -1)
 
     def forward(self, xp, data, weight, bias=None):
-        output = self._rows(data) @ weight.T
+        # xp.dot rather than @: for 2-D arrays the same product, with less dispatch
+        # (a per-call cost that shows on the batch-1 inputs of lesson 09)
+        rows = self._rows(data)
+        output = xp.dot(rows, weight.T) if rows.ndim == 2 else rows @ weight.T
         if bias is not None:
             output += bias          # in place: the product is a new array
         return output
