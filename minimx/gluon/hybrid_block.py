@@ -20,7 +20,7 @@ from ..ndarray import NDArray
 from ..symbol import Symbol
 from .block import Block
 from .cached_op import CachedOp
-from .parameter import DeferredInitializationError
+from .parameter import DeferredInitializationError, Parameter
 
 __all__ = ["HybridBlock"]
 
@@ -45,6 +45,7 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
         self._cached_params = []
+        self._param_cache = None      # (ctx, _cached_params, Parameter.data_version, arrays)
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
@@ -157,12 +158,11 @@ class HybridBlock(Block):
                 with ctx:
                     self._finish_deferred_init(*args)
                 params = [param.data(ctx) for param in self._cached_params]
-            # Remember them with the value lists they came from: a Parameter replaces its
-            # whole ``_data`` list whenever its arrays change (initialize, cast, load,
-            # reset_ctx), so an identity check per call proves the cache still right
-            # without ``param.data(ctx)``'s context lookups (the largest per-call cost).
-            self._param_cache = (ctx, self._cached_params,
-                                 [param._data for param in self._cached_params], params)
+            # A Parameter replaces its whole ``_data`` list whenever its arrays change
+            # (initialize, cast, load, reset_ctx), which bumps ``Parameter.data_version``:
+            # comparing that one number per call proves the cache still right without
+            # ``param.data(ctx)``'s context lookups (the largest per-call cost).
+            self._param_cache = (ctx, self._cached_params, Parameter.data_version, params)
         try:
             out = self._cached_op(*(args if len(args) == 1 else _flatten(args)[0]), *params)
         except InvalidShapeError as error:
@@ -174,13 +174,11 @@ class HybridBlock(Block):
 
     def _param_arrays(self, ctx):
         """The cached parameter arrays for ``ctx``, or None when they may be stale."""
-        cache = getattr(self, "_param_cache", None)
+        cache = self._param_cache
         # a rebuilt CachedOp comes with a new _cached_params list
-        if cache is None or cache[0] is not ctx or cache[1] is not self._cached_params:
+        if (cache is None or cache[0] is not ctx or cache[1] is not self._cached_params
+                or cache[2] != Parameter.data_version):
             return None
-        for param, data in zip(self._cached_params, cache[2]):
-            if param._data is not data:
-                return None
         return cache[3]
 
     def _build_cache(self, *args):

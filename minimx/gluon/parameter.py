@@ -84,6 +84,20 @@ class Parameter:
            [1., 1., 1.]], dtype=float32)
     """
 
+    # Bumped whenever any Parameter's list of arrays is replaced (initialize, cast, load,
+    # reset_ctx, grad_req 'null'): a hybridized block compares one number per call to know
+    # its cached parameter arrays are still the current ones.
+    data_version = 0
+
+    @property
+    def _data(self):
+        return self._arrays
+
+    @_data.setter
+    def _data(self, arrays):
+        self._arrays = arrays
+        Parameter.data_version += 1
+
     def __init__(self, name, grad_req="write", shape=None, dtype=np.float32, lr_mult=1.0,
                  wd_mult=1.0, init=None, allow_deferred_init=False, differentiable=True,
                  stype="default", grad_stype="default"):

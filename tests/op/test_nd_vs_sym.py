@@ -96,3 +96,24 @@ def test_training_forward_and_backward_match_autograd(case):
     executor.backward([nd.array(h, ctx=_context(), dtype=o.dtype) for h, o in zip(heads, outputs)])
     _compare(case, [o.asnumpy() for o in outputs], expected_outputs, "training output")
     _compare(case, [grads[names[p]].asnumpy() for p in positions], expected_grads, "gradient")
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_cached_op_program_matches_nd(case):
+    """A hybridized call outside ``record`` runs the lowered ``ForwardProgram``."""
+    from minimx.gluon.cached_op import CachedOp
+    inputs = make_inputs(case)
+    if not inputs:
+        pytest.skip("a CachedOp is called with at least one array (creation ops have none)")
+    ctx = _context()
+    arrays = [nd.array(x, ctx=ctx, dtype=x.dtype) for x in inputs]
+    mx.random.seed(7)
+    expected = as_list(case.function()(*arrays, ctx=ctx, **case.call_params()))
+    symbol = _symbol(case)
+    cached = CachedOp(symbol, [f"in{p}_{name}" for p, name in enumerate(case.input_names())])
+    mx.random.seed(7)
+    outputs = as_list(cached(*[nd.array(x, ctx=ctx, dtype=x.dtype) for x in inputs]))
+    (entry,) = cached._plans.values()
+    assert (entry.program is None) == bool(case.hints.random or entry.rng_nodes), case.id
+    _compare(case, [o.asnumpy() for o in outputs], [o.asnumpy() for o in expected],
+             "CachedOp output")
