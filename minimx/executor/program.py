@@ -46,7 +46,7 @@ class ForwardProgram:
 
         for key in input_keys:
             slot(key)
-        constants, code = {}, []
+        constants, code, self.listing = {}, [], []
         for index, step in enumerate(plan.steps):
             if step.constant is not None:
                 for key, value in zip(step.outputs, step.constant):
@@ -60,6 +60,7 @@ class ForwardProgram:
                 frees = args[:1] if position > 0 else []     # the chain's previous result
                 if position == len(step.nodes) - 1:
                     frees += [slot(key) for key in plan.release_after.get(index, ())]
+                self.listing.append((node.name, node.op.name, args, outs, frees))
                 fetch = itemgetter(*args) if args else _no_arguments
                 code.append((_kernel(node, xp, is_train), fetch, len(args) == 1, outs,
                              tuple(frees)))
@@ -70,6 +71,14 @@ class ForwardProgram:
             self.template[index] = value
         self.results = itemgetter(*[slot_of[key] for key in result_keys])
         self.single_result = len(result_keys) == 1
+
+    def __str__(self):
+        lines = [f"inputs in slots 0-{self.num_inputs - 1}; "
+                 f"{sum(v is not None for v in self.template)} constant slot(s)"]
+        for name, op, args, outs, frees in self.listing:
+            freed = f", then free {list(frees)}" if frees else ""
+            lines.append(f"{name} ({op}): slots {list(args)} -> {list(outs)}{freed}")
+        return "\n".join(lines)
 
     def run(self, inputs):
         """The result values, as a list, for ``inputs`` (backend arrays, in order)."""
