@@ -11,10 +11,12 @@ import itertools
 import math
 from collections import namedtuple
 
+from . import conv_kernels as kernels
 from .params import Choice, Optional, Param, Shape
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
 Geometry = namedtuple("Geometry", "kernel stride dilate pad")
+_MAX_TAPS = 64          # Pooling reads windows tap by tap up to this kernel size
 _LAYOUTS = (None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
 
 
@@ -56,49 +58,25 @@ def _conv_size(size, geometry):
         size, geometry.kernel, geometry.stride, geometry.dilate, geometry.pad))
 
 
-def _group_split(array, groups, axis):
-    size = array.shape[axis] // groups
-    index = [slice(None)] * array.ndim
-    for group in range(groups):
-        index[axis] = slice(group * size, (group + 1) * size)
-        yield array[tuple(index)]
-
-
 def _convolve(xp, data, weight, geometry, groups):
     """``data (N, C, *in)`` * ``weight (F, C/groups, *kernel)`` -> ``(N, F, *out)``."""
-    padded = _pad(xp, data, geometry.pad)
     out_size = _conv_size(data.shape[2:], geometry)
-    windows = _windows(xp, padded, geometry, out_size)
-    nd = len(geometry.kernel)
-    summed = [1] + [2 + nd + i for i in range(nd)]
-    parts = [xp.moveaxis(xp.tensordot(cols, w, axes=(summed, [1] + list(range(2, 2 + nd)))),
-                         -1, 1)
-             for cols, w in zip(_group_split(windows, groups, 1),
-                                _group_split(weight, groups, 0))]
-    return xp.concatenate(parts, axis=1) if groups > 1 else parts[0]
+    return kernels.convolve(xp, _pad(xp, data, geometry.pad), weight, geometry, groups,
+                            out_size)
 
 
 def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     """Adjoint of ``_convolve`` in ``data``: ``(N, F, *out)`` -> ``(N, C, *in)``."""
-    nd = len(geometry.kernel)
-    parts = [xp.moveaxis(xp.tensordot(g, w, axes=([1], [0])), 1 + nd, 1)
-             for g, w in zip(_group_split(out_grad, groups, 1),
-                             _group_split(weight, groups, 0))]
-    columns = xp.concatenate(parts, axis=1) if groups > 1 else parts[0]
     padded_shape = tuple(data_shape[:2]) + tuple(
         n + 2 * p for n, p in zip(data_shape[2:], geometry.pad))
-    return _crop(_col2im(xp, columns, padded_shape, geometry), geometry.pad, data_shape[2:])
+    padded = kernels.convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups)
+    return xp.ascontiguousarray(_crop(padded, geometry.pad, data_shape[2:]))
 
 
 def _convolve_weight_grad(xp, out_grad, data, geometry, groups):
     """Gradient of ``_convolve`` in ``weight``: ``(F, C/groups, *kernel)``."""
-    windows = _windows(xp, _pad(xp, data, geometry.pad), geometry, out_grad.shape[2:])
-    nd = len(geometry.kernel)
-    summed = [0] + list(range(2, 2 + nd))
-    parts = [xp.tensordot(g, cols, axes=(summed, summed))
-             for g, cols in zip(_group_split(out_grad, groups, 1),
-                                _group_split(windows, groups, 1))]
-    return xp.concatenate(parts, axis=0) if groups > 1 else parts[0]
+    return kernels.convolve_weight_grad(xp, out_grad, _pad(xp, data, geometry.pad), geometry,
+                                        groups)
 
 
 def _bias_view(bias, ndim):
@@ -343,11 +321,20 @@ class Pooling(OpDef):
             out_size, geometry.stride, geometry.kernel, shape[2:], geometry.pad))
         return geometry, out_size, extra
 
-    def _padded_windows(self, xp, data, fill):
+    def _padded(self, xp, data, fill):
+        """The input padded for every window, its geometry and the output size."""
         geometry, out_size, extra = self._layout(data.shape)
         after = tuple(p + e for p, e in zip(geometry.pad, extra))
-        padded = _pad(xp, data, geometry.pad, after, value=fill)
+        return _pad(xp, data, geometry.pad, after, value=fill), geometry, out_size
+
+    def _padded_windows(self, xp, data, fill):
+        padded, geometry, out_size = self._padded(xp, data, fill)
         return _windows(xp, padded, geometry, out_size), padded.shape, geometry
+
+    def _by_taps(self):
+        """Whether to read windows as ``prod(kernel)`` strided slices (few taps, many
+        windows) rather than reduce the window view (one strided reduction)."""
+        return not self.global_pool and math.prod(self.kernel) <= _MAX_TAPS
 
     def _window_axes(self, ndim):
         return tuple(range(ndim, 2 * ndim - 2))
@@ -368,6 +355,10 @@ class Pooling(OpDef):
     def forward(self, xp, data):
         kind = self.pool_type
         fill = -xp.inf if kind == "max" else 0
+        if kind != "lp" and self._by_taps():
+            padded, geometry, out_size = self._padded(xp, data, fill)
+            summed = kernels.pool_taps(xp, padded, geometry, out_size, kind)
+            return summed / self._divisor(xp, data) if kind == "avg" else summed
         windows, _, _ = self._padded_windows(xp, data, fill)
         axes = self._window_axes(data.ndim)
         if kind == "max":
@@ -398,6 +389,11 @@ class Pooling(OpDef):
         return xp.broadcast_to(scale[expand], windows.shape), padded_shape, geometry
 
     def backward(self, xp, out_grad, data, output):
-        columns, padded_shape, geometry = self._window_grads(xp, out_grad, data, output)
-        grad = _col2im(xp, columns, padded_shape, geometry)
+        # NaN maxima fall back to argmax, which picks a window's first NaN
+        if self.pool_type == "max" and self._by_taps() and not xp.isnan(output).any():
+            padded, geometry, _ = self._padded(xp, data, -xp.inf)
+            grad = kernels.max_pool_grad(xp, out_grad, padded, output, geometry)
+        else:
+            columns, padded_shape, geometry = self._window_grads(xp, out_grad, data, output)
+            grad = _col2im(xp, columns, padded_shape, geometry)
         return _crop(grad, geometry.pad, data.shape[2:])

@@ -1,0 +1,122 @@
+"""The array work behind Convolution, Deconvolution and Pooling, arranged for BLAS.
+
+Lesson: 08-gluon.  Mirrors the im2col + GEMM strategy of ``src/operator/nn/im2col.h``.
+A convolution copies every kernel window once into a column matrix whose last axis
+is the output position (``im2col``), then multiplies it by the filters with one
+batched ``matmul``; the data gradient multiplies the other way round and adds each
+kernel tap back into place (``col2im``, one slice per tap).  Pooling reads the
+kernel taps as ``prod(kernel)`` strided slices of the input.  All functions take
+``xp`` (numpy or CuPy) and work for 1 to 3 spatial axes, any stride, dilation,
+padding and channel groups.
+"""
+import itertools
+import math
+
+
+def tap_slices(geometry, out_size):
+    """For each kernel offset (row-major), the slices of the padded input it reads."""
+    for offset in itertools.product(*(range(k) for k in geometry.kernel)):
+        yield offset, tuple(slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in
+                            zip(offset, geometry.dilate, geometry.stride, out_size))
+
+
+def _tap_view(xp, padded, geometry, out_size, order):
+    """A strided view of ``padded (N, C, *in)``: the axes named in ``order`` among
+    ``n``, ``c``, ``k`` (all kernel axes) and ``o`` (all output axes)."""
+    strides = padded.strides
+    spatial = strides[2:]
+    axes = {"n": ((padded.shape[0],), strides[:1]), "c": ((padded.shape[1],), strides[1:2]),
+            "k": (tuple(geometry.kernel), tuple(s * d for s, d in zip(spatial, geometry.dilate))),
+            "o": (tuple(out_size), tuple(s * t for s, t in zip(spatial, geometry.stride)))}
+    shape = sum((axes[name][0] for name in order), ())
+    view_strides = sum((axes[name][1] for name in order), ())
+    return xp.lib.stride_tricks.as_strided(padded, shape, view_strides)
+
+
+def im2col(xp, padded, geometry, out_size):
+    """Contiguous columns ``(N, C * prod(kernel), prod(out))`` of a padded input."""
+    batch, channels = padded.shape[:2]
+    view = _tap_view(xp, padded, geometry, out_size, "ncko")
+    return view.reshape(batch, channels * math.prod(geometry.kernel), math.prod(out_size))
+
+
+def convolve(xp, padded, weight, geometry, groups, out_size):
+    """``padded (N, C, *in)`` correlated with ``weight (F, C/groups, *kernel)``."""
+    batch, filters = padded.shape[0], weight.shape[0]
+    columns = im2col(xp, padded, geometry, out_size)
+    columns = columns.reshape(batch, groups, -1, columns.shape[-1])
+    filters_2d = weight.reshape(groups, filters // groups, -1)
+    return xp.matmul(filters_2d, columns).reshape((batch, filters) + tuple(out_size))
+
+
+def convolve_weight_grad(xp, out_grad, padded, geometry, groups):
+    """Gradient in ``weight``: sum over batch and positions of out_grad x window."""
+    batch, filters = out_grad.shape[:2]
+    out_size = out_grad.shape[2:]
+    columns = im2col(xp, padded, geometry, out_size)
+    columns = columns.reshape(batch, groups, -1, columns.shape[-1])
+    grads = out_grad.reshape(batch, groups, filters // groups, -1)
+    per_sample = xp.matmul(grads, columns.swapaxes(-1, -2))      # (N, G, F/G, C/G * K)
+    per_sample = per_sample.sum(axis=0)
+    return per_sample.reshape((filters, padded.shape[1] // groups) + tuple(geometry.kernel))
+
+
+def convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups):
+    """Adjoint of ``convolve`` in the input: ``(N, F, *out)`` -> padded ``(N, C, *in)``.
+
+    The columns are computed batch-last, ``(G, K, C/G, *out, N)``, so that each tap's
+    slice-add into the batch-last canvas ``(G, C/G, *in, N)`` runs over long
+    contiguous rows; one transpose at the end restores ``(N, C, *in)``.
+    """
+    batch, filters = out_grad.shape[:2]
+    out_size = tuple(out_grad.shape[2:])
+    channels, kernel = padded_shape[1], tuple(geometry.kernel)
+    per_group_f, per_group_c = filters // groups, channels // groups
+    grads = xp.moveaxis(out_grad.reshape(batch, groups, per_group_f, -1), 0, -1)
+    grads = grads.reshape(groups, 1, per_group_f, -1)                # (G, 1, F/G, P * N)
+    taps = weight.reshape(groups, per_group_f, per_group_c, -1)
+    columns = xp.matmul(taps.transpose(0, 3, 2, 1), grads)           # (G, K, C/G, P * N)
+    columns = columns.reshape((groups,) + kernel + (per_group_c,) + out_size + (batch,))
+    canvas = xp.zeros((groups, per_group_c) + tuple(padded_shape[2:]) + (batch,),
+                      dtype=columns.dtype)
+    every = (slice(None),)
+    for offset, target in tap_slices(geometry, out_size):
+        canvas[every * 2 + target] += columns[every + offset]
+    canvas = canvas.reshape((channels,) + tuple(padded_shape[2:]) + (batch,))
+    return xp.moveaxis(canvas, -1, 0)
+
+
+def pool_taps(xp, padded, geometry, out_size, kind):
+    """Max or sum over the kernel taps, one strided slice at a time."""
+    result = None
+    every = (slice(None), slice(None))
+    for _, target in tap_slices(geometry, out_size):
+        tap = padded[every + target]
+        if result is None:
+            result = tap.copy()
+        elif kind == "max":
+            xp.maximum(result, tap, out=result)
+        else:
+            result += tap
+    return result
+
+
+def max_pool_grad(xp, out_grad, padded, output, geometry):
+    """Gradient of max pooling: each window's first maximal tap (row-major) gets it all."""
+    grad = xp.zeros(padded.shape, dtype=out_grad.dtype)
+    every = (slice(None), slice(None))
+    disjoint = all(s >= d * (k - 1) + 1 for k, s, d in
+                   zip(geometry.kernel, geometry.stride, geometry.dilate))
+    unclaimed = None
+    for _, target in tap_slices(geometry, output.shape[2:]):
+        hit = padded[every + target] == output
+        if unclaimed is None:
+            winner, unclaimed = hit, ~hit
+        else:
+            winner = hit & unclaimed
+            unclaimed &= ~hit
+        if disjoint:        # every input element is in at most one window
+            grad[every + target] = xp.where(winner, out_grad, 0)
+        else:
+            grad[every + target] += xp.where(winner, out_grad, 0)
+    return grad
