@@ -140,8 +140,14 @@ class ConvolutionBase(OpDef):
         if bias is not None and tuple(bias) != (self.num_filter,):
             raise self.shape_error(f"bias must have shape ({self.num_filter},), got {bias}")
 
-    def with_bias(self, output, bias):
-        return output if bias is None else output + _bias_view(bias, output.ndim)
+    def with_bias(self, xp, output, bias):
+        """Add the bias, in place: ``output`` is always a fresh array of the forward."""
+        if bias is None:
+            return output
+        if xp.result_type(output, bias) != output.dtype:
+            return output + _bias_view(bias, output.ndim)
+        output += _bias_view(bias, output.ndim)
+        return output
 
     def bias_grad(self, out_grad):
         return out_grad.sum(axis=(0,) + tuple(range(2, out_grad.ndim)))
@@ -178,7 +184,7 @@ class Convolution(ConvolutionBase):
 
     def forward(self, xp, data, weight, bias=None):
         output = _convolve(xp, data, weight, self.geometry(), self.num_group)
-        return self.with_bias(output, bias)
+        return self.with_bias(xp, output, bias)
 
     def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
         geometry = self.geometry()
@@ -246,7 +252,7 @@ class Deconvolution(ConvolutionBase):
         geometry, size = self._geometry_and_size(data.shape[2:])
         shape = (data.shape[0], self.num_filter) + size
         output = _convolve_transpose(xp, data, weight, shape, geometry, self.num_group)
-        return self.with_bias(output, bias)
+        return self.with_bias(xp, output, bias)
 
     def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
         geometry, _ = self._geometry_and_size(data.shape[2:])

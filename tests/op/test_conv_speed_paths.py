@@ -1,0 +1,220 @@
+"""The fast convolution and pooling kernels (minimx/op/conv_kernels.py) against slow truths.
+
+Convolution and Deconvolution forward passes are compared with the direct loops of
+``references.py``.  Both operators are linear in each input, so a gradient ``G`` of
+``<op(x, w), head>`` must satisfy ``<G, probe> == <op(probe, w), head>`` for any probe:
+random probes check the whole gradient against the reference forward.  Pooling's
+tap-by-tap path is compared with its general window-view path (argmax gradient).
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, os.path.dirname(__file__))
+import references  # noqa: E402
+
+import minimx.op.conv as conv  # noqa: E402
+from minimx import autograd, nd  # noqa: E402
+from minimx.op import get_op  # noqa: E402
+
+SETTINGS = settings(max_examples=25, deadline=None)
+
+
+@st.composite
+def conv_cases(draw, transpose=False):
+    """Geometry, groups and input shapes with at least one output position per axis."""
+    rank = draw(st.integers(1, 3))
+    axis = st.integers(1, 3)
+    kernel = tuple(draw(axis) for _ in range(rank))
+    stride = tuple(draw(axis) for _ in range(rank))
+    dilate = tuple(draw(st.integers(1, 2)) for _ in range(rank))
+    pad = tuple(draw(st.integers(0, 1)) for _ in range(rank))
+    groups = draw(st.integers(1, 2))
+    channels, filters = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 2))
+    batch = draw(st.integers(1, 2))
+    if transpose:      # input sizes of the deconvolution; adj < stride
+        size = tuple(draw(st.integers(1, 3)) for _ in range(rank))
+        adj = tuple(draw(st.integers(0, s - 1)) for s in stride)
+        assume(all((n - 1) * s - 2 * p + d * (k - 1) + 1 + a >= 1 for n, s, p, d, k, a in
+                   zip(size, stride, pad, dilate, kernel, adj)))
+        params = dict(adj=adj)
+    else:
+        size = tuple(max(1, d * (k - 1) + 1 - 2 * p) + draw(st.integers(0, 3))
+                     for k, d, p in zip(kernel, dilate, pad))
+        params = {}
+    params.update(kernel=kernel, stride=stride, dilate=dilate, pad=pad, num_group=groups,
+                  num_filter=filters, no_bias=True)
+    return params, (batch, channels) + size
+
+
+def _probe_check(forward, grad, which, inputs, head, seed):
+    """``<grad, probe> == <forward with probe in slot which, head>`` for two probes."""
+    rng = np.random.default_rng(seed)
+    for _ in range(2):
+        probe = rng.standard_normal(inputs[which].shape)
+        swapped = list(inputs)
+        swapped[which] = probe
+        expected = (forward(*swapped) * head).sum()
+        np.testing.assert_allclose((grad * probe).sum(), expected, rtol=1e-9, atol=1e-9)
+
+
+def _reference_kwargs(params):
+    skip = ("num_filter", "no_bias")
+    return {key: value for key, value in params.items() if key not in skip}
+
+
+@SETTINGS
+@given(conv_cases(), st.integers(0, 2 ** 16))
+def test_convolution_forward_and_gradients_match_direct_loops(case, seed):
+    params, data_shape = case
+    rng = np.random.default_rng(seed)
+    op = get_op("Convolution")(**params)
+    weight_shape = op.weight_shape(data_shape)
+    x, w = rng.standard_normal(data_shape), rng.standard_normal(weight_shape)
+    out = op.forward(np, x, w)
+    kwargs = _reference_kwargs(params)
+
+    def reference(data, weight):
+        return references.convolution(np, data, weight, **kwargs)
+
+    np.testing.assert_allclose(out, reference(x, w), rtol=1e-9, atol=1e-9)
+    head = rng.standard_normal(out.shape)
+    grad_x, grad_w = op.backward(np, head, x, w)
+    assert grad_x.shape == x.shape and grad_w.shape == w.shape
+    _probe_check(reference, grad_x, 0, (x, w), head, seed)
+    _probe_check(reference, grad_w, 1, (x, w), head, seed + 1)
+
+
+@SETTINGS
+@given(conv_cases(transpose=True), st.integers(0, 2 ** 16))
+def test_deconvolution_forward_and_gradients_match_direct_loops(case, seed):
+    params, data_shape = case
+    rng = np.random.default_rng(seed)
+    op = get_op("Deconvolution")(**params)
+    x = rng.standard_normal(data_shape)
+    w = rng.standard_normal(op.weight_shape(data_shape))
+    out = op.forward(np, x, w)
+    kwargs = _reference_kwargs(params)
+
+    def reference(data, weight):
+        return references.deconvolution(np, data, weight, **kwargs)
+
+    np.testing.assert_allclose(out, reference(x, w), rtol=1e-9, atol=1e-9)
+    head = rng.standard_normal(out.shape)
+    grad_x, grad_w = op.backward(np, head, x, w)
+    _probe_check(reference, grad_x, 0, (x, w), head, seed)
+    _probe_check(reference, grad_w, 1, (x, w), head, seed + 1)
+
+
+def test_convolution_keeps_float32_and_adds_bias():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 5, 5)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    op = get_op("Convolution")(kernel=(5, 5), num_filter=4)
+    out = op.forward(np, x, w, b)
+    assert out.dtype == np.float32 and out.flags.c_contiguous
+    expected = references.convolution(np, x.astype(np.float64), w, b, kernel=(5, 5))
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+    grad_x, grad_w, grad_b = op.backward(np, np.ones_like(out), x, w)
+    assert grad_x.dtype == grad_w.dtype == np.float32 and grad_x.flags.c_contiguous
+    np.testing.assert_allclose(grad_b, np.full(4, 2 * 5 * 5), rtol=1e-6)
+
+
+# -- pooling: tap by tap against the window view ---------------------------------------------
+@st.composite
+def pool_cases(draw):
+    rank = draw(st.integers(1, 3))
+    kernel = tuple(draw(st.integers(1, 3)) for _ in range(rank))
+    stride = tuple(draw(st.integers(1, 3)) for _ in range(rank))
+    pad = tuple(draw(st.integers(0, k - 1)) for k in kernel)
+    size = tuple(max(1, k - 2 * p) + draw(st.integers(0, 4)) for k, p in zip(kernel, pad))
+    params = dict(kernel=kernel, stride=stride, pad=pad,
+                  pool_type=draw(st.sampled_from(["max", "avg", "sum"])),
+                  pooling_convention=draw(st.sampled_from(["valid", "full"])),
+                  count_include_pad=draw(st.sampled_from([None, False])))
+    return params, (draw(st.integers(1, 2)), draw(st.integers(1, 3))) + size
+
+
+def _both_paths(op, x, head):
+    """(output, gradient) by the tap path and by the general path (no window is tapped)."""
+    results = []
+    saved = conv._MAX_TAPS
+    try:
+        for limit in (saved, 0):
+            conv._MAX_TAPS = limit
+            out = op.forward(np, x)
+            results.append((out, op.backward(np, head, x, out)))
+    finally:
+        conv._MAX_TAPS = saved
+    return results
+
+
+@SETTINGS
+@given(pool_cases(), st.integers(0, 2 ** 16), st.booleans())
+def test_pooling_tap_path_matches_window_path(case, seed, ties):
+    params, shape = case
+    rng = np.random.default_rng(seed)
+    # small integers make ties common: the gradient must go to the first maximum
+    x = rng.integers(0, 3, shape).astype(np.float32) if ties else rng.standard_normal(shape)
+    op = get_op("Pooling")(**params)
+    out_shape = op.infer_shape(shape)
+    # 'full' may add a window past the end of the input; the reference has no value for it
+    assume(all((o - 1) * s - p < n for o, s, p, n in
+               zip(out_shape[2:], params["stride"], params["pad"], shape[2:])))
+    head = rng.standard_normal(out_shape).astype(x.dtype)
+    (fast_out, fast_grad), (slow_out, slow_grad) = _both_paths(op, x, head)
+    np.testing.assert_allclose(fast_out, slow_out, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-6)
+    reference = references.pooling(np, x, **params)
+    np.testing.assert_allclose(fast_out, reference, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("stride", [(2, 2), (1, 1)])
+def test_max_pooling_ties_and_nan_follow_argmax(stride):
+    x = np.zeros((1, 2, 4, 4), np.float32)        # all ties: the first tap wins
+    x[0, 1, 1, 2] = np.nan                        # a NaN window: argmax takes the first NaN
+    x[0, 1, 3, 3] = np.nan
+    op = get_op("Pooling")(kernel=(2, 2), stride=stride)
+    head = np.arange(1, 1 + np.prod(op.infer_shape(x.shape)), dtype=np.float32)
+    head = head.reshape(op.infer_shape(x.shape))
+    (fast_out, fast_grad), (slow_out, slow_grad) = _both_paths(op, x, head)
+    np.testing.assert_array_equal(fast_out, slow_out)
+    np.testing.assert_array_equal(fast_grad, slow_grad)
+    if stride == (2, 2):
+        np.testing.assert_array_equal(fast_grad[0, 0, ::2, ::2], head[0, 0])
+        assert fast_grad[0, 0].sum() == head[0, 0].sum()
+
+
+def test_lenet_shapes_through_autograd():
+    """The LeNet layers end to end: conv -> relu -> max pool, gradients by the loops."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 5, 5)).astype(np.float32)
+    data, weight = nd.array(x), nd.array(w)
+    data.attach_grad()
+    weight.attach_grad()
+    with autograd.record():
+        conv_out = nd.Convolution(data, weight, kernel=(5, 5), num_filter=4, no_bias=True)
+        out = nd.Pooling(nd.relu(conv_out), kernel=(2, 2), stride=(2, 2))
+    out.backward()
+    expected = references.convolution(np, x.astype(np.float64), w, kernel=(5, 5))
+    np.testing.assert_allclose(conv_out.asnumpy(), expected, rtol=1e-4, atol=1e-4)
+    pooled = np.maximum(expected, 0).reshape(2, 4, 4, 2, 4, 2).max(axis=(3, 5))
+    np.testing.assert_allclose(out.asnumpy(), pooled, rtol=1e-4, atol=1e-4)
+    # the gradient reaching the conv output: 1 at each window's winner if positive
+    relu = np.maximum(conv_out.asnumpy(), 0)
+    head = np.zeros_like(relu)
+    for n, f, i, j in np.ndindex(2, 4, 4, 4):
+        window = relu[n, f, 2 * i:2 * i + 2, 2 * j:2 * j + 2]
+        a, b = np.unravel_index(window.argmax(), (2, 2))
+        head[n, f, 2 * i + a, 2 * j + b] = 1.0 if window[a, b] > 0 else 0.0
+    op = get_op("Convolution")(kernel=(5, 5), num_filter=4, no_bias=True)
+    grad_x, grad_w = op.backward(np, head.astype(np.float64), x.astype(np.float64),
+                                 w.astype(np.float64))
+    np.testing.assert_allclose(data.grad.asnumpy(), grad_x, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(weight.grad.asnumpy(), grad_w, rtol=1e-4, atol=1e-4)
