@@ -103,20 +103,22 @@ def pool_taps(xp, padded, geometry, out_size, kind):
 
 def max_pool_grad(xp, out_grad, padded, output, geometry):
     """Gradient of max pooling: each window's first maximal tap (row-major) gets it all."""
-    grad = xp.zeros(padded.shape, dtype=out_grad.dtype)
-    every = (slice(None), slice(None))
+    out_size = output.shape[2:]
     disjoint = all(s >= d * (k - 1) + 1 for k, s, d in
                    zip(geometry.kernel, geometry.stride, geometry.dilate))
-    unclaimed = None
-    for _, target in tap_slices(geometry, output.shape[2:]):
-        hit = padded[every + target] == output
-        if unclaimed is None:
-            winner, unclaimed = hit, ~hit
+    tiled = disjoint and all(d == 1 and s == k and o * s == n for k, s, d, o, n in zip(
+        geometry.kernel, geometry.stride, geometry.dilate, out_size, padded.shape[2:]))
+    # windows that tile the input write every element exactly once
+    grad = (xp.empty if tiled else xp.zeros)(padded.shape, dtype=out_grad.dtype)
+    every = (slice(None), slice(None))
+    hit = xp.empty(output.shape, dtype=bool)
+    unclaimed = xp.ones(output.shape, dtype=bool)
+    for _, target in tap_slices(geometry, out_size):
+        xp.equal(padded[every + target], output, out=hit)
+        hit &= unclaimed            # the window's first maximum only
+        unclaimed ^= hit
+        if disjoint:                # every input element is in at most one window
+            xp.multiply(out_grad, hit, out=grad[every + target])
         else:
-            winner = hit & unclaimed
-            unclaimed &= ~hit
-        if disjoint:        # every input element is in at most one window
-            grad[every + target] = xp.where(winner, out_grad, 0)
-        else:
-            grad[every + target] += xp.where(winner, out_grad, 0)
+            grad[every + target] += out_grad * hit
     return grad
