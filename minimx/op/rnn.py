@@ -226,11 +226,11 @@ class RNN(OpDef):
             grad_x, grad_hidden, grad_h, grad_c, h_prev = step_back(
                 xp, self.mode, grad_out[t] + grad_h, grad_c, w_hh, caches[t])
             grad_x_parts[t] = grad_x
-            grad_w_hh += grad_hidden.T @ h_prev
+            grad_w_hh += xp.dot(grad_hidden.T, h_prev)   # not @: slow for a batch of 1
             grad_b_hh += grad_hidden.sum(axis=0)
         grad_parts = xp.stack(grad_x_parts)
         flat_parts = grad_parts.reshape(-1, grad_parts.shape[-1])
-        grad_w_ih = flat_parts.T @ inputs.reshape(-1, inputs.shape[-1])
+        grad_w_ih = xp.dot(flat_parts.T, inputs.reshape(-1, inputs.shape[-1]))
         grads = (grad_w_ih, grad_w_hh, flat_parts.sum(axis=0), grad_b_hh)
         return grad_parts @ w_ih, grads, grad_h, grad_c
 
