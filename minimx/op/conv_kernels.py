@@ -40,25 +40,70 @@ def im2col(xp, padded, geometry, out_size):
     return view.reshape(batch, channels * math.prod(geometry.kernel), math.prod(out_size))
 
 
+def row_columns(xp, padded, geometry, out_size):
+    """Columns unfolded along every spatial axis but the first, copied once:
+    ``(N, C, *kernel[1:], in[0], *out[1:])``, a kernel-row's worth of im2col."""
+    strides, spatial = padded.strides, padded.strides[2:]
+    shape = padded.shape[:2] + tuple(geometry.kernel[1:]) + padded.shape[2:3] + tuple(
+        out_size[1:])
+    view_strides = (strides[:2] + tuple(s * d for s, d in zip(spatial[1:], geometry.dilate[1:]))
+                    + spatial[:1] + tuple(s * t for s, t in zip(spatial[1:], geometry.stride[1:])))
+    return xp.ascontiguousarray(xp.lib.stride_tricks.as_strided(padded, shape, view_strides))
+
+
+def _row_blocks(columns, geometry, out_size, groups):
+    """For each kernel row: its ``(N, G, C/G * prod(kernel[1:]), prod(out))`` columns,
+    a view of ``row_columns`` (stride 1 along the first axis keeps each block dense)."""
+    before = (slice(None),) * (1 + len(out_size))
+    for row in range(geometry.kernel[0]):
+        start = row * geometry.dilate[0]
+        block = columns[before + (slice(start, start + out_size[0]),)]
+        yield block.reshape(columns.shape[0], groups, -1, math.prod(out_size))
+
+
+def _by_rows(geometry):
+    """Unfold one kernel row at a time (a ``kernel[0]`` times smaller copy) when the first
+    spatial axis has stride 1; the row products are then summed."""
+    return geometry.stride[0] == 1 and geometry.kernel[0] > 1
+
+
 def convolve(xp, padded, weight, geometry, groups, out_size):
     """``padded (N, C, *in)`` correlated with ``weight (F, C/groups, *kernel)``."""
     batch, filters = padded.shape[0], weight.shape[0]
-    columns = im2col(xp, padded, geometry, out_size)
-    columns = columns.reshape(batch, groups, -1, columns.shape[-1])
-    filters_2d = weight.reshape(groups, filters // groups, -1)
-    return xp.matmul(filters_2d, columns).reshape((batch, filters) + tuple(out_size))
+    shape = (batch, filters) + tuple(out_size)
+    per_row = math.prod(geometry.kernel[1:]) * weight.shape[1]
+    if not _by_rows(geometry) or filters > 2 * per_row:    # summing rows would cost more
+        columns = im2col(xp, padded, geometry, out_size)
+        columns = columns.reshape(batch, groups, -1, columns.shape[-1])
+        filters_2d = weight.reshape(groups, filters // groups, -1)
+        return xp.matmul(filters_2d, columns).reshape(shape)
+    rows = xp.moveaxis(weight, 2, 0).reshape(geometry.kernel[0], groups, filters // groups, -1)
+    columns = row_columns(xp, padded, geometry, out_size)
+    blocks = _row_blocks(columns, geometry, out_size, groups)
+    result = xp.matmul(rows[0], next(blocks))
+    product = xp.empty_like(result)         # one buffer for the other rows' products
+    for filters_2d, block in zip(rows[1:], blocks):
+        result += xp.matmul(filters_2d, block, out=product)
+    return result.reshape(shape)
 
 
 def convolve_weight_grad(xp, out_grad, padded, geometry, groups):
     """Gradient in ``weight``: sum over batch and positions of out_grad x window."""
     batch, filters = out_grad.shape[:2]
     out_size = out_grad.shape[2:]
-    columns = im2col(xp, padded, geometry, out_size)
-    columns = columns.reshape(batch, groups, -1, columns.shape[-1])
+    per_group = padded.shape[1] // groups
     grads = out_grad.reshape(batch, groups, filters // groups, -1)
-    per_sample = xp.matmul(grads, columns.swapaxes(-1, -2))      # (N, G, F/G, C/G * K)
-    per_sample = per_sample.sum(axis=0)
-    return per_sample.reshape((filters, padded.shape[1] // groups) + tuple(geometry.kernel))
+    if not _by_rows(geometry):
+        columns = im2col(xp, padded, geometry, out_size)
+        columns = columns.reshape(batch, groups, -1, columns.shape[-1])
+        per_sample = xp.matmul(grads, columns.swapaxes(-1, -2))  # (N, G, F/G, C/G * K)
+        return per_sample.sum(axis=0).reshape((filters, per_group) + tuple(geometry.kernel))
+    columns = row_columns(xp, padded, geometry, out_size)
+    rows = [xp.matmul(grads, block.swapaxes(-1, -2)).sum(axis=0)
+            for block in _row_blocks(columns, geometry, out_size, groups)]
+    rows = xp.stack(rows).reshape((geometry.kernel[0], filters, per_group)
+                                  + tuple(geometry.kernel[1:]))
+    return xp.ascontiguousarray(xp.moveaxis(rows, 0, 2))
 
 
 def convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups):

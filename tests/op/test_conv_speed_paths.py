@@ -21,7 +21,7 @@ import minimx.op.conv as conv  # noqa: E402
 from minimx import autograd, nd  # noqa: E402
 from minimx.op import get_op  # noqa: E402
 
-SETTINGS = settings(max_examples=25, deadline=None)
+SETTINGS = settings(max_examples=40, deadline=None)
 
 
 @st.composite
