@@ -1,10 +1,12 @@
 """Convolution, transposed convolution and pooling over 1, 2 or 3 spatial axes.
 
 Lesson: 08-gluon.  Mirrors ``src/operator/nn/convolution.cc``,
-``deconvolution.cc`` and ``pooling.cc``.  Every kernel window is a strided
-*view* of the padded input, shape ``(N, C, *out, *kernel)`` ("im2col" without
-copying); a convolution is then one ``tensordot`` per group.  Gradients
-scatter-add windows back into the input ("col2im"), one kernel offset at a time.
+``deconvolution.cc`` and ``pooling.cc``.  This module holds the operators:
+parameters, shapes, padding and which path to take.  The array work lives in
+``conv_kernels.py``: im2col + batched ``matmul`` for convolutions, a tap-by-tap
+col2im for their data gradient, strided tap slices for pooling.  Every kernel
+window is also available as a strided *view* ``(N, C, *out, *kernel)`` of the
+padded input (``_windows``), the general path of the rarer pooling cases.
 Only channel-first layouts (NCW, NCHW, NCDHW) are supported.
 """
 import itertools

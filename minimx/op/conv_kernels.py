@@ -2,12 +2,14 @@
 
 Lesson: 08-gluon.  Mirrors the im2col + GEMM strategy of ``src/operator/nn/im2col.h``.
 A convolution copies every kernel window once into a column matrix whose last axis
-is the output position (``im2col``), then multiplies it by the filters with one
-batched ``matmul``; the data gradient multiplies the other way round and adds each
-kernel tap back into place (``col2im``, one slice per tap).  Pooling reads the
-kernel taps as ``prod(kernel)`` strided slices of the input.  All functions take
-``xp`` (numpy or CuPy) and work for 1 to 3 spatial axes, any stride, dilation,
-padding and channel groups.
+is the output position (``im2col``) and multiplies it by the filters with a batched
+``matmul``.  With stride 1 along the first spatial axis, only the other axes are
+unfolded (``row_columns``, ``kernel[0]`` times less copying) and each kernel row is
+one ``matmul`` on a dense slice of it.  The data gradient multiplies the other way
+round and adds each kernel tap back into place (``col2im``, one slice per tap).
+Pooling reads the taps as ``prod(kernel)`` strided slices of the input.  All
+functions take ``xp`` (numpy or CuPy) and work for 1 to 3 spatial axes, any
+stride, dilation, padding and channel groups.
 """
 import itertools
 import math
@@ -20,23 +22,14 @@ def tap_slices(geometry, out_size):
                             zip(offset, geometry.dilate, geometry.stride, out_size))
 
 
-def _tap_view(xp, padded, geometry, out_size, order):
-    """A strided view of ``padded (N, C, *in)``: the axes named in ``order`` among
-    ``n``, ``c``, ``k`` (all kernel axes) and ``o`` (all output axes)."""
-    strides = padded.strides
-    spatial = strides[2:]
-    axes = {"n": ((padded.shape[0],), strides[:1]), "c": ((padded.shape[1],), strides[1:2]),
-            "k": (tuple(geometry.kernel), tuple(s * d for s, d in zip(spatial, geometry.dilate))),
-            "o": (tuple(out_size), tuple(s * t for s, t in zip(spatial, geometry.stride)))}
-    shape = sum((axes[name][0] for name in order), ())
-    view_strides = sum((axes[name][1] for name in order), ())
-    return xp.lib.stride_tricks.as_strided(padded, shape, view_strides)
-
-
 def im2col(xp, padded, geometry, out_size):
     """Contiguous columns ``(N, C * prod(kernel), prod(out))`` of a padded input."""
     batch, channels = padded.shape[:2]
-    view = _tap_view(xp, padded, geometry, out_size, "ncko")
+    strides, spatial = padded.strides, padded.strides[2:]
+    shape = padded.shape[:2] + tuple(geometry.kernel) + tuple(out_size)
+    view_strides = (strides[:2] + tuple(s * d for s, d in zip(spatial, geometry.dilate))
+                    + tuple(s * t for s, t in zip(spatial, geometry.stride)))
+    view = xp.lib.stride_tricks.as_strided(padded, shape, view_strides)   # (N, C, *k, *out)
     return view.reshape(batch, channels * math.prod(geometry.kernel), math.prod(out_size))
 
 

@@ -125,6 +125,24 @@ def test_convolution_keeps_float32_and_adds_bias():
     np.testing.assert_allclose(grad_b, np.full(4, 2 * 5 * 5), rtol=1e-6)
 
 
+def test_strided_views_as_inputs():
+    """Inputs that are views with odd strides (a transpose, a step) give the same results."""
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((9, 3, 2, 14))
+    x = base.transpose(2, 1, 0, 3)[..., ::2]             # (2, 3, 9, 7), not contiguous
+    w = rng.standard_normal((4, 3, 3, 2))
+    op = get_op("Convolution")(kernel=(3, 2), num_filter=4, no_bias=True)
+    np.testing.assert_allclose(op.forward(np, x, w), op.forward(np, x.copy(), w))
+    head = rng.standard_normal(op.infer_shape(x.shape, w.shape))
+    for got, want in zip(op.backward(np, head, x, w), op.backward(np, head, x.copy(), w)):
+        np.testing.assert_allclose(got, want)
+    pool = get_op("Pooling")(kernel=(2, 2), stride=(2, 2))
+    out = pool.forward(np, x)
+    np.testing.assert_array_equal(out, pool.forward(np, x.copy()))
+    np.testing.assert_array_equal(pool.backward(np, np.ones_like(out), x, out),
+                                  pool.backward(np, np.ones_like(out), x.copy(), out))
+
+
 # -- pooling: tap by tap against the window view ---------------------------------------------
 @st.composite
 def pool_cases(draw):
