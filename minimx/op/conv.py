@@ -24,9 +24,15 @@ _LAYOUTS = (None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
 
 # -- window helpers shared by all three operators ----------------------------------------------
 def _pad(xp, data, before, after=None, value=0):
+    """``data`` with ``value`` added before/after each spatial axis (``xp.pad`` is slow)."""
     after = before if after is None else after
-    widths = ((0, 0), (0, 0)) + tuple(zip(before, after))
-    return xp.pad(data, widths, constant_values=value) if any(before + after) else data
+    if not any(before + after):
+        return data
+    shape = data.shape[:2] + tuple(n + b + a for n, b, a in zip(data.shape[2:], before, after))
+    padded = xp.full(shape, value, dtype=data.dtype)
+    padded[(slice(None), slice(None)) + tuple(slice(b, b + n) for b, n in
+                                              zip(before, data.shape[2:]))] = data
+    return padded
 
 
 def _windows(xp, padded, geometry, out_size):

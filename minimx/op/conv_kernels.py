@@ -99,25 +99,39 @@ def convolve_weight_grad(xp, out_grad, padded, geometry, groups):
     return xp.ascontiguousarray(xp.moveaxis(rows, 0, 2))
 
 
+_LONG_ROW = 16      # output rows at least this long make batch-first col2im adds efficient
+
+
 def convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups):
     """Adjoint of ``convolve`` in the input: ``(N, F, *out)`` -> padded ``(N, C, *in)``.
 
-    The columns are computed batch-last, ``(G, K, C/G, *out, N)``, so that each tap's
-    slice-add into the batch-last canvas ``(G, C/G, *in, N)`` runs over long
-    contiguous rows; one transpose at the end restores ``(N, C, *in)``.
+    Each kernel tap's columns are added into a slice of a zero canvas.  Those adds
+    run over contiguous rows of the last output axis; when the rows are short (a
+    small late layer), columns and canvas are computed batch-last, ``(G, K, C/G,
+    *out, N)`` and ``(G, C/G, *in, N)``, so that the rows are ``N`` times longer,
+    at the cost of two transposes (the result is a batch-last view).
     """
     batch, filters = out_grad.shape[:2]
     out_size = tuple(out_grad.shape[2:])
     channels, kernel = padded_shape[1], tuple(geometry.kernel)
     per_group_f, per_group_c = filters // groups, channels // groups
+    taps = weight.reshape(groups, per_group_f, per_group_c, -1)
+    every = (slice(None),)
+    if out_size[-1] >= _LONG_ROW or math.prod(kernel) == 1:
+        grads = out_grad.reshape(batch, groups, per_group_f, -1)
+        columns = xp.matmul(taps.transpose(0, 3, 2, 1).reshape(groups, -1, per_group_f), grads)
+        columns = columns.reshape((batch, groups) + kernel + (per_group_c,) + out_size)
+        canvas = xp.zeros((batch, groups, per_group_c) + tuple(padded_shape[2:]),
+                          dtype=columns.dtype)
+        for offset, target in tap_slices(geometry, out_size):
+            canvas[every * 3 + target] += columns[every * 2 + offset]
+        return canvas.reshape(padded_shape)
     grads = xp.moveaxis(out_grad.reshape(batch, groups, per_group_f, -1), 0, -1)
     grads = grads.reshape(groups, 1, per_group_f, -1)                # (G, 1, F/G, P * N)
-    taps = weight.reshape(groups, per_group_f, per_group_c, -1)
     columns = xp.matmul(taps.transpose(0, 3, 2, 1), grads)           # (G, K, C/G, P * N)
     columns = columns.reshape((groups,) + kernel + (per_group_c,) + out_size + (batch,))
     canvas = xp.zeros((groups, per_group_c) + tuple(padded_shape[2:]) + (batch,),
                       dtype=columns.dtype)
-    every = (slice(None),)
     for offset, target in tap_slices(geometry, out_size):
         canvas[every * 2 + target] += columns[every + offset]
     canvas = canvas.reshape((channels,) + tuple(padded_shape[2:]) + (batch,))

@@ -6,6 +6,7 @@ Convolution and Deconvolution forward passes are compared with the direct loops 
 random probes check the whole gradient against the reference forward.  Pooling's
 tap-by-tap path is compared with its general window-view path (argmax gradient).
 """
+import contextlib
 import os
 import sys
 
@@ -18,10 +19,22 @@ sys.path.insert(0, os.path.dirname(__file__))
 import references  # noqa: E402
 
 import minimx.op.conv as conv  # noqa: E402
+import minimx.op.conv_kernels as kernels  # noqa: E402
 from minimx import autograd, nd  # noqa: E402
 from minimx.op import get_op  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None)
+
+
+@contextlib.contextmanager
+def _setting(module, name, value):
+    """Temporarily change a module constant (a path-choosing threshold)."""
+    saved = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, saved)
 
 
 @st.composite
@@ -68,9 +81,14 @@ def _reference_kwargs(params):
 
 
 @SETTINGS
-@given(conv_cases(), st.integers(0, 2 ** 16))
-def test_convolution_forward_and_gradients_match_direct_loops(case, seed):
-    params, data_shape = case
+@given(conv_cases(), st.integers(0, 2 ** 16), st.booleans())
+def test_convolution_forward_and_gradients_match_direct_loops(case, seed, long_rows):
+    """``long_rows``: every output row counts as long, so col2im runs batch-first."""
+    with _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW):
+        _check_convolution(*case, seed)
+
+
+def _check_convolution(params, data_shape, seed):
     rng = np.random.default_rng(seed)
     op = get_op("Convolution")(**params)
     weight_shape = op.weight_shape(data_shape)
@@ -90,9 +108,13 @@ def test_convolution_forward_and_gradients_match_direct_loops(case, seed):
 
 
 @SETTINGS
-@given(conv_cases(transpose=True), st.integers(0, 2 ** 16))
-def test_deconvolution_forward_and_gradients_match_direct_loops(case, seed):
-    params, data_shape = case
+@given(conv_cases(transpose=True), st.integers(0, 2 ** 16), st.booleans())
+def test_deconvolution_forward_and_gradients_match_direct_loops(case, seed, long_rows):
+    with _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW):
+        _check_deconvolution(*case, seed)
+
+
+def _check_deconvolution(params, data_shape, seed):
     rng = np.random.default_rng(seed)
     op = get_op("Deconvolution")(**params)
     x = rng.standard_normal(data_shape)
@@ -161,14 +183,10 @@ def pool_cases(draw):
 def _both_paths(op, x, head):
     """(output, gradient) by the tap path and by the general path (no window is tapped)."""
     results = []
-    saved = conv._MAX_TAPS
-    try:
-        for limit in (saved, 0):
-            conv._MAX_TAPS = limit
+    for limit in (conv._MAX_TAPS, 0):
+        with _setting(conv, "_MAX_TAPS", limit):
             out = op.forward(np, x)
             results.append((out, op.backward(np, head, x, out)))
-    finally:
-        conv._MAX_TAPS = saved
     return results
 
 
