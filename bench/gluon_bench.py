@@ -3,7 +3,9 @@
     python bench/gluon_bench.py
 
 (a) The seed's network, HybridSequential Dense(256, relu), Dense(128, relu), Dense(2) on a
-(1, 512) input: 1000 forward calls + ``nd.waitall()``, before and after ``hybridize()``,
+(1, 512) input: 1000 forward calls + ``nd.waitall()``, before and after ``hybridize()``
+(with the garbage collector paused while timing, as ``timeit`` does: one full collection of
+a process's objects costs 10-30 ms, as much as the 1000 calls themselves),
 next to the same arithmetic in hand-written numpy (the floor: no framework at all) and to
 MXNet 1.9.1.  (b) Training throughput (samples/s) with ``gluon.Trainer('sgd')``,
 ``SoftmaxCrossEntropyLoss`` and ``autograd`` of a 784-512-256-10 MLP (batch 128) and a
@@ -13,6 +15,7 @@ Each framework runs the same script text in a fresh process; the frameworks take
 $MINIMX_MXNET_PYTHON (default /opt/mxref/bin/python); PyTorch is imported here if
 installed, else taken from $MINIMX_TORCH_PYTHON.
 """
+import gc
 import os
 import subprocess
 import sys
@@ -22,13 +25,13 @@ import numpy as np
 
 from _util import REPO, fmt, mxnet_python, print_table, ratio
 
-ROUNDS = 3
+ROUNDS = 5
 CALLS = 1000                       # forward calls of the seed's network
-STEPS = {"MLP": 8, "LeNet": 8}     # timed training steps per round (after 2 warm-up steps)
+STEPS = {"MLP": 40, "LeNet": 40}   # timed training steps per round (after 2 warm-up steps)
 
 # The same text runs with lib=minimx and lib=mxnet.  It prints "label value" lines.
 GLUON = """
-import time, warnings
+import gc, time, warnings
 import numpy as np
 import {lib} as mx
 from {lib} import nd, autograd, gluon
@@ -46,11 +49,15 @@ def seed_net():
 def forward_ms(net, x):
     net(x).wait_to_read()                    # warm-up: deferred init, trace, caches
     nd.waitall()
+    gc.collect()
+    gc.disable()                             # as timeit does: no collector pause inside
     start = time.perf_counter()
     for _ in range({calls}):
         y = net(x)
     nd.waitall()
-    return (time.perf_counter() - start) * 1e3
+    elapsed = time.perf_counter() - start
+    gc.enable()
+    return elapsed * 1e3
 
 def mlp():
     net = nn.HybridSequential()
@@ -104,17 +111,21 @@ for name, make in (("MLP", mlp), ("LeNet", lenet)):
 """
 
 TORCH = """
-import time, torch
+import gc, time, torch
 from torch import nn
 torch.manual_seed(0)
 
 def forward_ms(net, x):
     with torch.no_grad():
         net(x)
+        gc.collect()
+        gc.disable()
         start = time.perf_counter()
         for _ in range({calls}):
             y = net(x)
-        return (time.perf_counter() - start) * 1e3
+        elapsed = time.perf_counter() - start
+        gc.enable()
+        return elapsed * 1e3
 
 def train_rate(net, shape, steps):
     x, y = torch.rand(*shape), torch.randint(0, 10, (shape[0],))
@@ -194,12 +205,16 @@ def numpy_ms():
     w = [rng.rand(256, 512).astype("float32"), rng.rand(128, 256).astype("float32"),
          rng.rand(2, 128).astype("float32")]
     b = [np.zeros(256, "float32"), np.zeros(128, "float32"), np.zeros(2, "float32")]
+    gc.collect()
+    gc.disable()
     start = time.perf_counter()
     for _ in range(CALLS):
         h = np.maximum(x @ w[0].T + b[0], 0)
         h = np.maximum(h @ w[1].T + b[1], 0)
         y = h @ w[2].T + b[2]                 # noqa: F841
-    return (time.perf_counter() - start) * 1e3
+    elapsed = time.perf_counter() - start
+    gc.enable()
+    return elapsed * 1e3
 
 
 def merge_best(best, figures, smaller_is_better):
