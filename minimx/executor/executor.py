@@ -11,6 +11,7 @@ from ..ndarray import NDArray
 from ..symbol import inference
 from ..symbol.graph import entries_depending_on, topo_order
 from .plan import build_plan
+from .program import ForwardProgram, can_lower
 from .run import run_backward, run_forward
 
 __all__ = ["Executor"]
@@ -37,6 +38,7 @@ class Executor:
         self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e], ctx)
                         for e in self._entries]
         self._plans = {}
+        self._programs = {}           # id(inference plan) -> its ForwardProgram
         self._state = engine.new_var()      # orders forward's saved values before backward
         self._saved = {}
         self._backward_cache = None
@@ -90,6 +92,18 @@ class Executor:
                                                is_train, xp)
         return self._plans[is_train]
 
+    def _program(self, plan):
+        """The inference plan lowered to a ForwardProgram (``program.py``), or None when
+        the interpreter must run it (random nodes draw per call; a monitor sees every node)."""
+        if self._monitor is not None or not can_lower(plan):
+            return None
+        if id(plan) not in self._programs:       # cleared whenever _plans is
+            inputs = [key for key, _ in self._input_keys()]
+            results = [plan.resolve(entry) for entry in self._entries]
+            self._programs[id(plan)] = ForwardProgram(plan, backend.get_xp(self._ctx), inputs,
+                                                      results, False)
+        return self._programs[id(plan)]
+
     def plan_report(self, is_train=False):
         """What the planning passes did (for lessons and the graph widget)."""
         return self._plan(is_train).report
@@ -116,8 +130,15 @@ class Executor:
         entries = [plan.resolve(e) for e in self._entries]
         saved = {} if is_train else None
         monitor, monitor_all = self._monitor, self._monitor_all
+        program = None if is_train else self._program(plan)
 
         def run():
+            if program is not None:          # inference: the lowered program, no dicts
+                results = program.run([array._read() for _, array in inputs])
+                for target, value in zip(outputs, results):
+                    target._write(value)
+                self._saved = {}
+                return
             values = {key: array._read() for key, array in inputs}
             run_forward(plan, xp, values, is_train, seeds,
                         lambda seed: backend.make_rng(ctx, seed), saved, monitor, monitor_all)
@@ -209,6 +230,7 @@ class Executor:
             lambda name, value: callback(name, _as_ndarray(value, self._ctx)))
         self._monitor_all = monitor_all
         self._plans.clear()
+        self._programs.clear()
 
     def debug_str(self):
         """The symbol's graph, then the plan report of the inference plan."""

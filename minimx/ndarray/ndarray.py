@@ -209,10 +209,7 @@ class NDArray:
         backend.get_xp(target.context)      # an unavailable device fails here, not at a sync
 
         def copy():
-            if target._chunk.data is not None and source.context == target.context:
-                target._read()[...] = source._read()     # into the buffer it has: no allocation
-            else:
-                target._write(backend.from_numpy(source._read(), target.context))
+            target._write(backend.from_numpy(source._read(), target.context))
 
         engine.push(copy, [source._chunk.var], [target._chunk.var], target.context,
                     f"_copyto({self.context}->{target.context})")
