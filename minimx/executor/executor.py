@@ -179,7 +179,10 @@ class Executor:
                     value = xp.zeros(array.shape, array._dtype)
                 array._write(array._read() + value if req == "add" else value)
 
+        # Forward saved raw buffers of the bound arrays for this step: declaring them read
+        # keeps a later in-place write (``arg_dict['data'][:] = next_batch``) behind it.
         reads = [self._state] + [g._chunk.var for g in heads if g is not None]
+        reads += [array._chunk.var for _, array in self._input_keys()]
         writes = [array._chunk.var for _, array, _ in targets]
         engine.push(run, reads, writes, self._ctx, "executor_backward")
 

@@ -192,7 +192,11 @@ class _Backward:
                     target._write(xp.zeros(target.shape, target._dtype) if value is None
                                   else value)
 
-        engine.push(run, [g._chunk.var for g in out_grads] + [o._chunk.var for o in self.outputs],
-                    [g._chunk.var for g in grads if g is not None], ctx, "CachedOp_backward")
+        # ``saved`` holds raw buffers of the inputs: reading their vars keeps later
+        # in-place writes to the inputs behind this step (as the op-by-op tape does).
+        reads = [g._chunk.var for g in out_grads] + [o._chunk.var for o in self.outputs]
+        reads += [a._chunk.var for a in self.arrays]
+        engine.push(run, reads, [g._chunk.var for g in grads if g is not None], ctx,
+                    "CachedOp_backward")
         return grads
 
