@@ -7,7 +7,7 @@ speed of ``hybridize()`` comes from.
 """
 from .. import backend, engine, random_state
 from ..base import InvalidShapeError, MXNetError
-from ..ndarray import NDArray
+from ..ndarray.ndarray import NDArray, own_buffers
 from ..symbol import inference
 from ..symbol.graph import entries_depending_on, topo_order
 from .plan import build_plan
@@ -133,17 +133,17 @@ class Executor:
         program = None if is_train else self._program(plan)
 
         def run():
+            raw = [array._read() for _, array in inputs]
             if program is not None:          # inference: the lowered program, no dicts
-                results = program.run([array._read() for _, array in inputs])
-                for target, value in zip(outputs, results):
-                    target._write(value)
-                self._saved = {}
-                return
-            values = {key: array._read() for key, array in inputs}
-            run_forward(plan, xp, values, is_train, seeds,
-                        lambda seed: backend.make_rng(ctx, seed), saved, monitor, monitor_all)
-            for target, key in zip(outputs, entries):
-                target._write(values[key])
+                results = program.run(raw)
+            else:
+                values = {key: value for (key, _), value in zip(inputs, raw)}
+                run_forward(plan, xp, values, is_train, seeds,
+                            lambda seed: backend.make_rng(ctx, seed), saved, monitor,
+                            monitor_all)
+                results = [values[key] for key in entries]
+            for target, value in zip(outputs, own_buffers(results, raw)):
+                target._write(value)
             self._saved = saved if is_train else {}
 
         reads = [array._chunk.var for _, array in inputs]
@@ -173,8 +173,9 @@ class Executor:
                     for entry, grad in zip(self._entries, heads + [None] * len(self._entries))}
             grads = run_backward(plan, xp, head, self._saved, needs_grad, is_train, meta,
                                  monitor)
-            for node, array, req in targets:
-                value = grads.get((node, 0))
+            values = own_buffers([grads.get((node, 0)) for node, _, _ in targets],
+                                 [*head.values(), *(a._read() for _, a in inputs)])
+            for (_, array, req), value in zip(targets, values):
                 if value is None:
                     value = xp.zeros(array.shape, array._dtype)
                 array._write(array._read() + value if req == "add" else value)
@@ -182,7 +183,8 @@ class Executor:
         # Forward saved raw buffers of the bound arrays for this step: declaring them read
         # keeps a later in-place write (``arg_dict['data'][:] = next_batch``) behind it.
         reads = [self._state] + [g._chunk.var for g in heads if g is not None]
-        reads += [array._chunk.var for _, array in self._input_keys()]
+        inputs = self._input_keys()
+        reads += [array._chunk.var for _, array in inputs]
         writes = [array._chunk.var for _, array, _ in targets]
         engine.push(run, reads, writes, self._ctx, "executor_backward")
 

@@ -12,7 +12,7 @@ from ..autograd.tape import FunctionNode
 from ..executor.plan import build_plan
 from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
-from ..ndarray import NDArray
+from ..ndarray.ndarray import NDArray, own_buffers
 from ..symbol import inference
 from ..symbol.graph import aux_variables, entries_depending_on, topo_order
 
@@ -104,7 +104,8 @@ class CachedOp:
         program = entry.program
 
         def run():
-            for target, value in zip(outputs, program.run([a._read() for a in arrays])):
+            inputs = [a._read() for a in arrays]
+            for target, value in zip(outputs, own_buffers(program.run(inputs), inputs)):
                 target._write(value)
 
         writes = [o._chunk.var for o in outputs]
@@ -125,10 +126,12 @@ class CachedOp:
         writes += [arrays[i]._chunk.var for i in entry.mutated]
 
         def run():
-            values = {key: array._read() for key, array in zip(keys, arrays)}
+            inputs = [array._read() for array in arrays]
+            values = dict(zip(keys, inputs))
             run_forward(plan, xp, values, is_train, seeds, make_rng, saved)
-            for target, key in zip(outputs, result_keys):
-                target._write(values[key])
+            results = own_buffers([values[key] for key in result_keys], inputs)
+            for target, value in zip(outputs, results):
+                target._write(value)
 
         engine.push(run, reads, writes, ctx, "CachedOp")
 
@@ -179,6 +182,7 @@ class _Backward:
         grads = [NDArray._empty(a.shape, a._dtype, ctx) if w else None
                  for a, w in zip(self.arrays, wanted)]
         plan, saved, meta, is_train = self.plan, self.saved, self.meta, self.is_train
+        arrays = self.arrays
         entries = self.cached_op._entries
 
         def run():
@@ -186,9 +190,10 @@ class _Backward:
             for entry, g in zip(entries, out_grads):    # an output listed twice gets both
                 heads[entry] = g._read() if entry not in heads else heads[entry] + g._read()
             result = run_backward(plan, xp, heads, saved, needs_grad, is_train, meta)
-            for node, target in zip(variables, grads):
+            values = [result.get((node, 0)) for node in variables]
+            values = own_buffers(values, [*heads.values(), *(a._read() for a in arrays)])
+            for value, target in zip(values, grads):
                 if target is not None:
-                    value = result.get((node, 0))
                     target._write(xp.zeros(target.shape, target._dtype) if value is None
                                   else value)
 

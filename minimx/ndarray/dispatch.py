@@ -13,7 +13,7 @@ from ..autograd import recording
 from ..autograd.tape import OpNode
 from ..base import ContextMismatchError, InvalidShapeError, InvalidTypeError
 from ..context import current_context
-from .ndarray import NDArray
+from .ndarray import NDArray, own_buffers
 
 __all__ = ["invoke", "push_backward"]
 
@@ -112,13 +112,8 @@ def _forward_closure(op, inputs, outputs, ctx):
         if seed is not None:
             extras["rng"] = backend.make_rng(ctx, seed)
         result = op.forward(xp, *arrays, **extras)
-        if single:
-            result = (result,)
-        for target, value in zip(outputs, result):
-            for array in arrays:
-                if value is array:
-                    value = value.copy()      # keep every chunk's buffer its own
-                    break
+        result = [result] if single else list(result)
+        for target, value in zip(outputs, own_buffers(result, arrays)):
             target._write(value)
 
     return run
@@ -185,7 +180,7 @@ def push_backward(node, out_grads):
         if not isinstance(result, (tuple, list)):
             result = (result,)
         result = list(result) + [None] * (len(in_grads) - len(result))
-        for target, value in zip(in_grads, result):
+        for target, value in zip(in_grads, own_buffers(result, [*grads, *values.values()])):
             if target is not None:
                 target._write(xp.zeros(target._shape, target._dtype) if value is None else value)
 

@@ -15,7 +15,7 @@ from .. import backend, engine
 from ..base import GradientError, InvalidTypeError, MXNetError
 from ..context import Context
 
-__all__ = ["NDArray", "Chunk"]
+__all__ = ["NDArray", "Chunk", "own_buffers"]
 
 
 class Chunk:
@@ -31,6 +31,23 @@ class Chunk:
         self.data = data
         self.var = engine.new_var()
         self.ctx = ctx
+
+
+def own_buffers(values, sources):
+    """``values`` (a list of raw arrays about to be written into chunks), with a copy in
+    place of any that *is* one of ``sources`` (the buffers they were computed from).
+
+    An operator may hand back its input unchanged (``Flatten`` of a 2-D array, the
+    gradient of ``+``), and a graph output may be one of its inputs once a planning pass
+    removed an identity; writing that object into another chunk would give two chunks one
+    buffer, breaking ``Chunk``'s invariant (``y[0] = 7`` would change ``x`` too).
+    """
+    for position, value in enumerate(values):
+        for source in sources:
+            if value is source:
+                values[position] = value.copy()
+                break
+    return values
 
 
 class NDArray:

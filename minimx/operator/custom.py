@@ -17,7 +17,7 @@ from .. import autograd, engine
 from ..base import (DTYPE_TO_FLAG, InvalidParameterError, InvalidShapeError, InvalidTypeError,
                     MXNetError, OperatorFailedError)
 from ..context import Context
-from ..ndarray.ndarray import Chunk, NDArray
+from ..ndarray.ndarray import Chunk, NDArray, own_buffers
 from ..op.registry import OpDef, Param, TestHints, register_op
 from .prop import PROPS
 
@@ -210,7 +210,7 @@ class Custom(OpDef):
         for raw, state in zip(arrays[count:], aux):
             if state._read() is not raw:
                 raw[...] = state._read()         # auxiliary states are updated in place
-        results = _own_buffers([o._read() for o in out_data], arrays)
+        results = own_buffers([o._read() for o in out_data], arrays)
         return results[0] if len(results) == 1 else tuple(results)
 
     def backward(self, xp, /, *out_grads, **saved):
@@ -224,7 +224,7 @@ class Custom(OpDef):
             operator.backward(req=["write"] * len(in_grad),
                               out_grad=[_wrap(g, ctx) for g in out_grads], in_data=in_data,
                               out_data=out_data, in_grad=in_grad, aux=aux)
-        grads = _own_buffers([g._read() for g in in_grad], [*saved.values(), *out_grads])
+        grads = own_buffers([g._read() for g in in_grad], [*saved.values(), *out_grads])
         return tuple(grads) + (None,) * len(self.aux)
 
 
@@ -241,8 +241,3 @@ def _context_of(arrays):
 def _wrap(array, ctx):
     """An NDArray on the raw array itself (no copy): the user's view of an operator buffer."""
     return NDArray(Chunk(ctx, array), array.shape, array.dtype)
-
-
-def _own_buffers(results, sources):
-    """``results``, copying any that is one of ``sources`` (an output must own its buffer)."""
-    return [r.copy() if any(r is s for s in sources) else r for r in results]

@@ -1,0 +1,59 @@
+"""Every chunk owns its buffer: an output that *is* an input (an identity removed by the
+planner, an op returning its argument, a gradient passed straight through) is copied, so
+writing into one array in place never changes another."""
+import numpy as np
+
+import minimx as mx
+from minimx import autograd, nd
+
+
+def _separate(a, b):
+    nd.waitall()
+    return not np.shares_memory(a._chunk.data, b._chunk.data)
+
+
+def test_hybridized_identity_output_is_not_the_input():
+    net = mx.gluon.nn.HybridLambda(lambda F, x: F.identity(x))
+    net.hybridize()
+    x = nd.array([1., 2.])
+    y = net(x)
+    y = net(x)                      # the cached graph's path
+    assert _separate(x, y)
+    y[0] = 7
+    np.testing.assert_array_equal(x.asnumpy(), [1., 2.])
+
+
+def test_hybridized_recorded_identity_and_its_gradient_own_their_buffers():
+    net = mx.gluon.nn.HybridLambda(lambda F, x: F.identity(x))
+    net.hybridize()
+    x = nd.array([1., 2.])
+    x.attach_grad()
+    head = nd.array([3., 4.])
+    with autograd.record():
+        y = net(x)
+    y.backward(head)
+    assert _separate(x, y) and _separate(x.grad, head)
+
+
+def test_executor_forward_and_backward_do_not_share_the_callers_buffers():
+    data = mx.sym.var("x")
+    executor = mx.sym.identity(data).bind(mx.cpu(), {"x": nd.array([1., 2.])},
+                                          args_grad={"x": nd.zeros((2,))})
+    out = executor.forward()[0]
+    assert _separate(out, executor.arg_dict["x"])
+    executor.forward(is_train=True)
+    head = nd.array([3., 4.])
+    executor.backward([head])
+    assert _separate(executor.grad_dict["x"], head)
+    head[:] = 0
+    np.testing.assert_array_equal(executor.grad_dict["x"].asnumpy(), [3., 4.])
+
+
+def test_autograd_grad_of_a_pass_through_is_not_the_head_gradient():
+    a = nd.array([1., 2.])
+    a.attach_grad()
+    head = nd.array([5., 6.])
+    with autograd.record():
+        b = nd.identity(a)
+    (grad,) = autograd.grad(b, [a], head_grads=head)
+    assert _separate(grad, head)
