@@ -240,3 +240,24 @@ def test_sequential_plain_blocks():
     net.add(Double(), Double())
     assert net(nd.ones((2,))).asnumpy().tolist() == [4.0, 4.0]
     assert len(net) == 2
+
+
+def test_hybridized_block_sees_new_parameter_arrays(tmp_path):
+    """The cached parameter arrays are dropped whenever a Parameter's arrays are replaced
+    (``Parameter.data_version``): reinitialising, loading, casting, set_data."""
+    net = nn.Dense(2, in_units=3)
+    net.initialize(mx.init.Constant(1))
+    net.hybridize()
+    x = nd.ones((1, 3))
+    np.testing.assert_allclose(net(x).asnumpy(), [[3, 3]])
+    net.initialize(mx.init.Constant(2), force_reinit=True)
+    np.testing.assert_allclose(net(x).asnumpy(), [[6, 6]])
+    net.weight.set_data(nd.full((2, 3), 3))
+    np.testing.assert_allclose(net(x).asnumpy(), [[9, 9]])
+    other = nn.Dense(2, in_units=3)
+    other.initialize(mx.init.Constant(-1))
+    other.save_parameters(str(tmp_path / "other.params"))
+    net.load_parameters(str(tmp_path / "other.params"))
+    np.testing.assert_allclose(net(x).asnumpy(), [[-3, -3]])
+    net.cast("float64")
+    assert net(x.astype("float64")).dtype == np.float64
