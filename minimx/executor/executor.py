@@ -142,7 +142,7 @@ class Executor:
                             lambda seed: backend.make_rng(ctx, seed), saved, monitor,
                             monitor_all)
                 results = [values[key] for key in entries]
-            for target, value in zip(outputs, own_buffers(results, raw)):
+            for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(value)
             self._saved = saved if is_train else {}
 

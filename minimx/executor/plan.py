@@ -75,6 +75,8 @@ class Plan:
     release_after: dict       # step index -> value keys to drop after that step
     report: PlanReport
     aliases: dict             # value key removed by a pass -> the key that replaces it
+    constants: list = field(default_factory=list)   # folded arrays, shared by every run
+
 
     def resolve(self, key):
         """The value key that holds ``key``'s value after the passes removed nodes."""
@@ -95,7 +97,8 @@ def build_plan(entries, shapes, dtypes, is_train, xp):
     steps = fuse_elementwise(steps, shapes, outputs, is_train, report)
     release_after = plan_memory(steps, shapes, dtypes, outputs, is_train, report)
     report.steps_after = len(steps)
-    return Plan(steps, release_after, report, aliases)
+    constants = [value for step in steps if step.constant is not None for value in step.constant]
+    return Plan(steps, release_after, report, aliases, constants)
 
 
 def _resolve(aliases, key):

@@ -103,9 +103,12 @@ class CachedOp:
         """The fast path: run the lowered program (``executor.program``) as one push."""
         program = entry.program
 
+        constants = entry.plan.constants
+
         def run():
             inputs = [a._read() for a in arrays]
-            for target, value in zip(outputs, own_buffers(program.run(inputs), inputs)):
+            results = own_buffers(program.run(inputs), [*inputs, *constants])
+            for target, value in zip(outputs, results):
                 target._write(value)
 
         writes = [o._chunk.var for o in outputs]
@@ -129,7 +132,8 @@ class CachedOp:
             inputs = [array._read() for array in arrays]
             values = dict(zip(keys, inputs))
             run_forward(plan, xp, values, is_train, seeds, make_rng, saved)
-            results = own_buffers([values[key] for key in result_keys], inputs)
+            results = own_buffers([values[key] for key in result_keys],
+                                  [*inputs, *plan.constants])
             for target, value in zip(outputs, results):
                 target._write(value)
 

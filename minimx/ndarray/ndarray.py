@@ -39,8 +39,9 @@ def own_buffers(values, sources):
 
     An operator may hand back its input unchanged (``Flatten`` of a 2-D array, the
     gradient of ``+``), and a graph output may be one of its inputs once a planning pass
-    removed an identity; writing that object into another chunk would give two chunks one
-    buffer, breaking ``Chunk``'s invariant (``y[0] = 7`` would change ``x`` too).
+    removed an identity, or a constant the planner folded; writing that object into
+    another chunk would give two chunks one buffer, breaking ``Chunk``'s invariant
+    (``y[0] = 7`` would change ``x``, or every later call's output, too).
     """
     for position, value in enumerate(values):
         for source in sources:

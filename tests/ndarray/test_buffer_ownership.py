@@ -57,3 +57,24 @@ def test_autograd_grad_of_a_pass_through_is_not_the_head_gradient():
         b = nd.identity(a)
     (grad,) = autograd.grad(b, [a], head_grads=head)
     assert _separate(grad, head)
+
+
+def test_a_folded_constant_output_is_copied_for_every_call():
+    """The planner computes ``ones * 2`` once; each call must hand out its own copy."""
+    class TwoOutputs(mx.gluon.nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x + 1, F.ones((2,)) * 2
+
+    net = TwoOutputs()
+    net.hybridize()
+    x = nd.ones((2,))
+    _, constant = net(x)
+    _, constant = net(x)
+    constant[:] = 7
+    np.testing.assert_array_equal(net(x)[1].asnumpy(), [2., 2.])
+
+    data = mx.sym.var("x")
+    executor = mx.sym.Group([data + 1, mx.sym.ones((2,)) * 2]).bind(
+        mx.cpu(), {"x": nd.ones((2,))})
+    executor.forward()[1][:] = 9
+    np.testing.assert_array_equal(executor.forward()[1].asnumpy(), [2., 2.])
