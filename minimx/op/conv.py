@@ -4,9 +4,10 @@ Lesson: 08-gluon.  Mirrors ``src/operator/nn/convolution.cc``,
 ``deconvolution.cc`` and ``pooling.cc``.  This module holds the operators:
 parameters, shapes, padding and which path to take.  The array work lives in
 ``conv_kernels.py``: im2col + batched ``matmul`` for convolutions, a tap-by-tap
-col2im for their data gradient, strided tap slices for pooling.  Every kernel
-window is also available as a strided *view* ``(N, C, *out, *kernel)`` of the
-padded input (``_windows``), the general path of the rarer pooling cases.
+col2im for their data gradient, strided tap slices (or, when windows overlap,
+stride-phase runs) for pooling.  Every kernel window is also available as a
+strided *view* ``(N, C, *out, *kernel)`` of the padded input (``_windows``), the
+general path of the rarer pooling cases.
 Only channel-first layouts (NCW, NCHW, NCDHW) are supported.
 """
 import itertools
@@ -33,6 +34,11 @@ def _pad(xp, data, before, after=None, value=0):
     padded[(slice(None), slice(None)) + tuple(slice(b, b + n) for b, n in
                                               zip(before, data.shape[2:]))] = data
     return padded
+
+
+def _lowest(xp, data):
+    """The value padding holds for max pooling: below every element."""
+    return -xp.inf if data.dtype.kind == "f" else xp.iinfo(data.dtype).min
 
 
 def _windows(xp, padded, geometry, out_size):
@@ -350,6 +356,17 @@ class Pooling(OpDef):
         windows) rather than reduce the window view (one strided reduction)."""
         return not self.global_pool and math.prod(self.kernel) <= _MAX_TAPS
 
+    def _overlapping(self, shape):
+        """Geometry and output size when windows share input elements (and there is
+        an output), else None: each tap is then read as one contiguous run of a stride
+        phase plane (``kernels.pool_phases``)."""
+        if self.pool_type == "lp" or not self._by_taps():
+            return None
+        geometry, out_size, _ = self._layout(shape)
+        if min(out_size) < 1 or all(s >= k for s, k in zip(geometry.stride, geometry.kernel)):
+            return None
+        return geometry, out_size
+
     def _window_axes(self, ndim):
         return tuple(range(ndim, 2 * ndim - 2))
 
@@ -369,6 +386,10 @@ class Pooling(OpDef):
     def forward(self, xp, data):
         kind = self.pool_type
         fill = -xp.inf if kind == "max" else 0
+        overlapping = self._overlapping(data.shape)
+        if overlapping:
+            pooled = kernels.pool_phases(xp, data, *overlapping, kind, _lowest(xp, data))
+            return pooled / self._divisor(xp, data) if kind == "avg" else pooled
         if kind != "lp" and self._by_taps():
             padded, geometry, out_size = self._padded(xp, data, fill)
             summed = kernels.pool_taps(xp, padded, geometry, out_size, kind)
@@ -403,6 +424,16 @@ class Pooling(OpDef):
         return xp.broadcast_to(scale[expand], windows.shape), padded_shape, geometry
 
     def backward(self, xp, out_grad, data, output):
+        kind, overlapping = self.pool_type, self._overlapping(data.shape)
+        if overlapping and kind in ("avg", "sum"):
+            scale = out_grad / self._divisor(xp, data) if kind == "avg" else out_grad
+            return kernels.sum_pool_phases_grad(xp, scale, data.shape, overlapping[0])
+        # a maximum equal to the padding (-inf) or NaN takes the general path below, which
+        # gives the window's first such tap the gradient, padding included
+        lowest = _lowest(xp, data)
+        if overlapping and kind == "max" and (output > lowest).all():
+            return kernels.max_pool_scatter_grad(xp, out_grad, data, output, overlapping[0],
+                                                 lowest)
         # NaN maxima fall back to argmax, which picks a window's first NaN
         if self.pool_type == "max" and self._by_taps() and not xp.isnan(output).any():
             padded, geometry, _ = self._padded(xp, data, -xp.inf)

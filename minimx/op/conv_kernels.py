@@ -7,7 +7,9 @@ is the output position (``im2col``) and multiplies it by the filters with a batc
 unfolded (``row_columns``, ``kernel[0]`` times less copying) and each kernel row is
 one ``matmul`` on a dense slice of it.  The data gradient multiplies the other way
 round and adds each kernel tap back into place (``col2im``, one slice per tap).
-Pooling reads the taps as ``prod(kernel)`` strided slices of the input.  All
+Pooling reads the taps as ``prod(kernel)`` strided slices of the input, or, when
+windows overlap, as contiguous runs of the input split by stride phase; the max
+gradient then finds each window's winning tap and adds with one ``add.at``.  All
 functions take ``xp`` (numpy or CuPy) and work for 1 to 3 spatial axes, any
 stride, dilation, padding and channel groups.
 """
@@ -174,3 +176,162 @@ def max_pool_grad(xp, out_grad, padded, output, geometry):
         else:
             grad[every + target] += out_grad * hit
     return grad
+
+
+# -- overlapping pooling: each tap one contiguous run of a stride phase -----------------------
+# A strided tap slice walks rows only ``out[-1]`` long, and a ufunc pays per row.  Split the
+# padded input by stride phase instead: phase ``a`` (per axis) holds the padded positions
+# ``s * i + a``, so tap ``o`` reads phase ``o % s`` shifted by ``o // s``.  Each phase plane is
+# stored flat per (batch, channel) with trailing axes ``q`` long (a bit longer than the output):
+# a tap's elements for all output positions are then ONE contiguous run of the flat plane, laid
+# out as an "extended" output ``(out[0], q[1], ..., q[-1])`` whose extra trailing positions
+# are garbage, cropped away (forward) or given zero gradient (backward).
+
+
+def phase_layout(geometry, out_size):
+    """Plane shape (one spare first-axis row so every tap's run fits) and extended output."""
+    lengths = tuple(o - 1 + -(-(d * (k - 1) + 1) // s) for o, k, s, d in zip(
+        out_size, geometry.kernel, geometry.stride, geometry.dilate))
+    return lengths, (lengths[0] + 1,) + lengths[1:], tuple(out_size[:1]) + lengths[1:]
+
+
+def _phase_regions(geometry, size, lengths):
+    """For each stride phase (row-major): the data slices it holds and where in its plane."""
+    for phase in itertools.product(*(range(s) for s in geometry.stride)):
+        source, target = [], []
+        for a, s, p, n, q in zip(phase, geometry.stride, geometry.pad, size, lengths):
+            low, high = max(0, -((a - p) // s)), min(q, -((a - p - n) // s))
+            start = s * low + a - p
+            source.append(slice(start, start + s * (high - low - 1) + 1, s))
+            target.append(slice(low, max(low, high)))
+        yield tuple(source), tuple(target)
+
+
+def _tap_runs(geometry, planes):
+    """For each kernel tap (row-major): its phase's index and the run's start in the plane."""
+    plane_strides = [math.prod(planes[i + 1:]) for i in range(len(planes))]
+    for offset in itertools.product(*(range(k) for k in geometry.kernel)):
+        shift = [o * d for o, d in zip(offset, geometry.dilate)]
+        phase = 0
+        for x, s in zip(shift, geometry.stride):
+            phase = phase * s + x % s
+        yield phase, sum(x // s * t for x, s, t in zip(shift, geometry.stride, plane_strides))
+
+
+def split_phases(xp, data, geometry, out_size, fill):
+    """Padded ``data`` as flat phase planes ``(prod(stride), N * C, prod(planes))``."""
+    lengths, planes, _ = phase_layout(geometry, out_size)
+    batch, channels = data.shape[:2]
+    every = (slice(None), slice(None))
+    phases = xp.full((math.prod(geometry.stride), batch, channels) + planes, fill,
+                     dtype=data.dtype)
+    for index, (source, target) in enumerate(_phase_regions(geometry, data.shape[2:], lengths)):
+        if all(t.stop > t.start for t in target):
+            phases[(index,) + every + target] = data[every + source]
+    return phases.reshape(phases.shape[0], batch * channels, -1)
+
+
+def merge_phases(xp, phases, data_shape, geometry, out_size):
+    """Adjoint of ``split_phases``: phase-plane gradients back to ``data_shape``."""
+    lengths, planes, _ = phase_layout(geometry, out_size)
+    every = (slice(None), slice(None))
+    covered = all(p + n <= s * q for p, n, s, q in zip(
+        geometry.pad, data_shape[2:], geometry.stride, lengths))
+    grad = (xp.empty if covered else xp.zeros)(data_shape, dtype=phases.dtype)
+    phases = phases.reshape(phases.shape[:1] + tuple(data_shape[:2]) + planes)
+    for index, (source, target) in enumerate(_phase_regions(geometry, data_shape[2:], lengths)):
+        if all(t.stop > t.start for t in target):
+            grad[every + source] = phases[(index,) + every + target]
+    return grad
+
+
+def _extend(xp, array, extended, fill):
+    """``(N, C, *out)`` placed in ``(N * C, prod(extended))``, the rest ``fill``."""
+    batch, channels = array.shape[:2]
+    if tuple(array.shape[2:]) == tuple(extended):
+        return array.reshape(batch * channels, -1)
+    result = xp.full((batch, channels) + tuple(extended), fill, dtype=array.dtype)
+    result[(slice(None), slice(None)) + tuple(slice(0, n) for n in array.shape[2:])] = array
+    return result.reshape(batch * channels, -1)
+
+
+def pool_phases(xp, data, geometry, out_size, kind, lowest):
+    """Max or sum pooling of overlapping windows, one contiguous run per tap; ``lowest``
+    is the padding of max pooling."""
+    _, planes, extended = phase_layout(geometry, out_size)
+    phases = split_phases(xp, data, geometry, out_size, lowest if kind == "max" else 0)
+    length = math.prod(extended)
+    result = None
+    for phase, start in _tap_runs(geometry, planes):
+        run = phases[phase, :, start:start + length]
+        if result is None:
+            result = run.copy()
+        elif kind == "max":
+            xp.maximum(result, run, out=result)
+        else:
+            result += run
+    result = result.reshape(tuple(data.shape[:2]) + extended)
+    return xp.ascontiguousarray(result[(Ellipsis,) + tuple(slice(0, n) for n in out_size)])
+
+
+def sum_pool_phases_grad(xp, scale, data_shape, geometry):
+    """Gradient of sum pooling (``scale`` = out_grad, divided by the counts for avg)."""
+    out_size = scale.shape[2:]
+    _, planes, extended = phase_layout(geometry, out_size)
+    length = math.prod(extended)
+    grads = xp.zeros((math.prod(geometry.stride), data_shape[0] * data_shape[1],
+                      math.prod(planes)), dtype=scale.dtype)
+    scale = _extend(xp, scale, extended, 0)
+    for phase, start in _tap_runs(geometry, planes):
+        grads[phase, :, start:start + length] += scale
+    return merge_phases(xp, grads, data_shape, geometry, out_size)
+
+
+def max_pool_scatter_grad(xp, out_grad, data, output, geometry, lowest):
+    """Gradient of max pooling with overlapping windows.
+
+    Each window's first maximal tap (row-major) gets the window's gradient.  The taps
+    are compared in that order while ``passed`` counts, per window, the taps before
+    its first maximum; ``add.at`` then adds every window's gradient at its winner's
+    flat position in ``data`` (windows may share a winner).  Every maximum must be
+    above ``lowest``, the padding, so that no winner is padding.
+    """
+    out_size = output.shape[2:]
+    _, planes, extended = phase_layout(geometry, out_size)
+    length = math.prod(extended)
+    phases = split_phases(xp, data, geometry, out_size, lowest)
+    peak = _extend(xp, output, extended, lowest)
+    hit = xp.empty(peak.shape, dtype=bool)
+    searching = xp.ones(peak.shape, dtype=bool)         # first maximum not met yet
+    passed = xp.zeros(peak.shape, dtype=xp.uint8)
+    for phase, start in list(_tap_runs(geometry, planes))[:-1]:   # the last wins the rest
+        xp.equal(phases[phase, :, start:start + length], peak, out=hit)
+        xp.greater(searching, hit, out=searching)
+        passed += searching
+    passed = passed.reshape(tuple(output.shape[:2]) + extended)
+    index = _winner_index(xp, passed[(Ellipsis,) + tuple(slice(0, n) for n in out_size)],
+                          data.shape, geometry)
+    grad = xp.zeros(data.shape, dtype=out_grad.dtype)
+    xp.add.at(grad.reshape(-1), index.reshape(-1), out_grad.reshape(-1))
+    return grad
+
+
+def _winner_index(xp, passed, data_shape, geometry):
+    """Flat position in ``data`` of each window's tap number ``passed`` (row-major)."""
+    size = data_shape[2:]
+    steps = [math.prod(size[axis + 1:]) for axis in range(len(size))]
+    offsets = [sum(o * d * t for o, d, t in zip(offset, geometry.dilate, steps))
+               for offset in itertools.product(*(range(k) for k in geometry.kernel))]
+    index = xp.take(xp.asarray(offsets, dtype=xp.int64), passed)
+    corner = xp.arange(passed.shape[0] * passed.shape[1], dtype=xp.int64) * math.prod(size)
+    corner = corner.reshape((-1, 1))
+    for axis, (n, s, p, t) in enumerate(zip(passed.shape[2:], geometry.stride, geometry.pad,
+                                            steps)):
+        along = (xp.arange(n, dtype=xp.int64) * s - p) * t
+        if axis == 0:           # planes and the first axis: a small table
+            corner = (corner + along).reshape(passed.shape[:3] + (1,) * (len(size) - 1))
+        else:
+            corner = along.reshape((n,) + (1,) * (len(size) - 1 - axis))
+        index += corner
+    return index
+
