@@ -245,3 +245,96 @@ def test_lenet_shapes_through_autograd():
                                  w.astype(np.float64))
     np.testing.assert_allclose(data.grad.asnumpy(), grad_x, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(weight.grad.asnumpy(), grad_w, rtol=1e-4, atol=1e-4)
+
+
+# -- overlapping pooling windows: stride-phase runs (kernels.pool_phases & co.) -------------
+@st.composite
+def overlapping_pool_cases(draw):
+    """Pooling cases where windows overlap along at least one axis."""
+    params, shape = draw(pool_cases())
+    kernel = tuple(max(2, k) for k in params["kernel"])
+    axis = draw(st.integers(0, len(kernel) - 1))
+    stride = list(params["stride"])
+    stride[axis] = draw(st.integers(1, kernel[axis] - 1))
+    size = tuple(max(n, k) for n, k in zip(shape[2:], kernel))
+    params.update(kernel=kernel, stride=tuple(stride))
+    return params, shape[:2] + size
+
+
+def _pool_data(rng, shape, kind):
+    """Float data: many ties (small integers), or normal, or ties with NaN / -inf spots."""
+    if kind == "normal":
+        return rng.standard_normal(shape)
+    x = rng.integers(0, 3, shape).astype(np.float32)
+    if kind != "ties":
+        spots = rng.random(shape) < 0.15
+        x[spots] = np.nan if kind == "nan" else -np.inf
+    return x
+
+
+@SETTINGS
+@given(overlapping_pool_cases(), st.integers(0, 2 ** 16),
+       st.sampled_from(["ties", "normal", "nan", "-inf"]))
+def test_overlapping_pooling_matches_window_path(case, seed, kind):
+    params, shape = case
+    op = get_op("Pooling")(**params)
+    assert op._overlapping(shape) is not None          # the stride-phase path is taken
+    out_shape = op.infer_shape(shape)
+    rng = np.random.default_rng(seed)
+    x = _pool_data(rng, shape, kind)
+    head = rng.standard_normal(out_shape).astype(x.dtype)
+    (fast_out, fast_grad), (slow_out, slow_grad) = _both_paths(op, x, head)
+    np.testing.assert_allclose(fast_out, slow_out, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-6)
+    assert fast_out.flags.c_contiguous and fast_grad.shape == x.shape
+
+
+@SETTINGS
+@given(overlapping_pool_cases(), st.integers(0, 2 ** 16))
+def test_phase_split_and_merge_are_adjoint(case, seed):
+    """``merge_phases`` is the transpose of ``split_phases`` (zero padding): every input
+    element sits in exactly one phase position, padding and unread elements in none."""
+    params, shape = case
+    op = get_op("Pooling")(**params)
+    geometry, out_size = op._overlapping(shape)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    phases = kernels.split_phases(np, x, geometry, out_size, 0)
+    probe = rng.standard_normal(phases.shape)
+    merged = kernels.merge_phases(np, probe, shape, geometry, out_size)
+    np.testing.assert_allclose((phases * probe).sum(), (x * merged).sum(), rtol=1e-9)
+    # each tap's run, cropped to the output, is that tap's strided slice of the padded input
+    padded, _, _ = op._padded(np, x, 0)
+    _, planes, extended = kernels.phase_layout(geometry, out_size)
+    runs = list(kernels._tap_runs(geometry, planes))
+    for (phase, start), (_, target) in zip(runs, kernels.tap_slices(geometry, out_size)):
+        run = phases[phase, :, start:start + np.prod(extended)]
+        run = run.reshape(shape[:2] + extended)[(Ellipsis,) + tuple(map(slice, out_size))]
+        np.testing.assert_array_equal(run, padded[(slice(None), slice(None)) + target])
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_overlapping_max_pooling_through_autograd(ndim):
+    """3-wide windows, stride 2, pad 1 (a ResNet stem) on data full of ties, end to end:
+    the gradient of each window goes to its first maximum (row-major), shared winners add."""
+    rng = np.random.default_rng(ndim)
+    shape = (2, 3) + (7, 6, 5)[:ndim]
+    x = rng.integers(0, 2, shape).astype(np.float32)
+    kernel, stride, pad = (3,) * ndim, (2,) * ndim, (1,) * ndim
+    data = nd.array(x)
+    data.attach_grad()
+    with autograd.record():
+        out = nd.Pooling(data, kernel=kernel, stride=stride, pad=pad, pool_type="max")
+    head = rng.standard_normal(out.shape).astype(np.float32)
+    out.backward(nd.array(head))
+    np.testing.assert_array_equal(out.asnumpy(), references.pooling(
+        np, x, kernel=kernel, stride=stride, pad=pad, pool_type="max"))
+    expected = np.zeros((2, 3) + tuple(n + 2 for n in shape[2:]))   # padded, then cropped
+    padded = np.pad(x, ((0, 0), (0, 0)) + ((1, 1),) * ndim, constant_values=-np.inf)
+    for position in np.ndindex(*out.shape):
+        corner = tuple(2 * i for i in position[2:])
+        window = padded[position[:2] + tuple(slice(c, c + 3) for c in corner)]
+        winner = np.unravel_index(window.argmax(), window.shape)
+        expected[position[:2] + tuple(c + w for c, w in zip(corner, winner))] += head[position]
+    inner = (slice(None), slice(None)) + (slice(1, -1),) * ndim
+    np.testing.assert_allclose(data.grad.asnumpy(), expected[inner], rtol=1e-6, atol=1e-6)
