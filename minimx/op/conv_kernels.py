@@ -142,10 +142,15 @@ def convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups):
 
 def pool_taps(xp, padded, geometry, out_size, kind):
     """Max or sum over the kernel taps, one strided slice at a time."""
-    result = None
     every = (slice(None), slice(None))
-    for _, target in tap_slices(geometry, out_size):
-        tap = padded[every + target]
+    return _combine(xp, (padded[every + target] for _, target in tap_slices(geometry, out_size)),
+                    kind)
+
+
+def _combine(xp, taps, kind):
+    """The running maximum (``kind == 'max'``) or sum of the arrays ``taps``, in a new array."""
+    result = None
+    for tap in taps:
         if result is None:
             result = tap.copy()
         elif kind == "max":
@@ -261,16 +266,9 @@ def pool_phases(xp, data, geometry, out_size, kind, lowest):
     _, planes, extended = phase_layout(geometry, out_size)
     phases = split_phases(xp, data, geometry, out_size, lowest if kind == "max" else 0)
     length = math.prod(extended)
-    result = None
-    for phase, start in _tap_runs(geometry, planes):
-        run = phases[phase, :, start:start + length]
-        if result is None:
-            result = run.copy()
-        elif kind == "max":
-            xp.maximum(result, run, out=result)
-        else:
-            result += run
-    result = result.reshape(tuple(data.shape[:2]) + extended)
+    runs = (phases[phase, :, start:start + length]
+            for phase, start in _tap_runs(geometry, planes))
+    result = _combine(xp, runs, kind).reshape(tuple(data.shape[:2]) + extended)
     return xp.ascontiguousarray(result[(Ellipsis,) + tuple(slice(0, n) for n in out_size)])
 
 
