@@ -396,3 +396,37 @@ def test_reading_a_failed_array_again_says_it_has_no_value(threaded):
         within(x.asnumpy)
     with pytest.raises(MXNetError, match="input has no value.*lost"):
         within((x + 1).asnumpy)
+
+
+def test_sleeping_waiters_are_woken_only_by_what_they_wait_for_and_never_missed(threaded):
+    """``_finish`` wakes a thread in ``wait_for_var`` when that var's writer ends and one in
+    ``wait_all`` when nothing is pending (not on every finished operation): both still return,
+    while many unrelated operations finish."""
+    ctx = mx.cpu()
+    target, others = engine.new_var(), [engine.new_var() for _ in range(50)]
+    for var in others:
+        engine.push(lambda: time.sleep(0.001), [], [var], ctx, "unrelated")
+    engine.push(lambda: time.sleep(0.02), [], [target], ctx, "awaited")
+    finished = []
+    waiters = [threading.Thread(target=lambda: (engine.wait_for_var(target),
+                                                finished.append("var"))),
+               threading.Thread(target=lambda: (engine.wait_all(), finished.append("all")))]
+    for thread in waiters:
+        thread.start()
+    for thread in waiters:
+        thread.join(timeout=10)
+    assert sorted(finished) == ["all", "var"], "a waiter was never woken"
+    wakes, notify_all = [], threaded.finished.notify_all
+
+    def counted():
+        wakes.append(1)
+        notify_all()
+
+    threaded.finished.notify_all = counted
+    try:
+        for var in others:
+            engine.push(lambda: time.sleep(0.0005), [], [var], ctx, "unrelated")
+        nd.waitall()
+    finally:
+        threaded.finished.notify_all = notify_all
+    assert len(wakes) <= 2, f"{len(wakes)} wake-ups for one wait_all of 50 operations"
