@@ -10,7 +10,16 @@ __all__ = ["Sequential", "HybridSequential"]
 
 
 class _Stack:
-    """What both containers share: ``add``, indexing, ``len``."""
+    """What both containers share: ``add``, indexing, ``len`` and running the children."""
+
+    def _run_children(self, x, args):
+        """Feed ``x`` through the children; a child returning several values passes them on."""
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                x, *args = x
+        return x
 
     def add(self, *blocks):
         """Append blocks; they run in the order added."""
@@ -35,21 +44,11 @@ class Sequential(_Stack, Block):
     """Blocks applied in sequence: ``net.add(nn.Dense(10), nn.Dense(2))``."""
 
     def forward(self, x, *args):
-        for block in self._children.values():
-            x = block(x, *args)
-            args = ()
-            if isinstance(x, (tuple, list)):
-                x, *args = x
-        return x
+        return self._run_children(x, args)
 
 
 class HybridSequential(_Stack, HybridBlock):
     """HybridBlocks applied in sequence; hybridize it to compile the whole stack."""
 
     def hybrid_forward(self, F, x, *args):
-        for block in self._children.values():
-            x = block(x, *args)
-            args = ()
-            if isinstance(x, (tuple, list)):
-                x, *args = x
-        return x
+        return self._run_children(x, args)
