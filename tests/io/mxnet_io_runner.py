@@ -1,14 +1,16 @@
-"""Run NDArrayIter / ImageRecordIter cases in MXNet 1.9.1 and print the batches as JSON.
+"""Run NDArrayIter / ImageRecordIter cases and describe the batches as JSON-ready data.
 
-Used by the differential tests of tests/io: ``<mxnet python> mxnet_io_runner.py`` reads a
-JSON list of cases on stdin. Only numpy and mxnet are imported.
+Used by the differential tests of tests/io in both directions: ``<mxnet python>
+mxnet_io_runner.py`` reads a JSON list of cases on stdin and prints MXNet 1.9.1's answers
+(``ask_mxnet`` does that from a test), and the tests call the same ``run_case`` with
+``minimx`` as the library.  Only numpy (and, in ``main``, mxnet) are imported.
 """
 import json
+import os
+import subprocess
 import sys
 
 import numpy as np
-
-mx = None  # imported in main(): pytest's doctest collection imports this file too
 
 
 def batch_record(batch):
@@ -17,48 +19,54 @@ def batch_record(batch):
             "pad": batch.pad}
 
 
-def run_ndarray_iter(case):
+def _epochs(it, count):
+    epochs = []
+    for _ in range(count):
+        epochs.append([batch_record(b) for b in it])
+        it.reset()
+    return epochs
+
+
+def run_ndarray_iter(mx, case):
     np.random.seed(case["seed"])
     data = {k: np.array(v, dtype=np.float32) for k, v in case["data"].items()}
     label = {k: np.array(v, dtype=np.float32) for k, v in case["label"].items()}
     if case["as_list"]:
         data, label = list(data.values()), list(label.values()) or None
     it = mx.io.NDArrayIter(data, label, **case["kwargs"])
-    epochs = []
-    for _ in range(case["epochs"]):
-        epochs.append([batch_record(b) for b in it])
-        it.reset()
-    return {"epochs": epochs,
+    return {"epochs": _epochs(it, case["epochs"]),
             "provide_data": [[d.name, list(d.shape)] for d in it.provide_data],
             "provide_label": [[d.name, list(d.shape)] for d in it.provide_label]}
 
 
-def run_image_record_iter(case):
-    it = mx.io.ImageRecordIter(**case["kwargs"])
-    epochs = []
-    for _ in range(case["epochs"]):
-        epochs.append([batch_record(b) for b in it])
-        it.reset()
-    return {"epochs": epochs}
+def run_image_record_iter(mx, case):
+    return {"epochs": _epochs(mx.io.ImageRecordIter(**case["kwargs"]), case["epochs"])}
 
 
-def run_image_det_record_iter(case):
-    it = mx.io.ImageDetRecordIter(**case["kwargs"])
-    epochs = []
-    for _ in range(case["epochs"]):
-        epochs.append([batch_record(b) for b in it])
-        it.reset()
-    return {"epochs": epochs}
+def run_image_det_record_iter(mx, case):
+    return {"epochs": _epochs(mx.io.ImageDetRecordIter(**case["kwargs"]), case["epochs"])}
+
+
+RUNNERS = {"ndarray_iter": run_ndarray_iter, "image_record_iter": run_image_record_iter,
+           "image_det_record_iter": run_image_det_record_iter}
+
+
+def run_case(mx, case):
+    """``case`` run with the library ``mx`` (mxnet or minimx)."""
+    return RUNNERS[case["kind"]](mx, case)
+
+
+def ask_mxnet(mxnet_python, cases):
+    """MXNet 1.9.1's answers for ``cases``, from a subprocess running this file."""
+    result = subprocess.run([mxnet_python, os.path.abspath(__file__)], input=json.dumps(cases),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def main():
-    global mx
     import mxnet
-    mx = mxnet
-    cases = json.load(sys.stdin)
-    runners = {"ndarray_iter": run_ndarray_iter, "image_record_iter": run_image_record_iter,
-               "image_det_record_iter": run_image_det_record_iter}
-    print(json.dumps([runners[case["kind"]](case) for case in cases]))
+    print(json.dumps([run_case(mxnet, case) for case in json.load(sys.stdin)]))
 
 
 if __name__ == "__main__":

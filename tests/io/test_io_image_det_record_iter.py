@@ -1,15 +1,13 @@
 """ImageDetRecordIter: label layout and values against MXNet 1.9.1; boxes follow the pixels."""
-import json
 import os
-import subprocess
 
 import numpy as np
 import pytest
+from mxnet_io_runner import ask_mxnet
 
 import minimx as mx
 from minimx import recordio
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 LABELS = [[2, 5, 0, 0.1, 0.2, 0.5, 0.6], [2, 5, 1, 0.0, 0.0, 0.5, 0.5, 3, 0.5, 0.5, 1.0, 1.0],
           [3, 5, 9.0, 2, 0.25, 0.25, 0.75, 0.75]]
 
@@ -32,12 +30,8 @@ def test_batches_match_mxnet(mxnet_python, tmp_path):
     cases = [dict(base), dict(base, label_pad_width=20, label_pad_value=-2.0),
              dict(base, rand_mirror_prob=1.0, mean_r=100, std_g=2.0, scale=0.5),
              dict(base, data_shape=(3, 24, 20))]
-    payload = [{"kind": "image_det_record_iter", "kwargs": c, "epochs": 1} for c in cases]
-    result = subprocess.run([mxnet_python, os.path.join(HERE, "mxnet_io_runner.py")],
-                            input=json.dumps(payload), capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    expected = json.loads(result.stdout.strip().splitlines()[-1])
+    expected = ask_mxnet(mxnet_python, [{"kind": "image_det_record_iter", "kwargs": c,
+                                         "epochs": 1} for c in cases])
     for case, want in zip(cases, expected):
         it = mx.io.ImageDetRecordIter(**case)
         got = list(it)

@@ -1,16 +1,14 @@
 """ImageRecordIter: batches against MXNet 1.9.1, augmentation, threads, sharding."""
-import json
 import os
-import subprocess
 import time
 
 import numpy as np
 import pytest
+from mxnet_io_runner import ask_mxnet
 
 import minimx as mx
 from minimx import recordio
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def make_rec(folder, count=7, sizes=None, label_width=1, fmt=".png"):
@@ -55,12 +53,8 @@ def test_batches_match_mxnet(mxnet_python, tmp_path):
              dict(base, num_parts=3, part_index=0, batch_size=2),
              dict(base, path_imgrec=rec3, label_width=3, batch_size=2),
              dict(base, resize=20, data_shape=(3, 16, 16)), dict(base, path_imgidx=idx)]
-    payload = [{"kind": "image_record_iter", "kwargs": c, "epochs": 2} for c in cases]
-    result = subprocess.run([mxnet_python, os.path.join(HERE, "mxnet_io_runner.py")],
-                            input=json.dumps(payload), capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    expected = json.loads(result.stdout.strip().splitlines()[-1])
+    expected = ask_mxnet(mxnet_python, [{"kind": "image_record_iter", "kwargs": c, "epochs": 2}
+                                        for c in cases])
     for case, want in zip(cases, expected):
         got = minimx_epochs(case, 2)
         assert len(got) == len(want["epochs"])

@@ -1,14 +1,9 @@
 """NDArrayIter, DataIter, DataBatch, DataDesc, ResizeIter: behaviour and MXNet 1.9.1 batches."""
-import json
-import os
-import subprocess
-
 import numpy as np
 import pytest
+from mxnet_io_runner import ask_mxnet, run_case
 
 import minimx as mx
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def make_case(num, width, batch_size, handle, shuffle, seed, as_list=False, two=False,
@@ -33,33 +28,11 @@ CASES = [make_case(num, 3, batch, handle, shuffle, seed, as_list=seed % 2 == 0,
              (11, 4, "roll_over", False), (5, 12, "pad", True)])]
 
 
-def run_minimx(case):
-    np.random.seed(case["seed"])
-    data = {k: np.array(v, dtype=np.float32) for k, v in case["data"].items()}
-    label = {k: np.array(v, dtype=np.float32) for k, v in case["label"].items()}
-    if case["as_list"]:
-        data, label = list(data.values()), list(label.values()) or None
-    it = mx.io.NDArrayIter(data, label, **case["kwargs"])
-    epochs = []
-    for _ in range(case["epochs"]):
-        epochs.append([{"data": [d.asnumpy().tolist() for d in b.data],
-                        "label": [d.asnumpy().tolist() for d in (b.label or [])],
-                        "pad": b.pad} for b in it])
-        it.reset()
-    return {"epochs": epochs,
-            "provide_data": [[d.name, list(d.shape)] for d in it.provide_data],
-            "provide_label": [[d.name, list(d.shape)] for d in it.provide_label]}
-
-
 @pytest.mark.mxnet
 def test_batches_match_mxnet(mxnet_python):
-    result = subprocess.run([mxnet_python, os.path.join(HERE, "mxnet_io_runner.py")],
-                            input=json.dumps(CASES), capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    expected = json.loads(result.stdout.strip().splitlines()[-1])
+    expected = ask_mxnet(mxnet_python, CASES)
     for case, want in zip(CASES, expected):
-        got = run_minimx(case)
+        got = run_case(mx, case)
         assert got == want, f"case {case['kwargs']} differs"
 
 
