@@ -1,6 +1,6 @@
-"""Run metric cases on MXNet 1.9.1: the reference side of test_metric.py's differential test.
+"""Run metric cases on a library: MXNet 1.9.1 here, minimx in test_metric_vs_mxnet.py.
 
-Executed by the reference interpreter, never by pytest::
+The reference side runs in the reference interpreter::
 
     /opt/mxref/bin/python metric_mxnet_runner.py CASES.json ARRAYS.npz OUT.json
 
@@ -12,11 +12,11 @@ step the runner records ``get()`` and ``get_global()``.  Inputs are a plain
 import json
 import sys
 
-import mxnet as mx
 import numpy as np
 
 
-def run_case(case, arrays):
+def run_case(mx, case, arrays):
+    """``case`` on the library ``mx`` (mxnet or minimx): its name and values per step."""
     metric = mx.metric.create(case["metric"], **case["kwargs"])
     results = []
     for step in case["steps"]:
@@ -39,8 +39,9 @@ def main(cases_path, arrays_path, out_path):
     with open(cases_path) as handle:
         cases = json.load(handle)
     arrays = dict(np.load(arrays_path, allow_pickle=False))
+    import mxnet
     with open(out_path, "w") as handle:
-        json.dump([run_case(case, arrays) for case in cases], handle)
+        json.dump([run_case(mxnet, case, arrays) for case in cases], handle)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import os
 import subprocess
 
 import numpy as np
+from metric_mxnet_runner import run_case
 
 import minimx as mx
 
@@ -85,19 +86,6 @@ def steps_for(index, kind, rng, arrays):
     return steps
 
 
-def run_minimx(case, arrays):
-    metric = mx.metric.create(case["metric"], **case["kwargs"])
-    results = []
-    for step in case["steps"]:
-        if step[0] == "reset_local":
-            metric.reset_local()
-        else:
-            metric.update([mx.nd.array(arrays[k], dtype=arrays[k].dtype) for k in step[1]],
-                          [mx.nd.array(arrays[k], dtype=arrays[k].dtype) for k in step[2]])
-        results.append([metric.get()[1], metric.get_global()[1]])
-    return metric.get()[0], results
-
-
 def flatten(value):
     return value if isinstance(value, list) else [value]
 
@@ -116,9 +104,9 @@ def test_metrics_match_mxnet(mxnet_python, tmp_path):
     assert finished.returncode == 0, finished.stderr[-3000:]
     reference = json.loads((tmp_path / "out.json").read_text())
     for case, (name, kwargs, kind, check_global), expected in zip(cases, CASES, reference):
-        got_name, got = run_minimx(case, arrays)
-        assert got_name == expected["name"] or name == "composite", (name, kwargs)
-        for step, (mine, theirs) in enumerate(zip(got, expected["values"])):
+        got = run_case(mx, case, arrays)
+        assert got["name"] == expected["name"] or name == "composite", (name, kwargs)
+        for step, (mine, theirs) in enumerate(zip(got["values"], expected["values"])):
             where = f"{name} {kwargs} on {kind} inputs, step {step}"
             np.testing.assert_allclose(flatten(mine[0]), flatten(theirs[0]), rtol=1e-5,
                                        atol=1e-6, err_msg=where + ": get()")
