@@ -47,28 +47,8 @@ def _build(name):
 
 
 def _answers(symbol, expected):
-    """minimx's answers to the questions ``make_symbol_fixtures.answers`` asked MXNet."""
-    shapes = {key: tuple(value) for key, value in expected["shapes"].items()}
-    arg_shapes, out_shapes, aux_shapes = symbol.infer_shape(**shapes)
-    arg_types, out_types, aux_types = symbol.infer_type(**expected["types"])
-
-    def lists(found):
-        return None if found is None else [list(shape) for shape in found]
-
-    def names(types):
-        return None if types is None else [np.dtype(t).name for t in types]
-    return {
-        "shapes": expected["shapes"],
-        "list_arguments": symbol.list_arguments(),
-        "list_outputs": symbol.list_outputs(),
-        "list_auxiliary_states": symbol.list_auxiliary_states(),
-        "list_inputs": symbol.list_inputs(),
-        "internals": symbol.get_internals().list_outputs(),
-        "attr_dict": symbol.attr_dict(),
-        "infer_shape": [lists(arg_shapes), lists(out_shapes), lists(aux_shapes)],
-        "types": expected["types"],
-        "infer_type": [names(arg_types), names(out_types), names(aux_types)],
-    }
+    """minimx's answers to the questions MXNet was asked (``symbol_graphs.answers``)."""
+    return symbol_graphs.answers(symbol, expected["shapes"], expected["types"])
 
 
 @pytest.mark.parametrize("name", sorted(symbol_graphs.BUILDERS))
@@ -130,13 +110,13 @@ MXNET_SCRIPT = r"""
 import json, sys
 import mxnet as mx
 sys.path.insert(0, sys.argv[2])
-from make_symbol_fixtures import answers
+from symbol_graphs import answers
 folder = sys.argv[1]
 shapes = json.load(open(folder + "/shapes.json"))
 result = {}
 for name, given in shapes.items():
     symbol = mx.sym.load(folder + "/" + name + ".json")
-    result[name] = {"answers": answers(symbol, {k: tuple(v) for k, v in given.items()}),
+    result[name] = {"answers": answers(symbol, given),
                     "json": symbol.tojson()}
 print(json.dumps(result))
 """
