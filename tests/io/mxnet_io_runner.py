@@ -1,4 +1,4 @@
-"""Run NDArrayIter / ImageRecordIter cases and describe the batches as JSON-ready data.
+"""Run data-iterator cases (NDArrayIter, ImageRecordIter, any ``mx.io`` iterator) and describe the batches as JSON-ready data.
 
 Used by the differential tests of tests/io in both directions: ``<mxnet python>
 mxnet_io_runner.py`` reads a JSON list of cases on stdin and prints MXNet 1.9.1's answers
@@ -47,8 +47,13 @@ def run_image_det_record_iter(mx, case):
     return {"epochs": _epochs(mx.io.ImageDetRecordIter(**case["kwargs"]), case["epochs"])}
 
 
+def run_named_iter(mx, case):
+    """Any iterator of ``mx.io`` by name (``CSVIter``, ``MNISTIter``, ...)."""
+    return {"epochs": _epochs(getattr(mx.io, case["iter"])(**case["kwargs"]), case["epochs"])}
+
+
 RUNNERS = {"ndarray_iter": run_ndarray_iter, "image_record_iter": run_image_record_iter,
-           "image_det_record_iter": run_image_det_record_iter}
+           "image_det_record_iter": run_image_det_record_iter, "named_iter": run_named_iter}
 
 
 def run_case(mx, case):

@@ -1,26 +1,12 @@
 """CSVIter and MNISTIter on tiny files, against MXNet 1.9.1."""
 import gzip
-import json
 import struct
-import subprocess
 
 import numpy as np
 import pytest
+from mxnet_io_runner import ask_mxnet, run_case
 
 import minimx as mx
-
-REFERENCE = """
-import json, sys
-import mxnet as mx
-kind, kwargs = sys.argv[1], json.loads(sys.argv[2])
-it = getattr(mx.io, kind)(**kwargs)
-out = []
-for _ in range(3):
-    out.append([[b.data[0].asnumpy().tolist(), b.label[0].asnumpy().tolist(), b.pad]
-                for b in it])
-    it.reset()
-print(json.dumps(out))
-"""
 
 
 @pytest.fixture
@@ -40,16 +26,6 @@ def files(tmp_path):
     return paths, images, labels
 
 
-def run_minimx(kind, kwargs):
-    it = getattr(mx.io, kind)(**kwargs)
-    out = []
-    for _ in range(3):
-        out.append([[b.data[0].asnumpy().tolist(), b.label[0].asnumpy().tolist(), b.pad]
-                    for b in it])
-        it.reset()
-    return out
-
-
 @pytest.mark.mxnet
 def test_matches_mxnet(mxnet_python, files):
     paths, _, _ = files
@@ -60,17 +36,15 @@ def test_matches_mxnet(mxnet_python, files):
              ("CSVIter", {"data_csv": paths["data_csv"], "data_shape": [2, 3],
                           "label_csv": paths["label_csv"], "batch_size": 2}),
              ("CSVIter", {"data_csv": paths["data_csv"], "data_shape": [6], "batch_size": 3})]
-    for kind, kwargs in cases:
-        result = subprocess.run([mxnet_python, "-c", REFERENCE, kind, json.dumps(kwargs)],
-                                capture_output=True, text=True, timeout=120)
-        assert result.returncode == 0, result.stderr[-2000:]
-        want = json.loads(result.stdout.strip().splitlines()[-1])
-        got = run_minimx(kind, kwargs)
-        for mine, ref in zip(got, want):
-            assert [b[2] for b in mine] == [b[2] for b in ref], (kind, kwargs)
+    payload = [{"kind": "named_iter", "iter": kind, "kwargs": kwargs, "epochs": 3}
+               for kind, kwargs in cases]
+    for case, want in zip(payload, ask_mxnet(mxnet_python, payload)):
+        got = run_case(mx, case)["epochs"]
+        for mine, ref in zip(got, want["epochs"]):
+            assert [b["pad"] for b in mine] == [b["pad"] for b in ref], case
             for b_mine, b_ref in zip(mine, ref):
-                np.testing.assert_allclose(b_mine[0], b_ref[0], rtol=1e-6)
-                np.testing.assert_allclose(b_mine[1], b_ref[1])
+                np.testing.assert_allclose(b_mine["data"][0], b_ref["data"][0], rtol=1e-6)
+                np.testing.assert_allclose(b_mine["label"][0], b_ref["label"][0])
 
 
 def test_mnist_values_shuffle_and_gzip(files, tmp_path):
