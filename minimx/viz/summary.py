@@ -14,18 +14,18 @@ from .graph_shapes import entry_shapes, without_batch_axis
 __all__ = ["print_summary"]
 
 # operator inputs that hold learned parameters (the others are data, labels or statistics)
-_PARAMETER_INPUTS = ("weight", "bias", "gamma", "beta", "parameters")
+PARAMETER_INPUTS = ("weight", "bias", "gamma", "beta", "parameters")
 _HEADER = ("Layer (type)", "Output Shape", "Param #", "Previous Layer")
 
 
-def _parameter_count(node, shapes):
+def parameter_count(node, shapes):
     """Elements in the node's learned-parameter inputs (0 while their shapes are unknown)."""
     total = 0
     for name, entry in zip(node.input_names(), node.inputs):
         shape = shapes.get(entry)
-        if name in _PARAMETER_INPUTS and entry[0].is_variable and shape is not None:
+        if name in PARAMETER_INPUTS and entry[0].is_variable and shape is not None:
             total += math.prod(shape)
-    return total
+    return int(total)
 
 
 def _layers(symbol, shapes):
@@ -45,7 +45,7 @@ def _layers(symbol, shapes):
                     if not source.is_variable or source is data]
         rows.append((node.name, node.op_name(),
                      without_batch_axis(shapes.get((node, 0))) if shown else "",
-                     0 if node.is_variable else _parameter_count(node, shapes), previous))
+                     0 if node.is_variable else parameter_count(node, shapes), previous))
     return rows
 
 

@@ -16,12 +16,12 @@ from minimx.executor.plan import build_plan
 from minimx.gluon import HybridBlock
 from minimx.symbol import Symbol, inference
 from minimx.symbol.graph import topo_order
+from minimx.viz.summary import parameter_count
 
 __all__ = ["graph_model", "traced_graph", "planned_graph", "buffer_lifetimes", "assign_slots",
            "plan_of", "key_attrs"]
 
-# operator inputs holding learned parameters (as mx.viz.print_summary counts them)
-PARAMETER_INPUTS = ("weight", "bias", "gamma", "beta", "parameters")
+# variables whose names mark them as weights or statistics (drawn apart from data inputs)
 WEIGHT_ENDINGS = ("_weight", "_bias", "_beta", "_gamma", "_moving_var", "_moving_mean",
                   "_running_var", "_running_mean")
 
@@ -114,15 +114,6 @@ def _kind(node):
     return "weight" if node.name.endswith(WEIGHT_ENDINGS) else "input"
 
 
-def _parameter_count(node, shapes):
-    total = 0
-    for name, entry in zip(node.input_names(), node.inputs):
-        shape = shapes.get(entry)
-        if name in PARAMETER_INPUTS and entry[0].is_variable and shape is not None:
-            total += math.prod(shape)
-    return int(total)
-
-
 def key_attrs(node):
     """The operator parameters that differ from their defaults (what a label should show)."""
     if node.is_variable:
@@ -142,7 +133,7 @@ def _node_record(node, node_id, shapes, dtypes):
             "outputs": [node.output_name(i) for i in outputs],
             "shapes": [_shape(shapes, (node, i)) for i in outputs],
             "dtypes": [_dtype(dtypes, (node, i)) for i in outputs],
-            "params": 0 if node.is_variable else _parameter_count(node, shapes)}
+            "params": 0 if node.is_variable else parameter_count(node, shapes)}
 
 
 def traced_graph(symbol, shapes=None, dtypes=None):
@@ -220,7 +211,7 @@ def _box(step, index, ids, shapes, outputs):
             "ops": [node.op.name for node in step.nodes],
             "attrs": {node.name: dict(node.attrs) for node in step.nodes},
             "key_attrs": {node.name: key_attrs(node) for node in step.nodes},
-            "params": sum(_parameter_count(node, shapes) for node in step.nodes),
+            "params": sum(parameter_count(node, shapes) for node in step.nodes),
             "is_output": any(key in outputs for key in step.outputs)}
 
 
