@@ -7,16 +7,21 @@ book.yml holds both the Sphinx/Jupyter Book settings and, under ``toc:``, the
 chapter list; this script writes that list to _build/bookcfg/_toc.yml (Jupyter
 Book reads the table of contents from its own file) and runs the build with
 warnings as errors, so a failing cell fails the build.  The widget and MathJax
-scripts are vendored from the npm registry by tools/vendor_widgets.sh.
+scripts are vendored by tools/vendor_widgets.py, run in this interpreter (the
+book's venv), and after the build every page is checked to load no script,
+stylesheet or font from outside the site.
 """
 import argparse
 import functools
 import http.server
 import pathlib
+import re
 import subprocess
 import sys
 
 import yaml
+
+import vendor_widgets
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "notebooks"
@@ -30,17 +35,31 @@ def write_toc():
     return target.resolve()
 
 
-def vendor():
-    if not (SOURCE / "_vendor" / "widgets" / "embed-amd.js").exists():
-        subprocess.run(["bash", str(ROOT / "tools" / "vendor_widgets.sh")], check=True, cwd=ROOT)
+# what a page loads by itself: <script src>, <link href> (stylesheets, fonts, preloads)
+LOADED_URL = re.compile(r'<(?:script|link)\b[^>]*?\b(?:src|href)="((?:https?:)?//[^"]+)"')
+
+
+def external_loads(html_folder):
+    """["page: url"] for every script or stylesheet a built page would fetch from elsewhere."""
+    found = []
+    for page in sorted(html_folder.rglob("*.html")):
+        for url in LOADED_URL.findall(page.read_text(errors="replace")):
+            found.append(f"{page.relative_to(html_folder)}: {url}")
+    return found
 
 
 def build(extra):
-    vendor()
+    vendor_widgets.vendor_if_needed()
     command = [str(pathlib.Path(sys.executable).parent / "jupyter-book"), "build", str(SOURCE),
                "--config", str(ROOT / "book.yml"), "--toc", str(write_toc()),
                "--path-output", str(ROOT), "--all", "-W", "--keep-going", *extra]
-    return subprocess.call(command)
+    code = subprocess.call(command)
+    outside = external_loads(ROOT / "_build" / "html") if code == 0 else []
+    if outside:
+        print("build_book: these pages load files from outside the site (vendor them):\n  "
+              + "\n  ".join(outside), file=sys.stderr)
+        code = 1
+    return code
 
 
 def serve(port):
