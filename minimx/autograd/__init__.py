@@ -12,7 +12,7 @@ import contextlib
 
 from .backprop import backward, grad, mark_variables
 from .function import Function
-from .recording import is_recording, is_training, set_recording, set_training
+from ..tape.recording import is_recording, is_training, set_recording, set_training
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad", "Function"]

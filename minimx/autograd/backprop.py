@@ -6,8 +6,8 @@ lazy as forward.  With ``create_graph=True`` the gradient is computed with
 recorded NDArray operations instead, so it can be differentiated again.
 """
 from ..base import GradientError
-from .recording import set_recording, set_training
-from .tape import FunctionNode, VariableNode
+from ..tape.recording import set_recording, set_training
+from ..tape.nodes import FunctionNode, VariableNode
 
 __all__ = ["mark_variables", "backward", "grad"]
 

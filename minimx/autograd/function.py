@@ -9,8 +9,8 @@ Lesson: 03-autograd.  Mirrors ``mxnet.autograd.Function``: subclass it, write
 ...     def backward(self, dy):
 ...         y, = self.saved_tensors; return dy * y * (1 - y)
 """
-from .recording import is_recording, set_recording
-from .tape import FunctionNode
+from ..tape.recording import is_recording, set_recording
+from ..tape.nodes import FunctionNode
 
 __all__ = ["Function"]
 

@@ -3,53 +3,57 @@
 Lesson: 03-autograd.  An operator's ``backward`` is written against ``xp``.
 Handing it ``nd_as_xp`` instead of numpy makes the same code build recorded
 NDArray operations, so the gradient has a graph of its own.  This works for
-every operator whose backward uses only functions listed in ``nd_as_xp``
-(the element-wise family); others raise a clear error.
+every operator whose backward uses only xp functions that some operator
+declares as its ``xp_name`` (the element-wise family); others raise a clear
+error naming the function.
 """
+from .. import ndarray as nd
 from ..base import GradientError
+from ..op.call import op_call
+from ..op.registry import list_ops
 
 __all__ = ["backward_as_operations", "nd_as_xp"]
 
-# numpy name -> nd function name; each must itself be differentiable
-_XP_NAMES = {
-    "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
-    "square": "square", "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh",
-    "sinh": "sinh", "cosh": "cosh", "arctan": "arctan", "abs": "abs", "sign": "sign",
-    "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint", "maximum": "maximum",
-    "minimum": "minimum", "power": "power", "zeros_like": "zeros_like",
-    "ones_like": "ones_like", "negative": "negative", "reciprocal": "reciprocal",
-    "broadcast_to": "broadcast_to",
-}
+
+def _differentiable_xp_functions():
+    """xp function name -> the nd function that computes it with a recorded graph.
+
+    Read from the declarations: an operator with ``xp_name = "exp"`` is what ``xp.exp``
+    computes.  The nd function of the xp name is preferred where nd has one
+    (``nd.maximum`` also takes scalars, as ``xp.maximum`` does), else the operator's own.
+    """
+    functions = {}
+    for op_cls in list_ops():
+        if op_cls.xp_name:
+            functions[op_cls.xp_name] = getattr(nd, op_cls.xp_name, None) or \
+                getattr(nd, op_cls.name)
+    functions.update(sum=_sum)        # xp.sum's signature differs from nd.sum's
+    return functions
 
 
 class _NDArrayNamespace:
     """Looks like numpy/CuPy to an operator's ``backward``, but computes with NDArrays."""
 
+    def __init__(self):
+        self._functions = None
+
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name == "_functions":
             raise AttributeError(name)      # introspection (doctest, copy) is not an op
-        from .. import ndarray as nd
-        if name in _XP_NAMES:
-            return getattr(nd, _XP_NAMES[name])
-        if name == "sum":
-            return _sum
-        if name == "where":
-            return _where
+        if self._functions is None:
+            self._functions = _differentiable_xp_functions()
+        if name in self._functions:
+            return self._functions[name]
         raise GradientError(
-            f"second-order gradient: the backward of this operator uses xp.{name}, which has "
-            f"no differentiable NDArray version in minimx.autograd.higher_order")
+            f"second-order gradient: the backward of this operator uses xp.{name}, which no "
+            f"operator declares as its xp_name (see OpDef.xp_name), so it has no "
+            f"differentiable NDArray version")
 
 
 def _sum(data, axis=None, keepdims=False, dtype=None):
-    from .. import ndarray as nd
     if axis == ():
         return data
     return nd.sum(data, axis=axis, keepdims=keepdims)
-
-
-def _where(condition, x, y):
-    from .. import ndarray as nd
-    return nd.where(condition, x, y)
 
 
 nd_as_xp = _NDArrayNamespace()
@@ -57,25 +61,15 @@ nd_as_xp = _NDArrayNamespace()
 
 def backward_as_operations(node, out_grads):
     """One recorded call's input gradients, as recorded NDArray operations."""
-    op = node.op
-    names = op.list_inputs(len(node.inputs))
+    call = op_call(node.op, len(node.inputs))
     saved = {}
     for key, value in node.saved.items():
-        if hasattr(value, "_chunk"):
+        if isinstance(value, nd.NDArray):
             value = value._detached()
-            if key in names:
-                value._autograd = node.inputs[names.index(key)]
-            elif key in op.list_outputs():
-                value._autograd = (node, op.list_outputs().index(key))
+            if key in call.input_names:
+                value._autograd = node.inputs[call.input_names.index(key)]
+            elif key in call.output_names:
+                value._autograd = (node, call.output_names.index(key))
         saved[key] = value
-    if "is_train" in op.backward_extras:
-        saved["is_train"] = node.is_train
-    if "needs" in op.backward_extras:
-        saved["needs"] = tuple(entry is not None and name not in op.no_grad_inputs
-                               and name not in op.aux for entry, name in zip(node.inputs, names))
-    result = op.backward(nd_as_xp, *out_grads, **saved)
-    if not isinstance(result, (tuple, list)):
-        result = (result,)
-    result = list(result) + [None] * (len(names) - len(result))
-    return [None if entry is None or name in op.no_grad_inputs or name in op.aux else value
-            for entry, name, value in zip(node.inputs, names, result)]
+    wanted = [entry is not None for entry in node.inputs]
+    return call.backward(nd_as_xp, out_grads, saved, wanted, node.is_train)

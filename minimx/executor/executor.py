@@ -7,7 +7,8 @@ speed of ``hybridize()`` comes from.
 """
 from .. import backend, engine, random_state
 from ..base import InvalidShapeError, MXNetError
-from ..ndarray.ndarray import NDArray, own_buffers
+from ..ndarray.ndarray import NDArray
+from ..op.call import own_buffers
 from ..symbol import inference
 from ..symbol.graph import entries_depending_on, topo_order
 from .plan import build_plan
@@ -124,7 +125,7 @@ class Executor:
         xp = backend.get_xp(self._ctx)
         ctx = self._ctx
         seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
-                 for node in step.nodes if "rng" in node.op.forward_extras}
+                 for node in step.nodes if node.call().random}
         inputs = self._input_keys()
         outputs = list(self.outputs)
         entries = [plan.resolve(e) for e in self._entries]

@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..op.call import op_call
 from ..symbol.graph import topo_order
 
 __all__ = ["Step", "Plan", "PlanReport", "build_plan"]
-
-_PASS_THROUGH_AT_INFERENCE = {"Dropout", "BlockGrad", "_copy", "identity"}
 
 
 @dataclass
@@ -117,11 +116,10 @@ def remove_identities(steps, aliases, report):
     kept, changes = [], []
     for step in steps:
         node = step.nodes[0]
-        if node.op.name in _PASS_THROUGH_AT_INFERENCE and node.inputs:
-            if node.op.name != "Dropout" or getattr(node.instance, "mode", "") != "always":
-                aliases[(node, 0)] = node.inputs[0]
-                changes.append(f"removed {node.name} ({node.op.name}): identity at inference")
-                continue
+        if node.instance.identity_at_inference and node.inputs:
+            aliases[(node, 0)] = node.inputs[0]
+            changes.append(f"removed {node.name} ({node.op.name}): identity at inference")
+            continue
         kept.append(step)
     _rewire(kept, aliases)
     report.passes["remove_identities"] = changes
@@ -133,10 +131,10 @@ def fold_constants(steps, shapes, xp, report):
     constants, changes = {}, []
     for step in steps:
         node = step.nodes[0]
-        if all(key in constants for key in step.inputs) and "rng" not in node.op.forward_extras:
+        if all(key in constants for key in step.inputs) and not node.call().random:
             instance = node.instance.with_inferred_shapes([shapes.get(k) for k in step.outputs])
-            result = instance.forward(xp, *[constants[key] for key in step.inputs])
-            result = result if isinstance(result, tuple) else (result,)
+            arrays = [constants[key] for key in step.inputs]
+            result = op_call(instance, len(arrays)).forward(xp, arrays)
             constants.update(zip(step.outputs, result))
             step.constant = result
             changes.append(f"folded {node.name} ({node.op.name}) into a constant")
@@ -148,7 +146,7 @@ def _fusable(step, shapes):
     """A step of single-input, single-output ops that keep the shape."""
     return step.constant is None and all(
         len(node.inputs) == 1 and node.num_outputs() == 1 and not node.op.aux
-        and "rng" not in node.op.forward_extras
+        and not node.call().random
         and shapes.get(node.inputs[0]) == shapes.get((node, 0)) for node in step.nodes)
 
 

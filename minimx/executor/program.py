@@ -11,17 +11,14 @@ slots, which is all a graph runtime has to do.
 records for backward, calls the monitor and draws random seeds); a program is
 only built for plans it can run exactly as that interpreter would.
 """
-from functools import partial
 from operator import itemgetter
-
-from .run import node_call
 
 __all__ = ["ForwardProgram", "can_lower"]
 
 
 def can_lower(plan):
     """Whether every node of ``plan`` runs the same on every call (no random draws)."""
-    return not any("rng" in node.op.forward_extras for step in plan.steps for node in step.nodes)
+    return not any(node.call().random for step in plan.steps for node in step.nodes)
 
 
 class ForwardProgram:
@@ -62,7 +59,7 @@ class ForwardProgram:
                     frees += [slot(key) for key in plan.release_after.get(index, ())]
                 self.listing.append((node.name, node.op.name, args, outs, frees))
                 fetch = itemgetter(*args) if args else _no_arguments
-                code.append((_kernel(node, xp, is_train), fetch, len(args) == 1, outs,
+                code.append((node.call().kernel(xp, is_train), fetch, len(args) == 1, outs,
                              tuple(frees)))
         self.code = code
         self.num_inputs = len(input_keys)
@@ -95,14 +92,6 @@ class ForwardProgram:
                 for index in frees:
                     slots[index] = None
         return [self.results(slots)] if self.single_result else list(self.results(slots))
-
-
-def _kernel(node, xp, is_train):
-    """``node``'s forward with ``xp`` (and ``is_train`` if it asks for it) bound in."""
-    call = node_call(node)
-    if call.forward_train:
-        return partial(call.op.forward, xp, is_train=is_train)
-    return partial(call.op.forward, xp)
 
 
 def _no_arguments(slots):

@@ -7,12 +7,13 @@ calling the block's Python code.  Under ``autograd.record()`` the whole call
 is recorded as one tape node whose backward is one more engine operation.
 """
 from .. import backend, engine, random_state
-from ..autograd import recording
-from ..autograd.tape import FunctionNode
+from ..tape import recording
+from ..tape.nodes import FunctionNode
 from ..executor.plan import build_plan
 from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
-from ..ndarray.ndarray import NDArray, own_buffers
+from ..ndarray.ndarray import NDArray
+from ..op.call import own_buffers
 from ..symbol import inference
 from ..symbol.graph import aux_variables, entries_depending_on, topo_order
 
@@ -150,7 +151,7 @@ class _PlanEntry:
         self.value_keys = [(node, 0) for node in cached_op._variables]
         self.result_keys = [plan.resolve(entry) for entry in entries]
         self.rng_nodes = [node for step in plan.steps for node in step.nodes
-                          if "rng" in node.op.forward_extras]
+                          if node.call().random]
         self.mutated = [i for i, is_aux in enumerate(cached_op._mutated) if is_aux]
         self.program = (ForwardProgram(plan, xp, self.value_keys, self.result_keys, is_train)
                         if can_lower(plan) else None)

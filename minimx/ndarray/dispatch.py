@@ -9,11 +9,12 @@ records the call on the autograd tape when recording, and pushes the
 computation.  ``push_backward`` does the same for one recorded call's gradient.
 """
 from .. import backend, engine, random_state
-from ..autograd import recording
-from ..autograd.tape import OpNode
 from ..base import ContextMismatchError, InvalidShapeError, InvalidTypeError
 from ..context import current_context
-from .ndarray import NDArray, own_buffers
+from ..op.call import op_call, own_buffers
+from ..tape import recording
+from ..tape.nodes import OpNode
+from .ndarray import NDArray
 
 __all__ = ["invoke", "push_backward"]
 
@@ -21,19 +22,20 @@ __all__ = ["invoke", "push_backward"]
 def invoke(op, inputs, out=None, ctx=None):
     """Run operator instance ``op`` on NDArrays ``inputs``; returns its visible output(s)."""
     ctx = _context_of(op, inputs, ctx)
+    call = op_call(op, len(inputs))
     out_shapes = op.output_shapes([x._shape for x in inputs])
     out_types = op.output_types([_dtype_name(x._dtype) for x in inputs])
     outputs = _allocate_outputs(op, out_shapes, out_types, ctx, out)
     write_vars = [o._chunk.var for o in outputs]
-    if op.aux:
-        write_vars += [inputs[i]._chunk.var for i in _aux_indices(op, len(inputs))]
+    if call.aux_positions:
+        write_vars += [inputs[i]._chunk.var for i in call.aux_positions]
     if op.differentiable and recording.is_recording():
-        _record(op, inputs, outputs, ctx)
+        _record(call, inputs, outputs, ctx)
     elif out is not None:
         _forget_graph(outputs)       # fresh outputs are outside any graph already
-    run = _forward_closure(op, inputs, outputs, ctx)
+    run = _forward_closure(call, inputs, outputs, ctx)
     engine.push(run, [x._chunk.var for x in inputs], write_vars, ctx, op.name)
-    visible = op.num_visible()
+    visible = call.num_visible
     return outputs[0] if visible == 1 else outputs[:visible]
 
 
@@ -61,7 +63,7 @@ def _context_of(op, inputs, ctx):
                 f"operator {op.name}: input {position} must be an NDArray, got {type(x).__name__}")
         # Most inputs share one Context object: ``is`` skips the Python-level __eq__.
         if x._chunk.ctx is not context and x._chunk.ctx != context:
-            names = op.list_inputs(len(inputs))
+            names = op_call(op, len(inputs)).input_names
             raise ContextMismatchError(
                 f"operator {op.name}: all inputs must be on the same context, but "
                 f"'{names[0]}' is on {context} and '{names[position]}' is on {x._chunk.ctx}")
@@ -89,30 +91,16 @@ def _allocate_outputs(op, shapes, dtypes, ctx, out):
     return outputs
 
 
-def _aux_indices(op, count):
-    if not op.aux:
-        return ()
-    names = op.list_inputs(count)
-    return [names.index(name) for name in op.aux if name in names]
-
-
-def _forward_closure(op, inputs, outputs, ctx):
+def _forward_closure(call, inputs, outputs, ctx):
     xp = backend.get_xp(ctx)
-    extras = {}
-    seed = None
-    if op.forward_extras:
-        if "rng" in op.forward_extras:
-            seed = random_state.next_seed(ctx)
-        if "is_train" in op.forward_extras:
-            extras["is_train"] = recording.is_training()
-    single = len(outputs) == 1
+    # decided at push time, not in the worker: the mode and the seed of the call
+    is_train = recording.is_training() if call.takes_is_train else False
+    seed = random_state.next_seed(ctx) if call.random else None
 
     def run():
         arrays = [x._read() for x in inputs]
-        if seed is not None:
-            extras["rng"] = backend.make_rng(ctx, seed)
-        result = op.forward(xp, *arrays, **extras)
-        result = [result] if single else list(result)
+        rng = backend.make_rng(ctx, seed) if seed is not None else None
+        result = list(call.forward(xp, arrays, is_train, rng))
         for target, value in zip(outputs, own_buffers(result, arrays)):
             target._write(value)
 
@@ -127,30 +115,18 @@ def _forget_graph(outputs):
             target._autograd = None
 
 
-def _record(op, inputs, outputs, ctx):
+def _record(call, inputs, outputs, ctx):
     entries = [x._autograd for x in inputs]
     if not any(entries):
         _forget_graph(outputs)
         return
-    names = op.list_inputs(len(inputs))
-    known = {*names, *op.list_outputs(), *(f"{name}_shape" for name in names), "input_shapes"}
-    saved = {name: _saved_value(op, name, names, inputs, outputs)
-             for name in op.saves if name in known}
-    node = OpNode(op, entries, saved, [x._shape for x in inputs], [x._dtype for x in inputs],
-                  [o._shape for o in outputs], [o._dtype for o in outputs], ctx,
-                  recording.is_training())
-    for index, target in enumerate(outputs[:op.num_visible()]):
+    saved = {name: value._detached() if isinstance(value, NDArray) else value
+             for name, value in call.saved(inputs, outputs).items()}
+    node = OpNode(call.op, entries, saved, [x._shape for x in inputs],
+                  [x._dtype for x in inputs], [o._shape for o in outputs],
+                  [o._dtype for o in outputs], ctx, recording.is_training())
+    for index, target in enumerate(outputs[:call.num_visible]):
         target._autograd = (node, index)
-
-
-def _saved_value(op, name, input_names, inputs, outputs):
-    if name == "input_shapes":
-        return tuple(x._shape for x in inputs)
-    if name.endswith("_shape") and name[:-6] in input_names:
-        return inputs[input_names.index(name[:-6])]._shape
-    if name in input_names:
-        return inputs[input_names.index(name)]._detached()
-    return outputs[op.list_outputs().index(name)]._detached()
 
 
 def push_backward(node, out_grads):
@@ -159,27 +135,20 @@ def push_backward(node, out_grads):
     ``out_grads``: one NDArray per visible output.  Returns one NDArray per
     input, or None where the input needs no gradient.
     """
-    op, ctx = node.op, node.ctx
-    names = op.list_inputs(len(node.inputs))
-    in_grads = [
-        NDArray._empty(shape, dtype, ctx)
-        if entry is not None and name not in op.no_grad_inputs and name not in op.aux else None
-        for entry, name, shape, dtype in zip(node.inputs, names, node.input_shapes,
-                                             node.input_dtypes)]
+    ctx = node.ctx
+    call = op_call(node.op, len(node.inputs))
+    wanted = call.needs([entry is not None for entry in node.inputs])
+    in_grads = [NDArray._empty(shape, dtype, ctx) if need else None
+                for need, shape, dtype in zip(wanted, node.input_shapes, node.input_dtypes)]
     saved = node.saved
     xp = backend.get_xp(ctx)
-    extras = {"is_train": node.is_train} if "is_train" in op.backward_extras else {}
-    if "needs" in op.backward_extras:
-        extras["needs"] = tuple(g is not None for g in in_grads)
+    is_train = node.is_train
 
     def run():
         grads = [g._read() for g in out_grads]
         values = {key: value._read() if isinstance(value, NDArray) else value
                   for key, value in saved.items()}
-        result = op.backward(xp, *grads, **values, **extras)
-        if not isinstance(result, (tuple, list)):
-            result = (result,)
-        result = list(result) + [None] * (len(in_grads) - len(result))
+        result = call.backward(xp, grads, values, wanted, is_train)
         for target, value in zip(in_grads, own_buffers(result, [*grads, *values.values()])):
             if target is not None:
                 target._write(xp.zeros(target._shape, target._dtype) if value is None else value)
@@ -187,5 +156,5 @@ def push_backward(node, out_grads):
     reads = [g._chunk.var for g in out_grads]
     reads += [value._chunk.var for value in saved.values() if isinstance(value, NDArray)]
     engine.push(run, reads, [g._chunk.var for g in in_grads if g is not None], ctx,
-                f"_backward_{op.name}")
+                f"_backward_{node.op.name}")
     return in_grads

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from .. import backend, engine
-from ..autograd import recording
+from ..tape import recording
 from ..base import InvalidTypeError, MXNetError
 from ..op.getitem import build_key
 from .ndarray import NDArray

@@ -14,8 +14,9 @@ import numpy as np
 from .. import backend, engine
 from ..base import GradientError, InvalidTypeError, MXNetError
 from ..context import Context
+from ..tape import recording
 
-__all__ = ["NDArray", "Chunk", "own_buffers"]
+__all__ = ["NDArray", "Chunk"]
 
 
 class Chunk:
@@ -31,24 +32,6 @@ class Chunk:
         self.data = data
         self.var = engine.new_var()
         self.ctx = ctx
-
-
-def own_buffers(values, sources):
-    """``values`` (a list of raw arrays about to be written into chunks), with a copy in
-    place of any that *is* one of ``sources`` (the buffers they were computed from).
-
-    An operator may hand back its input unchanged (``Flatten`` of a 2-D array, the
-    gradient of ``+``), and a graph output may be one of its inputs once a planning pass
-    removed an identity, or a constant the planner folded; writing that object into
-    another chunk would give two chunks one buffer, breaking ``Chunk``'s invariant
-    (``y[0] = 7`` would change ``x``, or every later call's output, too).
-    """
-    for position, value in enumerate(values):
-        for source in sources:
-            if value is source:
-                values[position] = value.copy()
-                break
-    return values
 
 
 class NDArray:
@@ -304,8 +287,7 @@ class NDArray:
 
     def _check_grad_free_write(self):
         """Writing in place into an array of a recorded graph would corrupt its gradient."""
-        from ..autograd import is_recording
-        if is_recording() and self._autograd is not None:
+        if recording.is_recording() and self._autograd is not None:
             raise GradientError(
                 "cannot write in place into an NDArray that is part of a recorded graph while "
                 "recording; call backward first or write outside autograd.record()")

@@ -3,7 +3,7 @@
 Lesson: 02-ndarray-and-context.  Under ``autograd.record()`` the reshape is recorded as the
 ``Reshape`` operator instead, so gradients flow through it.
 """
-from ..autograd import recording
+from ..tape import recording
 from ..base import InvalidParameterError
 from ..op.reshape_rule import reshape_target
 from .ndarray import NDArray

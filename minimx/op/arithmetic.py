@@ -128,6 +128,7 @@ class BroadcastMod(BroadcastBinary):
 class BroadcastPower(BroadcastBinary):
     """``lhs ** rhs`` with broadcasting."""
     name = "broadcast_power"
+    xp_name = "power"
     test = broadcast_hints(lambda np, a, b: a ** b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
@@ -142,6 +143,7 @@ class BroadcastPower(BroadcastBinary):
 class BroadcastMaximum(BroadcastBinary):
     """Element-wise maximum with broadcasting."""
     name = "broadcast_maximum"
+    xp_name = "maximum"
     test = broadcast_hints(lambda np, a, b: np.maximum(a, b))
 
     def compute(self, xp, lhs, rhs):
@@ -156,6 +158,7 @@ class BroadcastMaximum(BroadcastBinary):
 class BroadcastMinimum(BroadcastBinary):
     """Element-wise minimum with broadcasting."""
     name = "broadcast_minimum"
+    xp_name = "minimum"
     test = broadcast_hints(lambda np, a, b: np.minimum(a, b))
 
     def compute(self, xp, lhs, rhs):

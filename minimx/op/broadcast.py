@@ -42,6 +42,7 @@ class BroadcastTo(Broadcasting):
     only allows through ``NDArray.broadcast_to``.
     """
     name = "broadcast_to"
+    xp_name = "broadcast_to"
     params = {"shape": Param(Shape, default=(), doc="the target shape (0: keep)")}
     test = TestHints(shapes=((1, 3),), params={"shape": (2, 0)},
                      reference=_reference_broadcast_to,

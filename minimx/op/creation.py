@@ -138,6 +138,7 @@ class Eye(Creation):
 class ZerosLike(OpDef):
     """Zeros with the shape and dtype of ``data``."""
     name = "zeros_like"
+    xp_name = "zeros_like"
     differentiable = False
     method = True
     test = TestHints(grad=False, reference=lambda np, x: np.zeros(x.shape, x.dtype))
@@ -150,6 +151,7 @@ class ZerosLike(OpDef):
 class OnesLike(OpDef):
     """Ones with the shape and dtype of ``data``."""
     name = "ones_like"
+    xp_name = "ones_like"
     differentiable = False
     method = True
     test = TestHints(grad=False, reference=lambda np, x: np.ones(x.shape, x.dtype))

@@ -59,6 +59,7 @@ def as_mask(condition, like):
 class Abs(Unary):
     """Absolute value, element-wise; the gradient at 0 is 0."""
     name = "abs"
+    xp_name = "abs"
     test = TestHints(reference=lambda np, x: np.abs(x))
 
     def compute(self, xp, data):
@@ -72,6 +73,7 @@ class Abs(Unary):
 class Negative(Unary):
     """``-x``, element-wise (what ``-array`` calls)."""
     name = "negative"
+    xp_name = "negative"
     method = False
     saves = ()
     test = TestHints(reference=lambda np, x: -x)
@@ -108,6 +110,7 @@ class Copy(Unary):
     aliases = ("identity",)
     method = False
     saves = ()
+    identity_at_inference = True
     test = TestHints(reference=lambda np, x: x)
 
     def compute(self, xp, data):

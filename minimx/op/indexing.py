@@ -166,6 +166,7 @@ class Where(OpDef):
     """``x`` where ``condition`` is non-zero, else ``y``; ``condition`` has the shape of
     ``x`` or is 1-D, choosing whole rows."""
     name = "where"
+    xp_name = "where"
     inputs = ("condition", "x", "y")
     no_grad_inputs = ("condition",)
     saves = ("condition",)

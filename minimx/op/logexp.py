@@ -16,6 +16,7 @@ from .registry import TestHints, register_op
 class Exp(UnaryFromOutput):
     """``e ** x``, element-wise."""
     name = "exp"
+    xp_name = "exp"
     test = TestHints(reference=lambda np, x: np.exp(x))
 
     def compute(self, xp, data):
@@ -29,6 +30,7 @@ class Exp(UnaryFromOutput):
 class Expm1(UnaryFromOutput):
     """``exp(x) - 1``, accurate for small ``x``."""
     name = "expm1"
+    xp_name = "expm1"
     test = TestHints(reference=lambda np, x: np.expm1(x))
 
     def compute(self, xp, data):
@@ -42,6 +44,7 @@ class Expm1(UnaryFromOutput):
 class Log(Unary):
     """Natural logarithm, element-wise."""
     name = "log"
+    xp_name = "log"
     test = TestHints(low=0.5, high=2.0, reference=lambda np, x: np.log(x))
 
     def compute(self, xp, data):
@@ -81,6 +84,7 @@ class Log2(Unary):
 class Log1p(Unary):
     """``log(1 + x)``, accurate for small ``x``."""
     name = "log1p"
+    xp_name = "log1p"
     test = TestHints(low=-0.5, high=2.0, reference=lambda np, x: np.log1p(x))
 
     def compute(self, xp, data):
@@ -95,6 +99,7 @@ class Log1p(Unary):
 class Sqrt(UnaryFromOutput):
     """Square root, element-wise."""
     name = "sqrt"
+    xp_name = "sqrt"
     test = TestHints(low=0.5, high=2.0, reference=lambda np, x: np.sqrt(x))
 
     def compute(self, xp, data):
@@ -148,6 +153,7 @@ class Rcbrt(UnaryFromOutput):
 class Square(Unary):
     """``x * x``, element-wise."""
     name = "square"
+    xp_name = "square"
     test = TestHints(reference=lambda np, x: x * x)
 
     def compute(self, xp, data):
@@ -161,6 +167,7 @@ class Square(Unary):
 class Reciprocal(Unary):
     """``1 / x``, element-wise."""
     name = "reciprocal"
+    xp_name = "reciprocal"
     test = TestHints(low=0.5, high=2.0, reference=lambda np, x: 1 / x)
 
     def compute(self, xp, data):

@@ -202,6 +202,11 @@ class Dropout(OpDef):
     saves = ("mask",)
     test = TestHints(params={"mode": "always", "p": 0.0}, reference=lambda np, x: x)
 
+    @property
+    def identity_at_inference(self):
+        """Outside training Dropout passes data through, unless ``mode='always'``."""
+        return self.mode != "always"
+
     def infer_shape(self, data):
         return [data, data]
 

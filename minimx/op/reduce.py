@@ -72,6 +72,7 @@ class Reduce(OpDef):
 class Sum(Reduce):
     """The sum over ``axis``."""
     name = "sum"
+    xp_name = "sum"
     aliases = ("sum_axis",)
     saves = ("data_shape",)
     test = TestHints(cases=_CASES, reference=_numpy_reduce(lambda np: np.sum))

@@ -88,6 +88,18 @@ class OpDef:
     attribute a new input variable gets when the op is composed, as MXNet's
     ``FSetInputVarAttrOnCompose``: BatchNorm's ``moving_var`` starts at one).
 
+    ``identity_at_inference``: outside training the operator returns its first input
+    unchanged (``identity``, ``BlockGrad``, ``Dropout``), so the executor's planner may
+    drop it from an inference plan.  ``xp_name``: the numpy/CuPy function this operator
+    computes, when there is one with the same meaning (``exp`` for ``exp``); a backward
+    written with that ``xp`` function can then be differentiated again, because
+    ``autograd.higher_order`` calls this operator in its place.  ``family``: what kind of
+    operator it is for drawings (``layer``, ``activation``, ``normalization``, ``pooling``,
+    ``shape``; ``mx.viz`` colours by it), and ``summary_label()`` its caption there.
+
+    The rules for *calling* a declared operator (which extras it gets, what backward
+    receives, which inputs get gradients) live in ``op/call.py``.
+
     ``backward`` may declare a keyword ``needs`` (default ``ALL_NEEDED``): the
     callers (the executor, autograd) then pass a tuple of bools, one per input,
     True where that input's gradient is kept, and ``backward`` may return None
@@ -110,6 +122,9 @@ class OpDef:
     differentiable = True
     named_outputs = False
     input_init_hints = {}
+    identity_at_inference = False
+    xp_name = None
+    family = None
     test = TestHints()
 
     # filled in by register_op

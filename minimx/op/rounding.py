@@ -13,6 +13,7 @@ from .registry import TestHints, register_op
 class Sign(ZeroGradient):
     """-1, 0 or 1 by the sign of ``x``; zero gradient."""
     name = "sign"
+    xp_name = "sign"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.sign(x))
 
     def compute(self, xp, data):
@@ -24,6 +25,7 @@ class Sign(ZeroGradient):
 class Floor(ZeroGradient):
     """The largest integer ``<= x``, element-wise."""
     name = "floor"
+    xp_name = "floor"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.floor(x))
 
     def compute(self, xp, data):
@@ -34,6 +36,7 @@ class Floor(ZeroGradient):
 class Ceil(ZeroGradient):
     """The smallest integer ``>= x``, element-wise."""
     name = "ceil"
+    xp_name = "ceil"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.ceil(x))
 
     def compute(self, xp, data):
@@ -56,6 +59,7 @@ class Round(ZeroGradient):
 class Rint(ZeroGradient):
     """Round to the nearest integer, halves to the lower one (``rint(2.5) == 2``)."""
     name = "rint"
+    xp_name = "rint"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.where(
         x - np.floor(x) <= np.ceil(x) - x, np.floor(x), np.ceil(x)))
 
@@ -68,6 +72,7 @@ class Rint(ZeroGradient):
 class Trunc(ZeroGradient):
     """Drop the fractional part (round towards zero), element-wise."""
     name = "trunc"
+    xp_name = "trunc"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.trunc(x))
 
     def compute(self, xp, data):

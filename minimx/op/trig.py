@@ -15,6 +15,7 @@ from .registry import TestHints, register_op
 class Sin(Unary):
     """Sine (radians), element-wise."""
     name = "sin"
+    xp_name = "sin"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.sin(x))
 
     def compute(self, xp, data):
@@ -28,6 +29,7 @@ class Sin(Unary):
 class Cos(Unary):
     """Cosine (radians), element-wise."""
     name = "cos"
+    xp_name = "cos"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.cos(x))
 
     def compute(self, xp, data):
@@ -41,6 +43,7 @@ class Cos(Unary):
 class Tan(UnaryFromOutput):
     """Tangent (radians), element-wise."""
     name = "tan"
+    xp_name = "tan"
     test = TestHints(reference=lambda np, x: np.tan(x))
 
     def compute(self, xp, data):
@@ -80,6 +83,7 @@ class Arccos(Unary):
 class Arctan(Unary):
     """Inverse tangent, element-wise."""
     name = "arctan"
+    xp_name = "arctan"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.arctan(x))
 
     def compute(self, xp, data):
@@ -93,6 +97,7 @@ class Arctan(Unary):
 class Sinh(Unary):
     """Hyperbolic sine, element-wise."""
     name = "sinh"
+    xp_name = "sinh"
     test = TestHints(low=-2.0, high=2.0, reference=lambda np, x: np.sinh(x))
 
     def compute(self, xp, data):
@@ -106,6 +111,7 @@ class Sinh(Unary):
 class Cosh(Unary):
     """Hyperbolic cosine, element-wise."""
     name = "cosh"
+    xp_name = "cosh"
     test = TestHints(low=-2.0, high=2.0, reference=lambda np, x: np.cosh(x))
 
     def compute(self, xp, data):
@@ -119,6 +125,7 @@ class Cosh(Unary):
 class Tanh(UnaryFromOutput):
     """Hyperbolic tangent, element-wise."""
     name = "tanh"
+    xp_name = "tanh"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.tanh(x))
 
     def compute(self, xp, data):

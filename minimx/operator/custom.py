@@ -17,7 +17,8 @@ from .. import autograd, engine
 from ..base import (DTYPE_TO_FLAG, InvalidParameterError, InvalidShapeError, InvalidTypeError,
                     MXNetError, OperatorFailedError)
 from ..context import Context
-from ..ndarray.ndarray import Chunk, NDArray, own_buffers
+from ..ndarray.ndarray import Chunk, NDArray
+from ..op.call import own_buffers
 from ..op.registry import OpDef, Param, TestHints, register_op
 from .prop import PROPS
 

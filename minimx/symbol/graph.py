@@ -9,6 +9,8 @@ __all__ = ["Node", "topo_order", "is_aux_input", "entries_depending_on", "aux_va
            "HIDDEN_KEYS", "MXNET_ONLY_PARAMS", "hide_keys", "attribute_items", "unknown_params",
            "set_input_init_hints"]
 
+from ..op.call import op_call
+
 # Attributes MXNet stores as ``__key__`` even when given as ``key`` (nnvm's kHiddenKeys).
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 # MXNet parameters that change nothing in minimx (a creation op's ``ctx``, a scalar op's
@@ -57,8 +59,12 @@ class Node:
             return self.name
         return f"{self.name}_{self.instance.graph_output_names()[index]}"
 
+    def call(self):
+        """How to call this node's operator (``op.call.OpCall``); None for a variable."""
+        return None if self.op is None else op_call(self.instance, len(self.inputs))
+
     def input_names(self):
-        return () if self.op is None else self.instance.list_inputs(len(self.inputs))
+        return () if self.op is None else self.call().input_names
 
     def __repr__(self):
         return f"Node({self.op_name()}, {self.name!r})"
