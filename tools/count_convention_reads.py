@@ -21,7 +21,8 @@ def reads(tree):
     """(line, what) for every convention read in one module."""
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in ATTRIBUTES:
+        if (isinstance(node, ast.Attribute) and node.attr in ATTRIBUTES
+                and isinstance(node.ctx, ast.Load)):     # a declaration's own `self.saves = ...` is no read
             found.append((node.lineno, f".{node.attr}"))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
               and node.func.attr == "list_inputs" and node.args):

@@ -6,6 +6,7 @@ query (``list_arguments``, ``infer_shape``, ``tojson``) walks that graph.
 """
 from .. import attribute, name as naming
 from ..base import DTYPE_TO_FLAG, InvalidParameterError, MXNetError, normalize_dtype
+from ..op.call import op_call
 from . import inference, json_format
 from .graph import (MXNET_ONLY_PARAMS, Node, attribute_items, hide_keys, is_aux_input,
                     set_input_init_hints, topo_order)
@@ -397,7 +398,7 @@ def compose_op(op_cls, args, kwargs, hint):
     node_name = naming.current().get(name, hint)
     attrs = hide_keys(attribute.current().get(attr))
     attrs.update({key: _attr_string(value) for key, value in {**params, **kept}.items()})
-    input_names = instance.list_inputs(len(symbols) if op_cls.variadic else None)
+    input_names = op_call(instance, len(symbols) if op_cls.variadic else None).input_names
     entries = []
     for position, input_name in enumerate(input_names):
         given = symbols[position] if op_cls.variadic else symbols.get(input_name)
