@@ -11,7 +11,7 @@ from ..ndarray.ndarray import NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
 from ..symbol.graph import entries_depending_on, topo_order
-from .plan import build_plan
+from .plan import PlanInfo, build_plan
 from .program import ForwardProgram, can_lower
 from .run import run_backward, run_forward
 
@@ -45,6 +45,11 @@ class Executor:
         self._backward_cache = None
         self._monitor = None
         self._monitor_all = False
+
+    @property
+    def symbol(self):
+        """The Symbol this executor runs."""
+        return self._symbol
 
     # -- dictionaries --------------------------------------------------------------------
     @property
@@ -108,6 +113,13 @@ class Executor:
     def plan_report(self, is_train=False):
         """What the planning passes did (for lessons and the graph widget)."""
         return self._plan(is_train).report
+
+    def plan_info(self, is_train=False):
+        """The plan this executor runs in that mode, with its shapes and dtypes (``PlanInfo``;
+        built now if no forward has needed it yet)."""
+        signature = tuple((name, array.shape, array.dtype) for name, array in
+                          self._named_arrays())
+        return PlanInfo(self._plan(is_train), self._shapes, self._dtypes, is_train, signature)
 
     # -- running -----------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):

@@ -20,7 +20,7 @@ import numpy as np
 from ..op.call import op_call
 from ..symbol.graph import topo_order
 
-__all__ = ["Step", "Plan", "PlanReport", "build_plan"]
+__all__ = ["Step", "Plan", "PlanReport", "PlanInfo", "build_plan"]
 
 
 @dataclass
@@ -80,6 +80,23 @@ class Plan:
     def resolve(self, key):
         """The value key that holds ``key``'s value after the passes removed nodes."""
         return _resolve(self.aliases, key)
+
+
+@dataclass(frozen=True)
+class PlanInfo:
+    """One plan an Executor or a hybridized block runs, for reading (lessons, the views).
+
+    ``plan``: the steps after the passes (``plan.report`` says what each pass did);
+    ``shapes``/``dtypes``: value key ``(node, index)`` -> shape / dtype, from inference;
+    ``is_train``: the mode it was built for; ``signature``: the input shapes and dtypes
+    it serves (a hybridized block builds one plan per signature).
+    """
+
+    plan: Plan
+    shapes: dict
+    dtypes: dict
+    is_train: bool
+    signature: tuple = ()
 
 
 def build_plan(entries, shapes, dtypes, is_train, xp):

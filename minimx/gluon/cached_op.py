@@ -9,7 +9,7 @@ is recorded as one tape node whose backward is one more engine operation.
 from .. import backend, engine, random_state
 from ..tape import recording
 from ..tape.nodes import FunctionNode
-from ..executor.plan import build_plan
+from ..executor.plan import PlanInfo, build_plan
 from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
 from ..ndarray.ndarray import NDArray
@@ -48,7 +48,6 @@ class CachedOp:
         ctx = arrays[0].context
         # The key is computed on every call, so it holds only plain tuples, strings and
         # ints: a Context as key element would cost a Python-level __hash__/__eq__ per call.
-        # (Layout kept: key[2] is is_train, which the symbol-graph widget reads.)
         key = (tuple([(a._shape, a._dtype) for a in arrays]), (ctx.device_type, ctx.device_id),
                is_train, record)
         found = self._plans.get(key)
@@ -56,6 +55,12 @@ class CachedOp:
             found = self._plans[key] = self._make_plan(arrays, ctx, is_train, record)
             self.plans_built += 1
         return found
+
+    def plans(self):
+        """Every plan built so far, oldest first (``executor.plan.PlanInfo``): one per input
+        signature (shapes, dtypes), context and mode.  Lessons and the views read these."""
+        return [PlanInfo(entry.plan, entry.shapes, entry.dtypes, entry.is_train, key[0])
+                for key, entry in self._plans.items()]
 
     def _make_plan(self, arrays, ctx, is_train, record):
         shapes_in = {node.name: a.shape for node, a in zip(self._variables, arrays)}
@@ -145,7 +150,7 @@ class _PlanEntry:
     """One plan and what every call with it needs, computed once instead of per call."""
 
     def __init__(self, cached_op, plan, shapes, dtypes, xp, is_train):
-        self.plan, self.shapes, self.dtypes = plan, shapes, dtypes
+        self.plan, self.shapes, self.dtypes, self.is_train = plan, shapes, dtypes, is_train
         entries = cached_op._entries
         self.output_meta = [(shapes[entry], dtypes[entry]) for entry in entries]
         self.value_keys = [(node, 0) for node in cached_op._variables]
@@ -155,14 +160,6 @@ class _PlanEntry:
         self.mutated = [i for i, is_aux in enumerate(cached_op._mutated) if is_aux]
         self.program = (ForwardProgram(plan, xp, self.value_keys, self.result_keys, is_train)
                         if can_lower(plan) else None)
-
-    def __iter__(self):
-        """Unpacks as ``plan, shapes, dtypes`` (how the symbol-graph widget reads a plan)."""
-        return iter((self.plan, self.shapes, self.dtypes))
-
-    def __getitem__(self, index):
-        return (self.plan, self.shapes, self.dtypes)[index]
-
 
 
 class _Backward:

@@ -73,6 +73,17 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
 
+    # -- inspection (lessons, the views) ------------------------------------------------------
+    def cached_graph(self):
+        """The Symbol ``hybridize()`` traced this block into, or None before the first call
+        (or when the block is not hybridized)."""
+        return self._cached_graph[1] if self._cached_graph else None
+
+    def cached_plans(self):
+        """The plans the cached graph has run with so far (``executor.plan.PlanInfo``, one per
+        input signature and mode, oldest first); empty before the first hybridized call."""
+        return [] if self._cached_op is None else self._cached_op.plans()
+
     def infer_shape(self, *args):
         """Complete the parameter shapes from the input arrays (deferred initialisation)."""
         self._deferred_infer_shape(*args)

@@ -241,6 +241,12 @@ class NDArray:
             raise MXNetError(f"storage type {stype!r} is not supported; minimx is dense only")
         return self
 
+    @property
+    def engine_var(self):
+        """The engine ``Var`` that orders every read and write of this array's buffer (views
+        of one buffer share it).  Engine events name vars by ``var.id``."""
+        return self._chunk.var
+
     # -- autograd ------------------------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a gradient buffer (zeros) and mark this array as a variable."""

@@ -125,11 +125,18 @@ _ACTIVATIONS = {
 class Activation(OpDef):
     """Element-wise activation: ``relu``, ``sigmoid``, ``tanh``, ``softrelu`` or ``softsign``."""
     name = "Activation"
+    family = "activation"
     params = {"act_type": Param(Choice(*_ACTIVATIONS), doc="which activation")}
     saves = ("data", "output")
     test = TestHints(params={"act_type": "tanh"}, low=-2, high=2,
                      cases=tuple(({"act_type": kind}, ((2, 3),))
                                  for kind in ("relu", "sigmoid", "softrelu", "softsign")))
+
+
+    @classmethod
+    def plot_label(cls, attrs):
+        """``Activation\nrelu`` (as MXNet's plot_network)."""
+        return f"Activation\n{attrs['act_type']}"
 
     def forward(self, xp, data):
         return _ACTIVATIONS[self.act_type][0](xp, data)
@@ -147,6 +154,7 @@ class LeakyReLU(OpDef):
     ``lambda * (output + alpha)`` for negative inputs, which is not.
     """
     name = "LeakyReLU"
+    family = "activation"
     inputs = ("data", "gamma")
     outputs = ("output", "mask")
     visible_outputs = 1
@@ -164,6 +172,12 @@ class LeakyReLU(OpDef):
                      cases=(({"act_type": "prelu"}, ((2, 3, 2), (3,))),
                             ({"act_type": "elu", "slope": 0.5}, ((2, 3),)),
                             ({"act_type": "gelu"}, ((2, 3),))))
+
+
+    @classmethod
+    def plot_label(cls, attrs):
+        """``LeakyReLU\nleaky`` (as MXNet's plot_network)."""
+        return f"LeakyReLU\n{attrs.get('act_type', 'Leaky')}"
 
     def list_inputs(self, num_args=None):
         return self.inputs if self.act_type == "prelu" else ("data",)

@@ -15,7 +15,7 @@ import math
 from collections import namedtuple
 
 from . import conv_kernels as kernels
-from .params import Choice, Optional, Param, Shape
+from .params import Choice, Optional, Param, Shape, dims_text
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
 Geometry = namedtuple("Geometry", "kernel stride dilate pad")
@@ -183,11 +183,19 @@ class Convolution(ConvolutionBase):
     """N-d convolution (cross-correlation) of ``data (N, C, *spatial)`` with
     ``weight (num_filter, C / num_group, *kernel)``, plus ``bias``."""
     name = "Convolution"
+    family = "layer"
     params = {**_KERNEL_PARAMS, **_CONV_PARAMS}
     test = TestHints(shapes=((2, 2, 5, 4), (3, 2, 3, 2), (3,)),
                      params={"kernel": (3, 2), "num_filter": 3, "pad": (1, 0)},
                      cases=(({"kernel": (3,), "num_filter": 4, "stride": (2,), "dilate": (2,),
                               "num_group": 2}, ((1, 4, 9), (4, 2, 3), (4,))),))
+
+
+    @classmethod
+    def plot_label(cls, attrs):
+        """``Convolution\n3x3/1, 32``: kernel/stride, filters (as MXNet's plot_network)."""
+        return (f"Convolution\n{dims_text(attrs['kernel'])}/{dims_text(attrs.get('stride', '1'))}, "
+                f"{attrs['num_filter']}")
 
     def weight_shape(self, data):
         return (self.num_filter, data[1] // self.num_group) + tuple(self.kernel)
@@ -286,6 +294,7 @@ class Pooling(OpDef):
     """Max, average, sum or Lp pooling over kernel windows (or the whole input with
     ``global_pool``).  ``pooling_convention='full'`` rounds the output size up."""
     name = "Pooling"
+    family = "pooling"
     params = {
         "kernel": Param(Shape, default=(), doc="window size"),
         "pool_type": Param(Choice("avg", "lp", "max", "sum"), default="max"),
@@ -304,6 +313,14 @@ class Pooling(OpDef):
                      cases=(({"kernel": (3,), "stride": (2,), "pad": (1,),
                               "pool_type": "sum", "pooling_convention": "full"}, ((1, 2, 6),)),
                             ({"global_pool": True}, ((2, 3, 2, 2),))))
+
+
+    @classmethod
+    def plot_label(cls, attrs):
+        """``Pooling\nmax, 2x2/2``: type, kernel/stride (as MXNet's plot_network)."""
+        kernel = dims_text(attrs["kernel"]) if "kernel" in attrs else "[]"
+        return (f"Pooling\n{attrs.get('pool_type', 'max')}, {kernel}/"
+                f"{dims_text(attrs.get('stride', '1'))}")
 
     def check_params(self):
         if self.layout not in (None, "NCW", "NCHW", "NCDHW"):

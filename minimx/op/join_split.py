@@ -16,6 +16,7 @@ from .registry import OpDef, TestHints, register_op
 class Concat(OpDef):
     """Join arrays along axis ``dim``; the other dims must agree."""
     name = "Concat"
+    family = "shape"
     aliases = ("concat",)
     variadic = True
     params = {"num_args": Param(int, default=1, doc="how many inputs"),

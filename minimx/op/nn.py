@@ -19,6 +19,7 @@ class FullyConnected(OpDef):
     first; otherwise the layer acts on the last axis only.
     """
     name = "FullyConnected"
+    family = "layer"
     inputs = ("data", "weight", "bias")
     params = {
         "num_hidden": Param(int, doc="number of output units"),
@@ -29,6 +30,12 @@ class FullyConnected(OpDef):
     test = TestHints(shapes=((2, 3, 2), (4, 6), (4,)), params={"num_hidden": 4},
                      cases=(({"num_hidden": 4, "flatten": False}, ((2, 3, 2), (4, 2), (4,))),
                             ({"num_hidden": 3, "no_bias": True}, ((2, 5), (3, 5)))))
+
+
+    @classmethod
+    def plot_label(cls, attrs):
+        """``FullyConnected\n128``: the number of outputs (as MXNet's plot_network)."""
+        return f"FullyConnected\n{attrs['num_hidden']}"
 
     def list_inputs(self, num_args=None):
         return ("data", "weight") if self.no_bias else self.inputs

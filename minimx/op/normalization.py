@@ -37,6 +37,7 @@ class BatchNorm(OpDef):
     The hidden outputs are the mean and ``1 / sqrt(var + eps)`` used.
     """
     name = "BatchNorm"
+    family = "normalization"
     inputs = ("data", "gamma", "beta", "moving_mean", "moving_var")
     outputs = ("output", "mean", "var")
     named_outputs = True            # bn_mean, bn_var

@@ -94,6 +94,11 @@ def Shape(value):
 Shape.type_name = "a shape (tuple of ints)"
 
 
+def dims_text(text):
+    """``"3x3"`` from a shape parameter stored as text, ``"(3, 3)"`` (for captions)."""
+    return "x".join(re.findall(r"\d+", str(text)))
+
+
 def Axis(value):
     """None, an int, or a tuple of ints (``()`` means every axis, as None)."""
     if value is None or (isinstance(value, str) and value.strip() in _NONE_STRINGS):

@@ -95,7 +95,7 @@ class OpDef:
     written with that ``xp`` function can then be differentiated again, because
     ``autograd.higher_order`` calls this operator in its place.  ``family``: what kind of
     operator it is for drawings (``layer``, ``activation``, ``normalization``, ``pooling``,
-    ``shape``; ``mx.viz`` colours by it), and ``summary_label()`` its caption there.
+    ``shape``; ``mx.viz`` colours by it), and ``plot_label(attrs)`` its caption there.
 
     The rules for *calling* a declared operator (which extras it gets, what backward
     receives, which inputs get gradients) live in ``op/call.py``.
@@ -235,6 +235,12 @@ class OpDef:
     def infer_type(self, *dtypes):
         """Output dtype name, or a list of them; default: the first input's."""
         return dtypes[0]
+
+    @classmethod
+    def plot_label(cls, attrs):
+        """The caption of a graph node of this operator, from its attributes (text), or None
+        for the node's own name.  ``mx.viz.plot_network`` draws it."""
+        return None
 
     def forward(self, xp, *arrays):
         raise NotImplementedError(f"operator {self.name} has no forward")

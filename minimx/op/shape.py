@@ -40,6 +40,7 @@ class Reshape(NewShape):
     ``-4`` splits one into the next two values; ``reverse`` reads the codes from the right.
     """
     name = "Reshape"
+    family = "shape"
     aliases = ("reshape",)
     params = {"shape": Param(Shape, default=(), doc="the target shape, with codes"),
               "reverse": Param(bool, default=False, doc="apply the codes right to left")}
@@ -108,6 +109,7 @@ class Flatten(NewShape):
     """Collapse every axis but the first: shape ``(n, d1, d2, ...)`` becomes
     ``(n, d1*d2*...)``."""
     name = "Flatten"
+    family = "shape"
     aliases = ("flatten",)
     method = "flatten"
     test = TestHints(shapes=((2, 3, 2),), reference=lambda np, x, **_: x.reshape(x.shape[0], -1))

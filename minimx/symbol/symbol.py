@@ -67,6 +67,16 @@ class Symbol(NDArrayOnly):
         """Names of the outputs: ``<node>_output`` (or ``_output<i>``), or a variable's name."""
         return [node.output_name(index) for node, index in self._entries]
 
+    @property
+    def entries(self):
+        """The graph entries this Symbol's outputs are: ``(node, output index)`` pairs, as
+        nnvm's ``NodeEntry`` list (read-only; ``symbol/graph.py`` describes a Node)."""
+        return tuple(self._entries)
+
+    def nodes(self):
+        """Every node this Symbol depends on, variables too, inputs first (MXNet's order)."""
+        return list(self._order())
+
     def get_internals(self):
         """A group of every output of every node, so intermediate results can be picked."""
         return Symbol([(node, index) for node in self._order()

@@ -8,29 +8,30 @@ it without the batch axis.  Weights and biases are hidden by default.
 """
 import contextlib
 import functools
-import re
 import warnings
 
 from ..base import MXNetError
+from ..op.registry import OPS
 from ..symbol import Symbol
 from ..symbol.graph import topo_order
 from .graph_shapes import entry_dtypes, entry_shapes, without_batch_axis
 
-__all__ = ["plot_network", "GraphvizMissingError"]
+__all__ = ["plot_network", "GraphvizMissingError", "op_color", "node_label", "INPUT_COLOR",
+           "OTHER_COLOR", "FAMILY_COLORS"]
 
 _INSTALL_PROGRAMS = ("install the Graphviz programs: `apt-get install graphviz` (Debian/Ubuntu), "
                      "`brew install graphviz` (macOS) or `conda install graphviz`")
 
 _NODE_STYLE = {"shape": "box", "fixedsize": "true", "width": "1.3", "height": "0.8034",
                "style": "filled"}
-_INPUT_COLOR = "#8dd3c7"
-_OTHER_COLOR = "#fccde5"
-_OP_COLORS = {
-    "Convolution": "#fb8072", "FullyConnected": "#fb8072",     # layers with weights
-    "Activation": "#ffffb3", "LeakyReLU": "#ffffb3",           # nonlinearities
-    "BatchNorm": "#bebada",
-    "Pooling": "#80b1d3",
-    "Concat": "#fdb462", "Flatten": "#fdb462", "Reshape": "#fdb462",   # moving data around
+INPUT_COLOR = "#8dd3c7"      # a data input (variable)
+OTHER_COLOR = "#fccde5"      # an operator of no family below
+FAMILY_COLORS = {            # by the ``family`` an operator declares (op/registry.py)
+    "layer": "#fb8072",          # layers with weights: Convolution, FullyConnected
+    "activation": "#ffffb3",     # nonlinearities
+    "normalization": "#bebada",
+    "pooling": "#80b1d3",
+    "shape": "#fdb462",          # moving data around: Concat, Flatten, Reshape
 }
 # variables with these endings are learned parameters or statistics, hidden by default
 _WEIGHT_ENDINGS = ("_weight", "_bias", "_beta", "_gamma", "_moving_var", "_moving_mean",
@@ -41,41 +42,31 @@ class GraphvizMissingError(MXNetError, ImportError):
     """The ``graphviz`` Python package, or the Graphviz programs, are not installed."""
 
 
-def _dims(text):
-    """``"3x3"`` from a tuple attribute stored as text, ``"(3, 3)"``."""
-    return "x".join(re.findall(r"\d+", text))
+def op_color(op_name):
+    """The fill colour of an operator's box: by the family its declaration names
+    (``"null"``, a variable, gets the input colour).  The symbol-graph view uses it too."""
+    if op_name in (None, "null"):
+        return INPUT_COLOR
+    op_cls = OPS.get(op_name)
+    return FAMILY_COLORS.get(getattr(op_cls, "family", None), OTHER_COLOR)
 
 
-def _convolution_label(attrs):
-    return (f"Convolution\n{_dims(attrs['kernel'])}/{_dims(attrs.get('stride', '1'))}, "
-            f"{attrs['num_filter']}")
-
-
-def _pooling_label(attrs):
-    kernel = _dims(attrs["kernel"]) if "kernel" in attrs else "[]"
-    return (f"Pooling\n{attrs.get('pool_type', 'max')}, {kernel}/"
-            f"{_dims(attrs.get('stride', '1'))}")
-
-
-_LABELS = {
-    "Convolution": _convolution_label,
-    "Pooling": _pooling_label,
-    "FullyConnected": lambda attrs: f"FullyConnected\n{attrs['num_hidden']}",
-    "Activation": lambda attrs: f"Activation\n{attrs['act_type']}",
-    "LeakyReLU": lambda attrs: f"LeakyReLU\n{attrs.get('act_type', 'Leaky')}",
-}
+def node_label(node):
+    """The caption of a graph node: its operator's ``plot_label``, a Custom op's
+    ``op_type``, else the node's name."""
+    if node.is_variable:
+        return node.name
+    if node.op.name == "Custom":
+        return node.attrs.get("op_type", node.name)
+    return node.op.plot_label(node.attrs) or node.name
 
 
 def _node_look(node, node_attrs):
     """(label, Graphviz attributes) of one node."""
     style = {**_NODE_STYLE, **node_attrs}
     if node.is_variable:
-        return node.name, {**style, "shape": "oval", "fillcolor": _INPUT_COLOR}
-    name = node.op.name
-    label = _LABELS[name](node.attrs) if name in _LABELS else node.name
-    if name == "Custom":
-        label = node.attrs.get("op_type", node.name)
-    return label, {**style, "fillcolor": _OP_COLORS.get(name, _OTHER_COLOR)}
+        return node.name, {**style, "shape": "oval", "fillcolor": INPUT_COLOR}
+    return node_label(node), {**style, "fillcolor": op_color(node.op.name)}
 
 
 def _edge_label(entry, shapes, dtypes):

@@ -165,7 +165,7 @@ def test_hybridized_block_uses_the_plan_it_ran():
     net.hybridize()
     net(nd.ones((3, 4))).wait_to_read()
     model = graph_model(net)
-    plan = list(net._cached_op._plans.values())[-1][0]
+    plan = net.cached_plans()[-1].plan
     planned = model["planned"]
     assert len(planned["boxes"]) == len(plan.steps) == plan.report.steps_after
     assert [r["op"] for r in planned["removed"]] == ["Dropout"]

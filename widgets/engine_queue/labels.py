@@ -2,8 +2,7 @@
 
 Lesson: 04-lazy-evaluation.  Engine events name vars by number only; the view
 shows ``y (2000, 2000) float32`` instead when ``y`` is an NDArray in the cell's
-namespace.  NDArray has no public accessor for its var, so this reads the one
-private attribute it needs (``_chunk.var``), and nothing else.
+namespace (``NDArray.engine_var`` gives an array's var).
 """
 __all__ = ["var_labels", "var_id"]
 
@@ -13,7 +12,7 @@ def var_id(array):
     from minimx.ndarray import NDArray
     if not isinstance(array, NDArray):
         return None
-    return array._chunk.var.id
+    return array.engine_var.id
 
 
 def var_labels(*namespaces, limit=2000):

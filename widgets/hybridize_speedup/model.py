@@ -17,7 +17,6 @@ import numpy as np
 import minimx as mx
 from minimx import engine, nd
 from minimx.gluon import nn
-from minimx.symbol.graph import topo_order
 
 __all__ = ["MODES", "seed_widths", "build_net", "count_pushes", "time_per_call",
            "numpy_forward", "run_benchmark"]
@@ -83,7 +82,7 @@ def time_per_call(function, calls, repeats=3, sync=nd.waitall):
 def numpy_forward(net, x):
     """A forward pass written with numpy alone, using ``net``'s weights: ``f() -> array``."""
     layers = [(block.weight.data().asnumpy(), block.bias.data().asnumpy(), block.act is not None)
-              for block in net._children.values()]
+              for block in (net[i] for i in range(len(net)))]
     data = x.asnumpy()
 
     def forward():
@@ -157,7 +156,7 @@ def run_benchmark(batch_size=1, in_units=512, widths=(256, 128), out_units=2, ca
 
 def _operator_nodes(net):
     """Operator nodes in the graph ``hybridize()`` traced (what imperative mode pushes)."""
-    return sum(1 for node in topo_order(net._cached_graph[1]._entries) if not node.is_variable)
+    return sum(1 for node in net.cached_graph().nodes() if not node.is_variable)
 
 
 def _speedups(result):

@@ -9,7 +9,7 @@ import html
 import shutil
 import subprocess
 
-from minimx.viz.plot import _INPUT_COLOR, _OP_COLORS, _OTHER_COLOR
+from minimx.viz import INPUT_COLOR, op_color
 
 __all__ = ["drawing", "render_svg", "details", "caption_html", "slot_color", "dot_source",
            "has_dot"]
@@ -46,7 +46,7 @@ def _attr_line(attrs, limit=28):
 
 # -- what to draw ---------------------------------------------------------------------------
 def _variable_look(node, prefix):
-    fill = _WEIGHT_COLOR if node["kind"] == "weight" else _INPUT_COLOR
+    fill = _WEIGHT_COLOR if node["kind"] == "weight" else INPUT_COLOR
     return {"id": f"{prefix}_{node['id']}", "label": [node["name"]], "fill": fill,
             "shape": "oval", "bold": False}
 
@@ -68,7 +68,7 @@ def _traced(model, hide_weights):
         if node["params"]:
             label.append(f"{node['params']:,} params")
         nodes.append({"id": f"t_{node['id']}", "label": label, "bold": node["id"] in outputs,
-                      "fill": _OP_COLORS.get(node["op"], _OTHER_COLOR), "shape": "box"})
+                      "fill": op_color(node["op"]), "shape": "box"})
     edges = [{"id": f"t_e{i}", "source": f"t_{e['source']}", "target": f"t_{e['target']}",
               "label": _shape_text(e["shape"]) if e["shape"] else "", "color": "#555555"}
              for i, e in enumerate(graph["edges"]) if e["source"] not in hidden]
@@ -90,7 +90,7 @@ def _box_look(box):
         label.append(_attr_line(attrs))
     if box["params"]:
         label.append(f"{box['params']:,} params")
-    return {"label": label, "fill": _OP_COLORS.get(box["ops"][0], _OTHER_COLOR), "shape": "box"}
+    return {"label": label, "fill": op_color(box["ops"][0]), "shape": "box"}
 
 
 def _planned(model, hide_weights):

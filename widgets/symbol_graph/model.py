@@ -15,8 +15,7 @@ from minimx.executor import Executor
 from minimx.executor.plan import build_plan
 from minimx.gluon import HybridBlock
 from minimx.symbol import Symbol, inference
-from minimx.symbol.graph import topo_order
-from minimx.viz.summary import parameter_count
+from minimx.viz import parameter_count
 
 __all__ = ["graph_model", "traced_graph", "planned_graph", "buffer_lifetimes", "assign_slots",
            "plan_of", "key_attrs"]
@@ -50,8 +49,8 @@ def _title(source, symbol):
 def plan_of(source, shape=None, dtype=None, is_train=False):
     """(symbol, plan or None, shapes, dtypes) of what ``source`` runs (read-only)."""
     if isinstance(source, Executor):
-        source.plan_report(is_train)            # builds (and caches) the plan it would run
-        return source._symbol, source._plans[is_train], source._shapes, source._dtypes
+        info = source.plan_info(is_train)       # builds (and caches) the plan it would run
+        return source.symbol, info.plan, info.shapes, info.dtypes
     if isinstance(source, HybridBlock):
         return _block_plan(source, shape, dtype, is_train)
     if not isinstance(source, Symbol):
@@ -61,34 +60,33 @@ def plan_of(source, shape=None, dtype=None, is_train=False):
 
 
 def _block_plan(block, shape, dtype, is_train):
-    if not block._cached_graph:
+    symbol = block.cached_graph()
+    if symbol is None:
         raise ValueError(f"{block.name}: hybridize() the block and call it once, so that it "
                          f"has a cached graph to draw")
-    symbol = block._cached_graph[1]
-    plans = getattr(block._cached_op, "_plans", {}) if block._cached_op is not None else {}
-    matching = [value for key, value in plans.items() if key[2] == is_train]
+    matching = [info for info in block.cached_plans() if info.is_train == is_train]
     if shape is None and matching:
-        plan, shapes, dtypes = matching[-1]       # the plan of the latest input signature
-        return symbol, plan, shapes, dtypes
+        info = matching[-1]                       # the plan of the latest input signature
+        return symbol, info.plan, info.shapes, info.dtypes
     return _symbol_plan(symbol, shape, dtype, is_train)
 
 
 def _symbol_plan(symbol, shape, dtype, is_train):
-    _, shapes = inference.infer_shapes(symbol._entries, dict(shape or {}))
+    _, shapes = inference.infer_shapes(symbol.entries, dict(shape or {}))
     given = dict(dtype or {})
     for name in symbol.list_inputs():
         given.setdefault(name, "float32")
-    _, dtypes = inference.infer_types(symbol._entries, given)
-    known = all(shapes.get((node, 0)) is not None for node in topo_order(symbol._entries))
+    _, dtypes = inference.infer_types(symbol.entries, given)
+    known = all(shapes.get((node, 0)) is not None for node in symbol.nodes())
     if not known:
         return symbol, None, shapes, dtypes
-    return symbol, build_plan(symbol._entries, shapes, dtypes, is_train, np), shapes, dtypes
+    return symbol, build_plan(symbol.entries, shapes, dtypes, is_train, np), shapes, dtypes
 
 
 # -- the graph as traced ------------------------------------------------------------------------
 def _node_ids(symbol):
     """A unique id per node (names can repeat), in topological order."""
-    return {id(node): f"n{position}" for position, node in enumerate(topo_order(symbol._entries))}
+    return {id(node): f"n{position}" for position, node in enumerate(symbol.nodes())}
 
 
 def _shape(shapes, key):
@@ -144,7 +142,7 @@ def traced_graph(symbol, shapes=None, dtypes=None):
     """
     shapes, dtypes = shapes or {}, dtypes or {}
     ids = _node_ids(symbol)
-    order = topo_order(symbol._entries)
+    order = symbol.nodes()
     nodes = [_node_record(node, ids[id(node)], shapes, dtypes) for node in order]
     edges = []
     for node in order:
@@ -156,7 +154,7 @@ def traced_graph(symbol, shapes=None, dtypes=None):
                           "shape": _shape(shapes, key), "dtype": _dtype(dtypes, key),
                           "bytes": _bytes(shapes, dtypes, key)})
     outputs = [{"source": ids[id(node)], "value": node.output_name(index)}
-               for node, index in symbol._entries]
+               for node, index in symbol.entries]
     return {"nodes": nodes, "edges": edges, "outputs": outputs,
             "params": sum(node["params"] for node in nodes)}
 
@@ -239,7 +237,7 @@ def planned_graph(symbol, plan, shapes, dtypes):
     buffer (and so the slot) it lives in.
     """
     ids = _node_ids(symbol)
-    outputs = {plan.resolve(entry) for entry in symbol._entries}
+    outputs = {plan.resolve(entry) for entry in symbol.entries}
     boxes = [_box(step, i, ids, shapes, outputs) for i, step in enumerate(plan.steps)]
     producers = {key: f"s{i}" for i, step in enumerate(plan.steps) for key in step.outputs}
     keys, buffers, slots = _buffers(plan, outputs, shapes, dtypes, producers)
@@ -259,7 +257,7 @@ def planned_graph(symbol, plan, shapes, dtypes):
     removed = [{"id": ids[id(node)], "name": node.name, "op": node.op.name,
                 "replaced_by": plan.resolve((node, 0))[0].output_name(
                     plan.resolve((node, 0))[1])}
-               for node in topo_order(symbol._entries)
+               for node in symbol.nodes()
                if not node.is_variable and id(node) not in in_steps]
     report = plan.report
     return {"boxes": boxes, "edges": edges, "buffers": buffers, "slots": slots,
@@ -267,7 +265,7 @@ def planned_graph(symbol, plan, shapes, dtypes):
             "variables": [_node_record(node, node_id, shapes, dtypes)
                           for node_id, node in variables.items()],
             "outputs": [producers.get(key, ids[id(key[0])]) for key in
-                        (plan.resolve(e) for e in symbol._entries)],
+                        (plan.resolve(e) for e in symbol.entries)],
             "memory": {"planned": int(report.memory_planned),
                        "unplanned": int(report.memory_unplanned),
                        "slots": int(sum(slot["bytes"] for slot in slots))},
