@@ -55,13 +55,9 @@ def per_op():
 
 
 def rss_mb():
-    """Resident memory of this process in MB (psutil if present, else /proc)."""
-    try:
-        import psutil
-        return psutil.Process().memory_info().rss / 1e6
-    except ImportError:
-        with open("/proc/self/statm") as file:
-            return int(file.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    """Resident memory of this process in MB."""
+    from minimx.profiler import resident_memory_mb
+    return resident_memory_mb()
 
 
 class PeakMemory:

@@ -18,7 +18,17 @@ class MXNetError(RuntimeError):
 
 
 class InvalidShapeError(MXNetError, ValueError):
-    """Input shapes that an operator cannot accept."""
+    """Input shapes that an operator cannot accept.
+
+    Raised by graph shape inference, it carries ``node_name`` (the graph node that failed)
+    and ``detail`` (the operator's own message), so a caller can say which layer it was
+    without parsing the text; both are None when no graph node is involved.
+    """
+
+    def __init__(self, message, node_name=None, detail=None):
+        super().__init__(message)
+        self.node_name = node_name
+        self.detail = detail
 
 
 class InvalidTypeError(MXNetError, TypeError):

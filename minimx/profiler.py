@@ -17,7 +17,7 @@ from .base import InvalidParameterError, MXNetError
 
 __all__ = ["set_config", "set_state", "pause", "resume", "dump", "dumps", "profiler_set_config",
            "profiler_set_state", "dump_profile", "Domain", "Task", "Frame", "Event", "Counter",
-           "Marker"]
+           "Marker", "resident_memory_mb"]
 
 _DEFAULTS = {"profile_all": False, "profile_symbolic": True, "profile_imperative": True,
              "profile_memory": True, "profile_api": True, "filename": "profile.json",
@@ -368,3 +368,17 @@ class Counter:
     def __isub__(self, delta):
         self.decrement(delta)
         return self
+
+
+def resident_memory_mb():
+    """Resident memory of this process in MB (psutil when installed, else Linux's /proc).
+
+    Not in MXNet's profiler (which counts device memory per operator); lessons, the
+    memory-growth view and the benchmarks sample it to show the engine's queue filling up.
+    """
+    try:
+        import psutil
+    except ImportError:
+        with open("/proc/self/statm") as file:
+            return int(file.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    return psutil.Process().memory_info().rss / 1e6

@@ -45,9 +45,33 @@ def _grad_reqs(names, grad_req):
     return reqs
 
 
+def _check_one_context(ctx, group2ctx, what):
+    """``group2ctx`` (ctx_group attribute -> Context) places groups of nodes on devices
+    (MXNet's model parallelism).  minimx runs a graph on one context: a mapping that
+    names only that context is accepted, any other is refused naming the contexts."""
+    others = sorted({str(c) for c in (group2ctx or {}).values() if c != ctx})
+    if others:
+        raise MXNetError(f"{what}: group2ctx places node groups on {others}, but minimx runs "
+                         f"a graph on one context ({ctx}); model parallelism across devices "
+                         f"is not supported")
+
+
+def _check_storage(stype_dict, what):
+    wrong = {name: stype for name, stype in (stype_dict or {}).items() if stype != "default"}
+    if wrong:
+        raise MXNetError(f"{what}: stype_dict asks for storage types {wrong}; minimx arrays "
+                         f"are dense ('default') only")
+
+
 def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
          group2ctx=None, shared_exec=None):
-    """An Executor over the given argument arrays (list in ``list_arguments`` order, or dict)."""
+    """An Executor over the given argument arrays (list in ``list_arguments`` order, or dict).
+
+    ``shared_exec``: in MXNet the new executor draws its temporary memory from that
+    executor's pool; minimx's executors plan their own buffers, so it changes nothing (the
+    results are the same).  ``group2ctx``: see ``_check_one_context``.
+    """
+    _check_one_context(ctx, group2ctx, "bind")
     arg_names = symbol.list_arguments()
     aux_names = symbol.list_auxiliary_states()
     arg_arrays = _as_list(arg_names, args, "args")
@@ -68,8 +92,18 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
 def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=None,
                 group2ctx=None, shared_arg_names=None, shared_exec=None, shared_buffer=None,
                 **shapes):
-    """Infer every shape from ``shapes`` (e.g. ``data=(32, 100)``), allocate and bind."""
+    """Infer every shape from ``shapes`` (e.g. ``data=(32, 100)``), allocate and bind.
+
+    As in MXNet: arguments named in ``shared_arg_names`` use ``shared_exec``'s arrays
+    (and gradient arrays) when their shape and dtype match, so several executors share
+    their parameters (BucketingModule's buckets); any other argument or gradient found in
+    ``shared_buffer`` (name -> NDArray) with the right shape and dtype is reused, and
+    the new ones are added to it.  ``stype_dict`` may only ask for ``'default'`` storage;
+    ``group2ctx`` may only name ``ctx``.
+    """
     ctx = ctx or current_context()
+    _check_storage(stype_dict, "simple_bind")
+    _check_one_context(ctx, group2ctx, "simple_bind")
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
     if arg_shapes is None:
         partial = symbol.infer_shape_partial(**shapes)[0]
@@ -81,9 +115,44 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
         arg_types = [None] * len(arg_shapes)
         aux_types = [None] * len(aux_shapes)
     arg_names = symbol.list_arguments()
-    args = [zeros(shape, ctx=ctx, dtype=dtype) for shape, dtype in zip(arg_shapes, arg_types)]
     reqs = _grad_reqs(arg_names, grad_req)
-    grads = [zeros(shape, ctx=ctx, dtype=dtype) if req != "null" else None
-             for shape, dtype, req in zip(arg_shapes, arg_types, reqs)]
-    aux = [zeros(shape, ctx=ctx, dtype=dtype) for shape, dtype in zip(aux_shapes, aux_types)]
+    shared = set(shared_arg_names or ()) if shared_exec is not None else set()
+    source = _SharedArrays(ctx, shared_exec, shared_buffer)
+    args, grads = [], []
+    for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
+        args.append(source.get(name, shape, dtype, name in shared, gradient=False))
+        grads.append(source.get(name, shape, dtype, name in shared, gradient=True)
+                     if req != "null" else None)
+    aux_names = symbol.list_auxiliary_states()
+    aux = [source.get(name, shape, dtype, name in shared, gradient=False, aux=True)
+           for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
     return Executor(symbol, ctx, args, grads, reqs, aux)
+
+
+class _SharedArrays:
+    """Where simple_bind finds an array: ``shared_exec``, then ``shared_buffer``, then new."""
+
+    def __init__(self, ctx, shared_exec, shared_buffer):
+        self.ctx, self.shared_exec, self.buffer = ctx, shared_exec, shared_buffer
+
+    def get(self, name, shape, dtype, shared, gradient, aux=False):
+        if shared:
+            pool = (self.shared_exec.aux_dict if aux else
+                    self.shared_exec.grad_dict if gradient else self.shared_exec.arg_dict)
+            found = pool.get(name)
+            if _fits(found, shape, dtype):
+                return found
+        key = f"grad of {name}" if gradient else name      # MXNet's key for a gradient
+        if self.buffer is not None and not aux:
+            found = self.buffer.get(key)
+            if _fits(found, shape, dtype):
+                return found
+        array = zeros(shape, ctx=self.ctx, dtype=dtype)
+        if self.buffer is not None and not aux:
+            self.buffer[key] = array
+        return array
+
+
+def _fits(array, shape, dtype):
+    return (isinstance(array, NDArray) and array.shape == tuple(shape)
+            and (dtype is None or array.dtype == dtype))

@@ -177,7 +177,7 @@ class HybridBlock(Block):
         try:
             out = self._cached_op(*(args if len(args) == 1 else _flatten(args)[0]), *params)
         except InvalidShapeError as error:
-            raise _unfit_input_error(_failing_layer(self, str(error)), error,
+            raise _unfit_input_error(_failing_layer(self, error.node_name), error,
                                      args[0].shape, network=self) from error
         if self._out_format == "single":
             return out
@@ -230,20 +230,21 @@ class HybridBlock(Block):
         return symbol_file, params_file
 
 
-def _failing_layer(block, message):
-    """The block (``block`` or a descendant) whose prefix names the failing graph node."""
+def _failing_layer(block, node_name):
+    """The block (``block`` or a descendant) whose prefix begins the failing node's name:
+    the most specific one (``net.dense1_`` for node ``dense1_fwd``)."""
     found, todo = block, [block]
-    while todo:
+    while todo and node_name:
         current = todo.pop()
         todo.extend(current._children.values())
-        if f"'{current.prefix}" in message and len(current.prefix) > len(found.prefix):
+        if node_name.startswith(current.prefix) and len(current.prefix) > len(found.prefix):
             found = current
     return found
 
 
 def _unfit_input_error(layer, error, input_shape, network=None):
     """An InvalidShapeError naming the layer, its mismatched Parameter(s) and both shapes."""
-    text = str(error).split(": ", 1)[-1] if "shape inference failed" in str(error) else str(error)
+    text = error.detail or str(error)
     named = [p for key, p in layer._reg_params.items() if re.search(rf"\b{key}\b", text)]
     params = named or list(layer._reg_params.values())
     held = ", ".join(f"Parameter '{p.name}' has shape {p.shape}" for p in params)

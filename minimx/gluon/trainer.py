@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from .. import ndarray as nd
+from .. import kvstore as kvstore_module
 from .. import optimizer as opt
 from ..base import MXNetError
 from .parameter import Parameter, ParameterDict
@@ -315,31 +315,6 @@ def _check_fresh(param, arrays):
 
 
 # -- talking to a KVStore -----------------------------------------------------------------------
-class _ContextSum:
-    """The part of a ``'device'``/``'local'`` KVStore a Trainer needs: sum across contexts.
-
-    Used while ``mx.kv.create`` is not available: ``pushpull`` adds the copies
-    with NDArray operations and writes the sum back to every copy.
-    """
-
-    type = "local"
-
-    def is_capable(self, capability):
-        return False
-
-    def broadcast(self, key, value, out):
-        for array in out:
-            if array is not value:
-                value.copyto(array)
-
-    def pushpull(self, key, value, out=None):
-        out = value if out is None else out
-        first = value[0].context
-        total = nd.add_n(*(array.as_in_context(first) for array in value))
-        for array in out:
-            total.copyto(array)
-
-
 def _create_kvstore(kvstore, num_contexts, params):
     """(KVStore or None, update_on_kvstore), following MXNet's ``model._create_kvstore``."""
     update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
@@ -348,7 +323,7 @@ def _create_kvstore(kvstore, num_contexts, params):
     if isinstance(kvstore, str):
         if num_contexts == 1 and "dist" not in kvstore:
             return None, False
-        kv = _kv_create(kvstore)
+        kv = kvstore_module.create(kvstore)
         if kvstore == "local":
             largest = max((int(np.prod(p.shape)) for p in params if p.shape), default=0)
             update_on_kvstore = update_on_kvstore and largest <= 1024 * 1024 * 16
@@ -357,17 +332,6 @@ def _create_kvstore(kvstore, num_contexts, params):
     else:
         raise MXNetError(f"kvstore must be KVStore, str or None, got {type(kvstore)}")
     return kv, update_on_kvstore and _is_capable(kv, "optimizer")
-
-
-def _kv_create(name):
-    """``mx.kv.create(name)`` when the KVStore module provides it, else ``_ContextSum``."""
-    from .. import kvstore as kv_module
-    create = getattr(kv_module, "create", None)
-    if create is None:
-        if name.startswith("dist"):
-            raise MXNetError(f"kvstore '{name}' needs mx.kv, which is not available")
-        return _ContextSum()
-    return create(name)
 
 
 def _is_capable(kv, capability):

@@ -14,17 +14,13 @@ is what MXNet's servers guarantee, without a process in between.
 from .kvstore import KVStore
 from .network import Network
 
-__all__ = ["DistSyncKVStore", "create"]
+__all__ = ["WorkerKVStore", "DistSyncKVStore", "create"]
 
 
-class DistSyncKVStore(KVStore):
-    """``dist_sync`` / ``dist_device_sync``: synchronous data-parallel training over MPI.
+class WorkerKVStore(KVStore):
+    """A KVStore in one worker process of an MPI job: what every distributed store shares."""
 
-    Every worker must call ``init``, ``push`` and ``barrier`` for the same keys in the
-    same order (as data-parallel training does); ``pull`` is local.
-    """
-
-    def __init__(self, kvstore_type="dist_sync", on_device=False):
+    def __init__(self, kvstore_type, on_device=False):
         super().__init__(kvstore_type, on_device)
         self._network = Network()
 
@@ -36,6 +32,21 @@ class DistSyncKVStore(KVStore):
     def num_workers(self):
         return self._network.size
 
+    def barrier(self):
+        """Block until every worker reaches its ``barrier`` call."""
+        self._network.barrier()
+
+
+class DistSyncKVStore(WorkerKVStore):
+    """``dist_sync`` / ``dist_device_sync``: synchronous data-parallel training over MPI.
+
+    Every worker must call ``init``, ``push`` and ``barrier`` for the same keys in the
+    same order (as data-parallel training does); ``pull`` is local.
+    """
+
+    def __init__(self, kvstore_type="dist_sync", on_device=False):
+        super().__init__(kvstore_type, on_device)
+
     def _initial_copy(self, key, array):
         stored = super()._initial_copy(key, array)
         self._network.broadcast(stored, root=0)     # every worker starts from rank 0's value
@@ -46,10 +57,6 @@ class DistSyncKVStore(KVStore):
             merged = merged.copy()              # the sum is written in place: not into a grad
         self._network.allreduce_sum(merged)
         return merged
-
-    def barrier(self):
-        """Block until every worker reaches its ``barrier`` call."""
-        self._network.barrier()
 
 
 def create(name):

@@ -19,8 +19,8 @@ from .. import backend, engine
 from ..base import MXNetError
 from ..context import cpu
 from ..ndarray import array as nd_array
-from .kvstore import KVStore, _updater_key
-from .network import Network
+from .dist import WorkerKVStore
+from .kvstore import _updater_key
 
 __all__ = ["DistAsyncKVStore", "Server"]
 
@@ -73,14 +73,13 @@ class Server:
         return None
 
 
-class DistAsyncKVStore(KVStore):
+class DistAsyncKVStore(WorkerKVStore):
     """``dist_async``: workers push to and pull from the server on rank 0, never waiting
     for each other.  ``init`` takes rank 0's value; ``set_optimizer`` installs rank 0's
     optimizer on the server (the others are ignored, as one optimizer serves all)."""
 
     def __init__(self, kvstore_type="dist_async", on_device=False):
         super().__init__(kvstore_type, on_device)
-        self._network = Network()
         MPI = self._network.MPI
         self._requests = MPI.COMM_WORLD.Dup()
         self._server = None
@@ -88,14 +87,6 @@ class DistAsyncKVStore(KVStore):
             self._server = Server(self._requests, self.num_workers, MPI)
         self._closed = False
         atexit.register(self.close)
-
-    @property
-    def rank(self):
-        return self._network.rank
-
-    @property
-    def num_workers(self):
-        return self._network.size
 
     # -- talking to the server, inside engine operations ordered by the network var -------
     def _request(self, command, key, value=None):
@@ -152,10 +143,6 @@ class DistAsyncKVStore(KVStore):
                              "call save_optimizer_states on rank 0")
         with self._server.lock:
             super().save_optimizer_states(fname, dump_optimizer)
-
-    def barrier(self):
-        """Block until every worker reaches its ``barrier`` call."""
-        self._network.barrier()
 
     def close(self):
         """Tell the server this worker is done; rank 0 waits for its server to finish.

@@ -121,7 +121,8 @@ def _infer_outputs(node, shapes):
     try:
         outputs = node.instance.output_shapes(inputs)
     except InvalidShapeError as error:
-        raise InvalidShapeError(f"shape inference failed at node '{node.name}': {error}") from None
+        raise InvalidShapeError(f"shape inference failed at node '{node.name}': {error}",
+                                node_name=node.name, detail=str(error)) from None
     indices = range(len(outputs))
     return _merge_all(node, shapes, [(node, index) for index in indices],
                       [f"output {index}" for index in indices], outputs)

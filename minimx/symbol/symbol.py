@@ -237,7 +237,8 @@ class Symbol(NDArrayOnly):
                     shared_buffer=None, **kwargs):
         """An Executor with arrays allocated from the given input shapes."""
         from ..executor import simple_bind
-        return simple_bind(self, ctx, grad_req, type_dict, **kwargs)
+        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx,
+                           shared_arg_names, shared_exec, shared_buffer, **kwargs)
 
     def eval(self, ctx=None, **kwargs):
         """Bind to ``kwargs`` and run forward once: the outputs as NDArrays."""

@@ -8,7 +8,6 @@ import pytest
 
 import minimx as mx
 from minimx import autograd, gluon, nd
-from minimx.gluon import trainer as trainer_module
 
 
 def make_net(in_units=4, ctx=None, hidden=3, out=2):
@@ -234,19 +233,13 @@ def single_context_reference(start, batches):
     return train_steps(net, trainer, batches)
 
 
-@pytest.mark.parametrize("kvstore", ["fallback", "dict", "dict_update_on_kv", "mx.kv"])
-def test_two_contexts_match_one(kvstore, monkeypatch):
+@pytest.mark.parametrize("kvstore", ["dict", "dict_update_on_kv", "mx.kv"])
+def test_two_contexts_match_one(kvstore):
     """Gradients summed over two contexts give the single-context result, on every path."""
     rng = np.random.default_rng(1)
     start, batches = initial_weights(rng), toy_batches(rng)
     expected = single_context_reference(start, batches)
-    if kvstore == "fallback":
-        monkeypatch.setattr(trainer_module, "_kv_create",
-                            lambda name: trainer_module._ContextSum())
-        store = "device"
-    elif kvstore == "mx.kv":
-        if not hasattr(mx.kv, "create"):
-            pytest.skip("mx.kv.create is not available yet")
+    if kvstore == "mx.kv":
         store = "device"
     else:
         store = DictKVStore(optimizer_capable=kvstore == "dict_update_on_kv")
@@ -262,11 +255,6 @@ def test_two_contexts_match_one(kvstore, monkeypatch):
     if isinstance(store, DictKVStore):
         assert trainer._update_on_kvstore == store.optimizer_capable
         assert ("init", 0) in store.calls and ("push", 0) in store.calls
-
-
-def test_fallback_used_when_kv_module_lacks_create(monkeypatch):
-    monkeypatch.delattr(mx.kvstore, "create", raising=False)
-    assert isinstance(trainer_module._kv_create("device"), trainer_module._ContextSum)
 
 
 def test_one_context_needs_no_kvstore():

@@ -62,7 +62,9 @@ def test_without_sync_memory_grows_and_a_bound_keeps_it_low():
     sync, lazy, bounded = experiment.run()
     assert lazy.growth_mb > sync.growth_mb + 16
     assert bounded.growth_mb < lazy.growth_mb
-    assert lazy.loop_s < sync.loop_s          # the loop without sync returns first
+    # the loop without sync returns before its work is done (a structural fact; comparing the
+    # two loops' times would be a timing assertion, which a busy machine can turn around)
+    assert lazy.loop_s < lazy.finished_s and sync.loop_s <= sync.finished_s
 
 
 def test_payload_and_static_picture(small_experiment):

@@ -7,23 +7,14 @@ none, and with none but ``mx.engine.max_pending(k)`` bounding the queue.  A
 background thread samples the process's resident memory (psutil) meanwhile.
 The samples are plain data (``MemoryRun``); nothing here draws.
 """
-import os
 import threading
 import time
 from dataclasses import dataclass, field
 
+from minimx.profiler import resident_memory_mb as resident_mb
+
 __all__ = ["MemoryRun", "MemorySampler", "MemoryGrowthExperiment", "resident_mb", "growth_mb",
            "downsample"]
-
-
-def resident_mb():
-    """Resident memory of this process, in MB (psutil, else /proc)."""
-    try:
-        import psutil
-        return psutil.Process().memory_info().rss / 1e6
-    except ImportError:
-        with open("/proc/self/statm") as file:
-            return int(file.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
 
 
 def growth_mb(samples, baseline):
