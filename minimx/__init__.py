@@ -1,8 +1,10 @@
 """minimx: a readable re-implementation of Apache MXNet 1.x, for teaching.
 
 ``import minimx as mx`` and MXNet 1.x code runs.  Layers, lowest first:
-``context``/``backend`` -> ``engine`` -> ``op`` (the operator registry) ->
-``ndarray`` -> ``autograd``.  See ``../shared/DESIGN.md`` for the whole map.
+``backend``/``context`` -> ``engine`` -> ``op`` (the operator registry) -> ``tape``
+-> ``ndarray`` -> ``autograd`` -> ``symbol`` -> ``executor`` -> ... -> ``gluon``,
+``module``.  The whole map is ``notebooks/architecture.md``; ``.importlinter`` is the
+same map as a contract that ``lint-imports`` checks.
 
 Glossary of the short names used throughout the code:
     ctx  a Context (device)           xp   the array module: numpy or CuPy

@@ -317,12 +317,12 @@ def unpack(s):
 
 def unpack_img(s, iscolor=-1):
     """The IRHeader and the decoded image (numpy uint8, HWC in BGR order as OpenCV gives)."""
-    from .image.codec import decode_array
+    from .image_codec import decode_array
     header, s = unpack(s)
     return header, decode_array(s, flag=iscolor, to_rgb=False)
 
 
 def pack_img(header, img, quality=95, img_fmt=".jpg"):
     """Encode ``img`` (numpy HWC, BGR order as OpenCV uses) and pack it with ``header``."""
-    from .image.codec import encode_array
+    from .image_codec import encode_array
     return pack(header, encode_array(img, quality=quality, img_fmt=img_fmt, from_rgb=False))

@@ -44,6 +44,10 @@ if [ $# -eq 0 ]; then
     status=1
   fi
 fi
+if [ $# -eq 0 ]; then
+  # the layer map (.importlinter): every import in the package runs downward
+  .venv/bin/lint-imports --no-cache || { echo "FAILED: lint-imports (.importlinter)"; status=1; }
+fi
 .venv/bin/python -m pytest "$@" || status=$?
 echo "scripts/test.sh: $SECONDS s in all; browser screenshots in _build/screenshots/"
 exit $status

@@ -6,6 +6,8 @@ lazy as forward.  With ``create_graph=True`` the gradient is computed with
 recorded NDArray operations instead, so it can be differentiated again.
 """
 from ..base import GradientError
+from ..ndarray import NDArray, ones_like, zeros, zeros_like
+from ..ndarray.dispatch import push_backward
 from ..tape.recording import set_recording, set_training
 from ..tape.nodes import FunctionNode, VariableNode
 
@@ -16,7 +18,6 @@ _GRAD_REQS = ("write", "add", "null")
 
 def mark_variables(variables, gradients, grad_reqs="write"):
     """Mark NDArrays as variables whose gradients go into ``gradients``."""
-    from ..ndarray import NDArray
     if isinstance(variables, NDArray):
         variables, gradients = [variables], [gradients]
     if isinstance(grad_reqs, str):
@@ -59,7 +60,6 @@ def _topological_order(heads):
 
 def _run_backward(heads, head_grads, create_graph):
     """Gradients of ``heads`` for every node reached: {(id(node), index): NDArray}."""
-    from ..ndarray import ones_like, zeros
     entries = [_entry_of(head) for head in heads]
     grads = {}
     for entry, head, head_grad in zip(entries, heads, head_grads):
@@ -95,7 +95,6 @@ def _input_grads(node, out_grads, create_graph):
     if create_graph:
         from .higher_order import backward_as_operations
         return backward_as_operations(node, out_grads)
-    from ..ndarray.dispatch import push_backward
     return push_backward(node, out_grads)
 
 
@@ -146,7 +145,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     With ``create_graph=True`` the gradients are themselves recorded, so they
     can be differentiated again (second order).
     """
-    from ..ndarray import NDArray, zeros_like
     single = isinstance(variables, NDArray)
     variables = [variables] if single else list(variables)
     heads, head_grads = _as_lists(heads, head_grads)
@@ -169,7 +167,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
 
 
 def _as_lists(heads, head_grads):
-    from ..ndarray import NDArray
     if isinstance(heads, NDArray):
         heads = [heads]
         head_grads = None if head_grads is None else [head_grads]

@@ -9,6 +9,7 @@ Lesson: 03-autograd.  Mirrors ``mxnet.autograd.Function``: subclass it, write
 ...     def backward(self, dy):
 ...         y, = self.saved_tensors; return dy * y * (1 - y)
 """
+from ..ndarray import NDArray
 from ..tape.recording import is_recording, set_recording
 from ..tape.nodes import FunctionNode
 
@@ -33,7 +34,6 @@ class Function:
         raise NotImplementedError("autograd.Function subclasses must define backward")
 
     def __call__(self, *inputs):
-        from ..ndarray import NDArray
         recording = is_recording()
         previous = set_recording(False)
         try:

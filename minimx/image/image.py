@@ -12,7 +12,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import MXNetError
 from ..ndarray import NDArray
-from .codec import decode_array, resize_array
+from ..image_codec import decode_array, resize_array
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "copyMakeBorder", "resize_short",
            "fixed_crop", "random_crop", "center_crop", "color_normalize", "random_size_crop",
@@ -35,7 +35,7 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
 
     Examples
     --------
-    >>> from minimx.image.codec import encode_array
+    >>> from minimx.image_codec import encode_array
     >>> imdecode(encode_array(np.zeros((4, 6, 3), np.uint8), img_fmt=".png")).shape
     (4, 6, 3)
     """

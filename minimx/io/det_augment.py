@@ -10,7 +10,7 @@ Mirrors src/io/image_det_aug_default.cc (simplified samplers, same label layout)
 import numpy as np
 
 from ..base import MXNetError
-from ..image.codec import resize_array
+from ..image_codec import resize_array
 from .image_aug_default import hls_to_rgb, rgb_to_hls
 
 __all__ = ["split_label", "join_label", "augment_detection"]

@@ -8,7 +8,7 @@ Mirrors src/io/image_aug_default.cc (DefaultImageAugmenter).
 import numpy as np
 
 from ..base import MXNetError
-from ..image.codec import resize_array
+from ..image_codec import resize_array
 
 __all__ = ["augment", "rgb_to_hls", "hls_to_rgb"]
 

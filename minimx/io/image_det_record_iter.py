@@ -8,7 +8,7 @@ Mirrors src/io/iter_image_det_recordio.cc (ImageDetRecordIter).
 import numpy as np
 
 from ..base import MXNetError
-from ..image.codec import decode_array
+from ..image_codec import decode_array
 from ..recordio import unpack
 from .det_augment import augment_detection, join_label, split_label
 from .image_record_iter import DEFAULTS, ImageRecordIter

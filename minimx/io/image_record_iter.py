@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..base import MXNetError
-from ..image.codec import decode_array
+from ..image_codec import decode_array
 from ..recordio import unpack
 from .image_aug_default import augment
 from .io import CurrentBatchIter, DataBatch, DataDesc

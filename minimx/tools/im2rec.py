@@ -13,7 +13,7 @@ import random
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from ..image.codec import decode_array, encode_array, resize_array
+from ..image_codec import decode_array, encode_array, resize_array
 from ..recordio import IRHeader, MXIndexedRecordIO, pack
 
 __all__ = ["list_image", "write_list", "make_list", "read_list", "image_record", "pack_list",

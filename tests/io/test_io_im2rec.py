@@ -8,7 +8,7 @@ import pytest
 
 import minimx as mx
 from minimx import recordio
-from minimx.image.codec import encode_array
+from minimx.image_codec import encode_array
 from minimx.tools import im2rec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

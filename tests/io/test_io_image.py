@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import minimx as mx
-from minimx.image.codec import encode_array
+from minimx.image_codec import encode_array
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
 

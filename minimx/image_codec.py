@@ -1,15 +1,17 @@
 """Image encoding, decoding and resizing on numpy arrays (HWC, uint8), through Pillow.
 
-Lesson: 10-data. MXNet calls OpenCV for these; minimx uses Pillow for the codecs and
-numpy for the two interpolations training code uses most (nearest and bilinear, with
-OpenCV's pixel-centre convention), so a resized image matches MXNet's to within rounding.
+Lesson: 10-data.  The codec layer below RecordIO, the data iterators and ``mx.image``
+(it imports nothing of minimx but ``base``).  MXNet calls OpenCV for these; minimx uses
+Pillow for the codecs and numpy for the two interpolations training code uses most
+(nearest and bilinear, with OpenCV's pixel-centre convention), so a resized image
+matches MXNet's to within rounding.
 Mirrors src/io/image_io.cc (imdecode, imresize) in its conventions.
 """
 import io
 
 import numpy as np
 
-from ..base import FileFormatError, MXNetError
+from .base import FileFormatError, MXNetError
 
 __all__ = ["decode_array", "encode_array", "resize_array", "pil"]
 

@@ -9,8 +9,8 @@ exported as ``mx.test_utils.check_symbolic_forward``/``_backward``, where
 import numpy as np
 
 from .. import ndarray as nd
-from .imperative import run_imperative
-from .symbol import Symbol
+from ..symbol.imperative import run_imperative
+from ..symbol.symbol import Symbol
 
 __all__ = ["check_symbolic_forward", "check_symbolic_backward", "is_symbol", "symbol_adapter"]
 
@@ -46,7 +46,7 @@ def _parse_aux_states(sym, aux_states, ctx, dtype):
 
 
 def _context(ctx):
-    from ..test_utils import default_context
+    from . import default_context
     return ctx or default_context()
 
 
@@ -59,7 +59,7 @@ def check_symbolic_forward(sym, location, expected, rtol=1e-4, atol=None, aux_st
     ``expected``: a list of arrays, or a dict by output name.  Returns the
     executor's outputs.
     """
-    from ..test_utils import assert_almost_equal
+    from . import assert_almost_equal
     ctx = _context(ctx)
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
@@ -83,7 +83,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=1e-5, atol=
     with random values, so ``grad_req='add'`` must add to them and ``'null'``
     must leave them alone.  Returns the gradient NDArrays by name.
     """
-    from ..test_utils import assert_almost_equal
+    from . import assert_almost_equal
     ctx = _context(ctx)
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)

@@ -16,11 +16,11 @@ import zlib
 
 import numpy as np
 
-from . import autograd, engine
-from . import ndarray as nd
-from .base import MXNetError
-from .context import Context, current_context
-from .random_state import seed as _mx_seed
+from .. import autograd, engine
+from .. import ndarray as nd
+from ..base import MXNetError
+from ..context import Context, current_context
+from ..random_state import seed as _mx_seed
 
 __all__ = [
     "default_context", "set_default_context", "default_rtols", "default_atols",
@@ -504,7 +504,7 @@ def with_seed(seed=None):
 
 
 # -- Symbols: checked through an Executor, or (numeric gradient) op by op --------------------
-from .symbol.testing import (check_symbolic_backward, check_symbolic_forward,  # noqa: E402
-                             is_symbol, symbol_adapter)
+from .symbolic import (check_symbolic_backward, check_symbolic_forward,  # noqa: E402
+                       is_symbol, symbol_adapter)
 
 register_callable_adapter(is_symbol, symbol_adapter)
