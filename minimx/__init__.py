@@ -28,6 +28,8 @@ from . import kvstore as kv
 from . import module as mod
 from . import monitor as mon
 from . import model
+from . import compat
+from .compat import install_as_mxnet
 
 __version__ = "0.1.0"
 
@@ -36,4 +38,5 @@ __all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "rand
            "initializer", "init", "lr_scheduler", "optimizer", "metric", "callback", "monitor",
            "mon", "model", "recordio", "image", "rnn", "io", "kvstore", "kv", "viz", "gluon",
            "module", "mod", "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu",
-           "cpu_pinned", "current_context", "num_gpus", "__version__"]
+           "cpu_pinned", "current_context", "num_gpus", "compat", "install_as_mxnet",
+           "__version__"]

@@ -12,6 +12,10 @@ cd "$(dirname "$0")/.."
 source scripts/setup.sh
 setup_system chromium
 setup_venv
+# Dive into Deep Learning's helper package (pure Python; its "jupyter" requirement is left
+# out): tests/test_compat.py imports it on minimx, as course code does
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps 'd2lzh==1.0.0' ||
+  echo "note: d2lzh could not be installed; its compat test will be skipped"
 if [ ! -x .venv-mxnet/bin/python ] && [ "${MINIMX_SKIP_REFERENCE:-0}" != 1 ]; then
   ("$PYTHON" -m venv .venv-mxnet &&
    .venv-mxnet/bin/python -m pip install -q --disable-pip-version-check \

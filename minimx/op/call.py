@@ -119,18 +119,20 @@ class OpCall:
         ``out_grads``: one per visible output; ``saved``: what ``saved()`` kept;
         ``wanted``: one bool per input.
         """
-        needs = self.needs(wanted)
-        extras = {}
-        if self.backward_takes_is_train:
-            extras["is_train"] = is_train
+        needs = tuple([bool(w) and g for w, g in zip(wanted, self.gets_grad)])
+        op = self.op
         if self.backward_takes_needs:
-            extras["needs"] = needs
-        result = self.op.backward(xp, *out_grads, **saved, **extras)
-        if not isinstance(result, (tuple, list)):
+            result = (op.backward(xp, *out_grads, **saved, is_train=is_train, needs=needs)
+                      if self.backward_takes_is_train else
+                      op.backward(xp, *out_grads, **saved, needs=needs))
+        elif self.backward_takes_is_train:
+            result = op.backward(xp, *out_grads, **saved, is_train=is_train)
+        else:
+            result = op.backward(xp, *out_grads, **saved)
+        if type(result) is not tuple and type(result) is not list:
             result = (result,)
-        count = len(self.input_names)
-        result = list(result[:count]) + [None] * (count - len(result))
-        return [value if need else None for value, need in zip(result, needs)]
+        count = len(result)
+        return [result[i] if need and i < count else None for i, need in enumerate(needs)]
 
 
 def op_call(op, num_inputs=None):

@@ -21,7 +21,7 @@ MXNET_ONLY_PARAMS = frozenset({"ctx", "is_int"})
 class Node:
     """One operator call or variable in a symbolic graph."""
 
-    __slots__ = ("op", "name", "attrs", "inputs", "_instance", "__weakref__")
+    __slots__ = ("op", "name", "attrs", "inputs", "_instance", "_call", "__weakref__")
 
     def __init__(self, op, name, attrs=None, inputs=()):
         self.op = op                    # OpDef subclass, or None for a variable
@@ -29,6 +29,7 @@ class Node:
         self.attrs = dict(attrs or {})  # str -> str: op parameters and __dunder__ attributes
         self.inputs = list(inputs)      # [(Node, output_index)]
         self._instance = None
+        self._call = None
 
     @property
     def is_variable(self):
@@ -61,7 +62,12 @@ class Node:
 
     def call(self):
         """How to call this node's operator (``op.call.OpCall``); None for a variable."""
-        return None if self.op is None else op_call(self.instance, len(self.inputs))
+        call = self._call
+        if call is None or call.op is not self._instance:
+            if self.op is None:
+                return None
+            call = self._call = op_call(self.instance, len(self.inputs))
+        return call
 
     def input_names(self):
         return () if self.op is None else self.call().input_names

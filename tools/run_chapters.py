@@ -1,0 +1,190 @@
+"""Run a course's MXNet chapters on minimx (and on MXNet beside it): pass/fail and time each.
+
+    .venv/bin/python tools/run_chapters.py PATH... [--reference PYTHON] [--timeout S]
+                                           [--keep DIR] [--json FILE] [--env K=V ...]
+
+Each PATH is a chapter or a folder of them: a ``.py`` script, a ``.ipynb`` notebook or a
+Markdown chapter (``.md``) whose code cells are fenced as ```` ```python ````,
+```` ```{.python .input} ```` (Dive into Deep Learning's style) or ```` ```{code-cell} ````.
+A notebook's or chapter's code cells become one script, in order (IPython magics and shell
+lines left out).  Every script runs in a fresh process, in its own folder (so relative data
+paths work), with ``MPLBACKEND=Agg``, through ``python -m minimx.compat`` -- so
+``import mxnet`` imports minimx -- under a time limit.
+
+``--reference PYTHON`` also runs every script with that interpreter as it is (a venv with
+MXNet 1.9.1), interleaved with the minimx run, and prints both times and their ratio.
+``--env`` adds environment variables to the reference run only (``--env-both`` to both).
+The last line each run printed is shown, which for a training chapter is its final loss
+and accuracy; a failing run shows the last line of its error instead.
+"""
+import argparse
+import json
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+FENCE = re.compile(r"^```+\s*(\{\s*\.?python[^}]*\}|python3?|\{code-cell\}[^\n]*)\s*$")
+CLOSING = re.compile(r"^```+\s*$")
+
+
+def code_cells_of_markdown(text):
+    """The Python code cells of a Markdown chapter, in order."""
+    cells, current = [], None
+    for line in text.splitlines():
+        if current is None:
+            match = FENCE.match(line.strip())
+            if match and "output" not in match.group(1):
+                current = []
+        elif CLOSING.match(line.strip()):
+            cells.append("\n".join(current))
+            current = None
+        else:
+            current.append(line)
+    return cells
+
+
+def code_cells_of_notebook(text):
+    notebook = json.loads(text)
+    return ["".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            for cell in notebook.get("cells", []) if cell.get("cell_type") == "code"]
+
+
+def without_magics(cell):
+    """A cell without IPython's ``%magic`` / ``!shell`` lines (and ``%%`` cell magics)."""
+    if cell.lstrip().startswith("%%"):
+        return ""
+    kept = []
+    for line in cell.splitlines():
+        stripped = line.lstrip()
+        if stripped.startswith(("%", "!")) or stripped.startswith(":"):
+            kept.append(line[:len(line) - len(stripped)] + "pass  # " + stripped)
+        else:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def as_script(path):
+    """The Python source to run for one chapter file."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        return text
+    cells = code_cells_of_notebook(text) if path.suffix == ".ipynb" else \
+        code_cells_of_markdown(text)
+    return "\n\n".join(f"# -- cell {index}\n{without_magics(cell)}"
+                       for index, cell in enumerate(cells, 1))
+
+
+def chapters(paths):
+    """Every chapter file under the given paths, sorted; Markdown files without code left out."""
+    found = []
+    for given in paths:
+        path = pathlib.Path(given)
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for file in files:
+            if file.suffix not in (".py", ".ipynb", ".md") or "_build" in file.parts:
+                continue
+            if file.suffix != ".py" and not as_script(file).strip():
+                continue
+            found.append(file)
+    return found
+
+
+def last_line(text):
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:160] if lines else ""
+
+
+def run_one(command, cwd, env, timeout):
+    """(ok, seconds, last output line or error line) of one run."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as error:
+        output = error.stdout.decode() if isinstance(error.stdout, bytes) else error.stdout
+        return False, time.perf_counter() - start, f"timeout after {timeout} s; last printed: " \
+            f"{last_line(output or '')}"
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        return False, seconds, last_line(done.stderr) or f"exit {done.returncode}"
+    return True, seconds, last_line(done.stdout)
+
+
+def environment(extra):
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
+    for item in extra:
+        key, _, value = item.partition("=")
+        env[key] = value
+    return env
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="chapter files or folders")
+    parser.add_argument("--reference", help="an interpreter with MXNet, run beside minimx")
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--keep", help="write the generated scripts into this folder")
+    parser.add_argument("--json", help="write the results as JSON to this file")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment variable for the reference run")
+    parser.add_argument("--env-both", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment variable for both runs")
+    parser.add_argument("--python", default=sys.executable, help="minimx's interpreter")
+    options = parser.parse_args(argv)
+    files = chapters(options.paths)
+    if not files:
+        parser.error("no chapters found")
+    keep = pathlib.Path(options.keep) if options.keep else pathlib.Path(tempfile.mkdtemp())
+    keep.mkdir(parents=True, exist_ok=True)
+    minimx_env = environment(options.env_both)
+    reference_env = environment(options.env_both + options.env)
+    results = []
+    for file in files:
+        script = keep / (re.sub(r"[^\w.-]", "_", f"{file.parent.name}__{file.stem}") + ".py")
+        script.write_text(as_script(file), encoding="utf-8")
+        row = {"chapter": str(file)}
+        runs = [("minimx", [options.python, "-m", "minimx.compat", str(script)], minimx_env)]
+        if options.reference:
+            runs.append(("reference", [options.reference, str(script)], reference_env))
+        for label, command, env in runs:
+            ok, seconds, line = run_one(command, file.parent, env, options.timeout)
+            row[label] = {"ok": ok, "seconds": round(seconds, 2), "last": line}
+        results.append(row)
+        print(format_row(row), flush=True)
+    print(summary(results))
+    if options.json:
+        pathlib.Path(options.json).write_text(json.dumps(results, indent=1))
+    return 0 if all(r["minimx"]["ok"] or not r.get("reference", {"ok": True})["ok"]
+                    for r in results) else 1
+
+
+def format_row(row):
+    mine = row["minimx"]
+    text = f"{'PASS' if mine['ok'] else 'FAIL'} {mine['seconds']:8.1f} s  {row['chapter']}"
+    reference = row.get("reference")
+    if reference is not None:
+        ratio = mine["seconds"] / reference["seconds"] if reference["seconds"] else 0
+        text += (f"  | reference {'PASS' if reference['ok'] else 'FAIL'} "
+                 f"{reference['seconds']:.1f} s, ratio {ratio:.2f}x")
+    text += f"\n      minimx: {mine['last']}"
+    if reference is not None:
+        text += f"\n      reference: {reference['last']}"
+    return text
+
+
+def summary(results):
+    passed = sum(r["minimx"]["ok"] for r in results)
+    text = f"\nminimx: {passed} of {len(results)} chapters ran to the end"
+    if all("reference" in r for r in results):
+        both = [r for r in results if r["reference"]["ok"]]
+        text += (f"; the reference ran {len(both)}, of which minimx ran "
+                 f"{sum(r['minimx']['ok'] for r in both)}")
+    return text
+
+
+if __name__ == "__main__":
+    sys.exit(main())
