@@ -22,7 +22,7 @@ from . import symbol as sym
 from .attribute import AttrScope
 from . import executor, registry, operator, initializer, lr_scheduler, optimizer, metric
 from . import callback, monitor, recordio, io, kvstore, viz, gluon, module
-from . import image, rnn
+from . import image, rnn, contrib
 from . import initializer as init
 from . import kvstore as kv
 from . import module as mod

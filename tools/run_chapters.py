@@ -18,6 +18,7 @@ The last line each run printed is shown, which for a training chapter is its fin
 and accuracy; a failing run shows the last line of its error instead.
 """
 import argparse
+import ast
 import json
 import os
 import pathlib
@@ -54,17 +55,17 @@ def code_cells_of_notebook(text):
 
 
 def without_magics(cell):
-    """A cell without IPython's ``%magic`` / ``!shell`` lines (and ``%%`` cell magics)."""
+    """A cell without IPython's ``%magic`` / ``!shell`` lines (a ``%%`` cell magic drops the
+    cell).  A cell that is valid Python stays as it is (``% (a, b)`` continuing a format)."""
     if cell.lstrip().startswith("%%"):
         return ""
-    kept = []
-    for line in cell.splitlines():
-        stripped = line.lstrip()
-        if stripped.startswith(("%", "!")) or stripped.startswith(":"):
-            kept.append(line[:len(line) - len(stripped)] + "pass  # " + stripped)
-        else:
-            kept.append(line)
-    return "\n".join(kept)
+    try:
+        ast.parse(cell)
+        return cell
+    except SyntaxError:
+        pass
+    return "\n".join("pass  # " + line if line.startswith(("%", "!")) else line
+                     for line in cell.splitlines())
 
 
 def as_script(path):
@@ -138,7 +139,7 @@ def main(argv=None):
     files = chapters(options.paths)
     if not files:
         parser.error("no chapters found")
-    keep = pathlib.Path(options.keep) if options.keep else pathlib.Path(tempfile.mkdtemp())
+    keep = (pathlib.Path(options.keep) if options.keep else pathlib.Path(tempfile.mkdtemp())).resolve()
     keep.mkdir(parents=True, exist_ok=True)
     minimx_env = environment(options.env_both)
     reference_env = environment(options.env_both + options.env)

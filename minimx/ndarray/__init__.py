@@ -10,7 +10,7 @@ import types
 
 from .. import engine
 from ..op.registry import install_generated_functions
-from . import random, register, utils
+from . import contrib, linalg, random, register, utils
 from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, lesser_equal,
                          logical_and, logical_or, logical_xor, maximum, minimum, modulo,
                          multiply, negative, not_equal, power, subtract, true_divide)
@@ -23,7 +23,7 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye"
            "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal",
            "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "negative",
            "waitall", "concatenate", "save", "load", "load_frombuffer", "_internal", "op",
-           "random", "utils"]
+           "random", "utils", "contrib", "linalg"]
 
 
 def waitall():
@@ -34,7 +34,8 @@ def waitall():
 _internal = types.ModuleType("minimx.ndarray._internal", "Operators whose names start with _.")
 op = types.ModuleType("minimx.ndarray.op", "Every generated operator function.")
 
-install_generated_functions(globals(), __all__, op, _internal, NDArray, register)
+install_generated_functions(globals(), __all__, op, _internal, NDArray, register,
+                            {"contrib": contrib, "linalg": linalg})
 
 
 def concatenate(arrays, axis=0, always_copy=True):

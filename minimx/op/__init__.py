@@ -10,7 +10,7 @@ from . import shape, join_split, slicing, broadcast, rearrange  # noqa: F401
 from . import indexing, linalg  # noqa: F401
 from . import nn, normalization, conv, output, rnn, sequence  # noqa: F401
 from . import random  # noqa: F401
-from . import ctc  # noqa: F401
+from . import ctc, detection, roi  # noqa: F401
 from . import optimizer_updates  # noqa: F401
 from .registry import OPS, OpDef, Param, TestHints, get_op, list_ops, register_op
 

@@ -3,7 +3,7 @@
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_op.h``.
 """
 __all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "normalize_axis", "reduced_shape",
-           "channel_view"]
+           "channel_view", "on_host", "to_device"]
 
 
 def broadcast_shape(op, lhs, rhs):
@@ -68,3 +68,16 @@ def channel_view(vector, ndim, axis):
     shape = [1] * ndim
     shape[axis] = vector.size
     return vector.reshape(shape)
+
+
+def on_host(xp, array):
+    """``array`` as a numpy array (CuPy arrays are copied to the host).  For the few
+    operators whose work is a sequential loop over a handful of items -- greedy
+    non-maximum suppression, box matching -- which runs on the CPU either way."""
+    return xp.asnumpy(array) if hasattr(xp, "asnumpy") else array
+
+
+def to_device(xp, array, dtype=None):
+    """A host (numpy) result back on ``xp``'s device, in ``dtype`` when given."""
+    result = xp.asarray(array)
+    return result.astype(dtype, copy=False) if dtype is not None else result

@@ -48,8 +48,13 @@ class TestHints:
     ``reference(np, *inputs, **params)`` giving the expected visible output(s),
     which receives the case parameters its signature names (long references
     live in ``tests/op/references.py``, keyed by operator name); ``grad``: False
-    where a numeric gradient makes no sense; ``undefined_values``: the output
-    values are unspecified (``_empty``), so only shape and dtype are compared.
+    where a numeric gradient makes no sense, or a tuple of the case numbers (0 the
+    default case) whose gradient is checked, where the others pass through a
+    discontinuity (a class id compared for equality); ``undefined_values``: the output
+    values are unspecified (``_empty``), so only shape and dtype are compared;
+    ``inputs``: ``inputs(rng, shapes, dtype)`` returning the case's input arrays, for
+    operators whose inputs need a structure random values lack (boxes whose corners are
+    ordered, labels padded with -1); ``rng`` is a ``numpy.random.RandomState``.
     The generated tests live in ``tests/op/test_registry.py``.
     """
 
@@ -60,7 +65,7 @@ class TestHints:
     high: float = 1.0
     integer_inputs: dict = field(default_factory=dict)
     reference: object = None
-    grad: bool = True
+    grad: object = True
     rtol: float = 1e-4
     atol: float = 1e-5
     grad_rtol: float = 1e-2
@@ -68,6 +73,7 @@ class TestHints:
     dtypes: tuple = ("float32",)
     random: bool = False          # output is random: compare statistics, not values
     undefined_values: bool = False
+    inputs: object = None
 
 
 class OpDef:
@@ -333,19 +339,38 @@ def list_ops():
     return [unique[name] for name in sorted(unique)]
 
 
-def install_generated_functions(namespace, names, op_module, internal, array_class, register):
+# MXNet moves operators with these name prefixes into submodules, without the prefix:
+# ``_contrib_MultiBoxPrior`` is ``nd.contrib.MultiBoxPrior``, ``_linalg_gemm2`` is
+# ``nd.linalg.gemm2``.
+SUBMODULE_PREFIXES = {"_contrib_": "contrib", "_linalg_": "linalg", "_image_": "image"}
+
+
+def install_generated_functions(namespace, names, op_module, internal, array_class, register,
+                                submodules=None):
     """Put one generated function per operator (and alias) into a frontend (nd or sym).
 
     Every function goes on ``op_module``; ``_``-names also on ``internal``, the others into
     ``namespace`` (a module's globals, listed in ``names``) unless written by hand there.
-    Operators with ``method = True`` (or a method name) become methods of ``array_class``.
-    ``register`` is the frontend's module with ``make_function`` and ``make_method``.
+    A name with one of ``SUBMODULE_PREFIXES`` also goes, without the prefix, into the
+    frontend's module of that name (``submodules``: name -> module), unless that module
+    writes it by hand.  Operators with ``method = True`` (or a method name) become methods
+    of ``array_class``.  ``register`` is the frontend's module with ``make_function`` and
+    ``make_method``.
     """
     written_by_hand = set(namespace)
+    submodules = submodules or {}
+    by_hand_in = {name: set(vars(module)) for name, module in submodules.items()}
     for op_cls in list_ops():
         for public_name in (op_cls.name, *op_cls.aliases):
             function = register.make_function(op_cls, public_name)
             setattr(op_module, public_name, function)
+            for prefix, module_name in SUBMODULE_PREFIXES.items():
+                module = submodules.get(module_name)
+                short = public_name[len(prefix):]
+                if (public_name.startswith(prefix) and module is not None
+                        and short not in by_hand_in[module_name]):
+                    setattr(module, short, function)
+                    getattr(module, "__all__", []).append(short)
             if public_name.startswith("_"):
                 setattr(internal, public_name, function)
             elif public_name not in written_by_hand:

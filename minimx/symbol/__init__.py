@@ -6,16 +6,18 @@ generated from the same operator declaration as ``nd.<op>``.
 import types
 
 from ..op.registry import install_generated_functions
-from . import random, register
+from . import contrib, linalg, random, register
 from .arithmetic import hypot, maximum, minimum, pow, power
 from .creation import arange, full, ones, zeros
 from .symbol import Group, Symbol, Variable, load, load_json, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "zeros", "ones", "full",
-           "arange", "pow", "power", "maximum", "minimum", "hypot", "_internal", "op", "random"]
+           "arange", "pow", "power", "maximum", "minimum", "hypot", "_internal", "op", "random",
+           "contrib", "linalg"]
 
 _internal = types.ModuleType("minimx.symbol._internal", "Operators whose names start with _.")
 op = types.ModuleType("minimx.symbol.op", "Every generated operator function.")
 
 # one function per operator (and alias); ``method = True`` ones become Symbol methods
-install_generated_functions(globals(), __all__, op, _internal, Symbol, register)
+install_generated_functions(globals(), __all__, op, _internal, Symbol, register,
+                            {"contrib": contrib, "linalg": linalg})

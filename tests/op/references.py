@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 from optimizer_references import OUTPUT_REFERENCES
+from detection_references import DETECTION_REFERENCES
 
 
 # -- dense layer and activations ---------------------------------------------------------------
@@ -369,3 +370,4 @@ REFERENCES = {
     "SequenceReverse": sequence_reverse, "_index": index,
 }
 REFERENCES.update(OUTPUT_REFERENCES)
+REFERENCES.update(DETECTION_REFERENCES)
