@@ -93,12 +93,72 @@ def nearest(img, w, h):
     return img[rows][:, cols]
 
 
-PIL_FILTERS = {2: "BICUBIC", 3: "BOX", 4: "LANCZOS"}
+def cubic_weights(out_size, in_size, a=-0.75):
+    """(out_size, in_size) matrix of OpenCV's bicubic weights (a = -0.75, borders
+    replicated): row i mixes the four input pixels around output pixel i's centre."""
+    pos = (np.arange(out_size) + 0.5) * (in_size / out_size) - 0.5
+    base = np.floor(pos).astype(np.int64)
+    frac = pos - base
+    weights = np.zeros((out_size, in_size), dtype=np.float64)
+    for tap in range(-1, 3):
+        distance = np.abs(frac - tap)
+        near = ((a + 2) * distance - (a + 3)) * distance * distance + 1
+        far = ((a * distance - 5 * a) * distance + 8 * a) * distance - 4 * a
+        weight = np.where(distance <= 1, near, np.where(distance < 2, far, 0.0))
+        np.add.at(weights, (np.arange(out_size), np.clip(base + tap, 0, in_size - 1)), weight)
+    return weights
+
+
+def bicubic(img, w, h):
+    rows, cols = cubic_weights(h, img.shape[0]), cubic_weights(w, img.shape[1])
+    return np.einsum("yi,ijc,xj->yxc", rows, img.astype(np.float64), cols).astype(np.float32)
+
+
+def box_weights(out_size, in_size):
+    """(out_size, in_size): the share of input pixel j inside output pixel i's footprint
+    [i * s, (i + 1) * s), s = in/out >= 1 (OpenCV's INTER_AREA when shrinking)."""
+    scale = in_size / out_size
+    starts = np.arange(out_size)[:, None] * scale
+    pixels = np.arange(in_size)[None, :]
+    overlap = np.minimum(starts + scale, pixels + 1) - np.maximum(starts, pixels)
+    return np.maximum(overlap, 0) / scale
+
+
+def area_linear_weights(out_size, in_size):
+    """OpenCV's INTER_AREA when an image grows on some axis: two taps per output pixel,
+    the second weighted by how far the pixel's right edge passes an input pixel edge."""
+    inv_scale = out_size / in_size
+    weights = np.zeros((out_size, in_size), dtype=np.float64)
+    for x in range(out_size):
+        sx = int(np.floor(x * in_size / out_size))
+        fx = (x + 1) - (sx + 1) * inv_scale
+        fx = 0.0 if fx <= 0 else fx - np.floor(fx)
+        if sx < 0:
+            sx, fx = 0, 0.0
+        if sx >= in_size - 1:
+            sx, fx = in_size - 1, 0.0
+        weights[x, sx] += 1 - fx
+        if fx:
+            weights[x, sx + 1] += fx
+    return weights
+
+
+def area(img, w, h):
+    in_h, in_w = img.shape[:2]
+    if in_h >= h and in_w >= w:
+        rows, cols = box_weights(h, in_h), box_weights(w, in_w)
+    else:
+        rows, cols = area_linear_weights(h, in_h), area_linear_weights(w, in_w)
+    return np.einsum("yi,ijc,xj->yxc", rows, img.astype(np.float64), cols).astype(np.float32)
+
+
+PIL_FILTERS = {4: "LANCZOS"}
 
 
 def resize_array(img, w, h, interp=1):
     """Resize a HxWxC numpy array to ``(h, w)``; interp as OpenCV: 0 nearest, 1 bilinear,
-    2 bicubic, 3 area, 4 lanczos (2-4 through Pillow, per channel, on float32)."""
+    2 bicubic and 3 area (OpenCV's weights), 4 lanczos (through Pillow, per channel, on
+    float32)."""
     if w <= 0 or h <= 0:
         raise MXNetError(f"imresize: target size must be positive, got w={w}, h={h}")
     img = np.asarray(img)
@@ -107,6 +167,10 @@ def resize_array(img, w, h, interp=1):
         img = img[:, :, None]
     if interp == 0:
         out = nearest(img, w, h)
+    elif interp == 2:
+        out = bicubic(img, w, h)
+    elif interp == 3:
+        out = area(img, w, h)
     elif interp in PIL_FILTERS:
         image_module = pil()
         method = getattr(image_module, PIL_FILTERS[interp])

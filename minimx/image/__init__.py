@@ -10,6 +10,9 @@ from .augmenters import (Augmenter, BrightnessJitterAug, CastAug, CenterCropAug,
                          RandomGrayAug, RandomOrderAug, RandomSizedCropAug, ResizeAug,
                          SaturationJitterAug, SequentialAug)
 from .image_iter import ImageIter
+from .detection import (CreateDetAugmenter, CreateMultiRandCropAugmenter, DetAugmenter,
+                        DetBorrowAug, DetHorizontalFlipAug, DetRandomCropAug, DetRandomPadAug,
+                        DetRandomSelectAug, ImageDetIter)
 
 __all__ = ["center_crop", "color_normalize", "copyMakeBorder", "fixed_crop", "imdecode", "imread",
            "imresize", "random_crop", "random_size_crop", "resize_short", "scale_down",
@@ -17,4 +20,6 @@ __all__ = ["center_crop", "color_normalize", "copyMakeBorder", "fixed_crop", "im
            "ColorNormalizeAug", "ContrastJitterAug", "CreateAugmenter", "ForceResizeAug",
            "HorizontalFlipAug", "HueJitterAug", "LightingAug", "RandomCropAug", "RandomGrayAug",
            "RandomOrderAug", "RandomSizedCropAug", "ResizeAug", "SaturationJitterAug",
-           "SequentialAug", "ImageIter"]
+           "SequentialAug", "ImageIter", "CreateDetAugmenter", "CreateMultiRandCropAugmenter",
+           "DetAugmenter", "DetBorrowAug", "DetHorizontalFlipAug", "DetRandomCropAug",
+           "DetRandomPadAug", "DetRandomSelectAug", "ImageDetIter"]

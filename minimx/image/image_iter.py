@@ -42,7 +42,11 @@ class ImageIter(DataIter):
     shuffle : bool
     part_index, num_parts : int
     aug_list : list of Augmenter, optional (else built by CreateAugmenter from kwargs)
-    last_batch_handle : {'pad', 'discard'}
+    last_batch_handle : {'pad', 'discard', 'roll_over'}
+        What the last, short batch of an epoch does, as in MXNet: ``pad`` fills it up with
+        images from the start again (``batch.pad`` says how many) and ends the epoch;
+        ``discard`` drops it; ``roll_over`` keeps it and completes it at the start of the
+        next epoch.
     """
 
     def __init__(self, batch_size, data_shape, label_width=1, path_imgrec=None,
@@ -55,9 +59,9 @@ class ImageIter(DataIter):
             raise MXNetError("ImageIter: give path_imgrec, path_imglist or imglist")
         if len(data_shape) != 3 or data_shape[0] not in (1, 3):
             raise MXNetError(f"ImageIter: data_shape must be (1 or 3, H, W), got {data_shape}")
-        if last_batch_handle not in ("pad", "discard"):
-            raise MXNetError(f"ImageIter: last_batch_handle must be 'pad' or 'discard', got "
-                             f"{last_batch_handle!r}")
+        if last_batch_handle not in ("pad", "discard", "roll_over"):
+            raise MXNetError(f"ImageIter: last_batch_handle must be 'pad', 'discard' or "
+                             f"'roll_over', got {last_batch_handle!r}")
         self.data_shape, self.label_width = tuple(data_shape), label_width
         self.path_root = path_root or ""
         self.shuffle, self.dtype = shuffle, dtype
@@ -68,6 +72,8 @@ class ImageIter(DataIter):
         self.seq = self.sequence(part_index, num_parts)
         self.auglist = CreateAugmenter(data_shape, **kwargs) if aug_list is None else aug_list
         self.cur = 0
+        self.allow_read = True       # False once a padded last batch ended the epoch
+        self.cached = None           # roll_over: (data, label, count) of a short last batch
         self.reset()
 
     def open_source(self, path_imgrec, path_imgidx, path_imglist, imglist):
@@ -105,19 +111,28 @@ class ImageIter(DataIter):
     def reset(self):
         if self.seq is not None and self.shuffle:
             random.shuffle(self.seq)
-        if self.imgrec is not None:
-            self.imgrec.reset()
-        self.cur = 0
+        if self.last_batch_handle != "roll_over" or self.cached is None:
+            if self.imgrec is not None:
+                self.imgrec.reset()
+            self.cur = 0
+            self.allow_read = True
 
     def next_sample(self):
-        """(label, encoded image bytes) of the next image; StopIteration at the end."""
+        """(label, encoded image bytes) of the next image; StopIteration at the end (after
+        which, unless discarding, reading starts again from the first image)."""
+        if not self.allow_read:
+            raise StopIteration
         if self.seq is None:
             record = self.imgrec.read()
             if record is None:
+                if self.last_batch_handle != "discard":
+                    self.imgrec.reset()
                 raise StopIteration
             header, img = unpack(record)
             return header.label, img
         if self.cur >= len(self.seq):
+            if self.last_batch_handle != "discard":
+                self.cur = 0
             raise StopIteration
         key = self.seq[self.cur]
         self.cur += 1
@@ -133,27 +148,69 @@ class ImageIter(DataIter):
             data = aug(data)
         return data
 
-    def next(self):
+    # -- batches -------------------------------------------------------------------------
+    def empty_batch(self):
+        """Zeroed (data, label) arrays for one batch."""
         c, h, w = self.data_shape
-        data = np.zeros((self.batch_size, c, h, w), self.dtype)
-        label = np.zeros((self.batch_size, self.label_width), np.float32)
-        count = 0
+        return (np.zeros((self.batch_size, c, h, w), self.dtype),
+                np.zeros((self.batch_size, self.label_width), np.float32))
+
+    def load_sample(self, raw_label, buf):
+        """One sample as (HWC numpy image of data_shape, label row)."""
+        c, h, w = self.data_shape
+        img = as_numpy(self.augmentation_transform(imdecode(buf, flag=1 if c == 3 else 0)))
+        self.check_image(img)
+        label = np.asarray(raw_label, np.float32).reshape(-1)
+        if label.size != self.label_width:
+            raise MXNetError(f"{type(self).__name__}: an image's label has {label.size} "
+                             f"value(s) but label_width is {self.label_width}")
+        return img, label
+
+    def check_image(self, img):
+        h, w = self.data_shape[1:]
+        if img.shape[:2] != (h, w):
+            raise MXNetError(f"{type(self).__name__}: augmented image is {img.shape[:2]}, "
+                             f"expected {(h, w)}; add a crop or resize augmenter")
+
+    def store(self, data, label, position, img, row):
+        c, h, w = self.data_shape
+        data[position] = img.reshape(h, w, c).transpose(2, 0, 1)
+        label[position] = row
+
+    def fill(self, data, label, start):
+        """Read samples into the batch from ``start``; returns how many it now holds."""
+        count = start
         while count < self.batch_size:
             try:
                 raw_label, buf = self.next_sample()
             except StopIteration:
                 break
-            img = self.augmentation_transform(imdecode(buf, flag=1 if c == 3 else 0))
-            img = as_numpy(img)
-            if img.shape[:2] != (h, w):
-                raise MXNetError(f"ImageIter: augmented image is {img.shape[:2]}, expected "
-                                 f"{(h, w)}; add a crop or resize augmenter")
-            data[count] = img.reshape(h, w, c).transpose(2, 0, 1)
-            label[count] = np.asarray(raw_label, np.float32).reshape(-1)[:self.label_width]
+            self.store(data, label, count, *self.load_sample(raw_label, buf))
             count += 1
-        if count == 0 or (count < self.batch_size and self.last_batch_handle == "discard"):
-            raise StopIteration
-        pad = self.batch_size - count
-        if self.label_width == 1:
+        return count
+
+    def make_batch(self, data, label, pad):
+        if self.label_width == 1 and label.ndim == 2:
             label = label[:, 0]
         return DataBatch([nd.array(data, dtype=self.dtype)], [nd.array(label)], pad=pad)
+
+    def next(self):
+        if self.cached is not None:
+            data, label, count = self.cached
+        else:
+            data, label = self.empty_batch()
+            count = self.fill(data, label, 0)
+            if count == 0:
+                raise StopIteration
+        pad = self.batch_size - count
+        if pad:
+            if self.last_batch_handle == "discard":
+                raise StopIteration
+            if self.last_batch_handle == "roll_over" and self.cached is None:
+                self.cached = (data, label, count)
+                raise StopIteration
+            self.fill(data, label, count)          # from the first images again
+            if self.last_batch_handle == "pad":
+                self.allow_read = False
+            self.cached = None
+        return self.make_batch(data, label, pad)
