@@ -12,6 +12,7 @@ from . import nn  # noqa: E402  (layers need the block classes above)
 from . import loss, rnn  # noqa: E402
 from .trainer import Trainer  # noqa: E402
 from . import data, utils  # noqa: E402
+from . import model_zoo  # noqa: E402
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "CachedOp", "Parameter", "ParameterDict",
            "Constant", "DeferredInitializationError", "parameter", "nn"]

@@ -214,9 +214,16 @@ class Block:
 
 
 def _match_full_names(block, loaded):
-    """Map an old ``save_params`` file (full names like 'dense0_weight') to structural names."""
+    """Map an old ``save_params`` file to structural names.  Its names are the parameters'
+    full names ('dense0_weight'), or those names without the block's own prefix (MXNet saved
+    ``strip_prefix=block.prefix``, as its model-store files are: 'conv0_weight' for a
+    ResNet whose prefix is 'resnetv20_')."""
     by_full_name = {param.name: key for key, param in block._collect_params_with_prefix().items()}
-    return {by_full_name.get(name, name): value for name, value in loaded.items()}
+
+    def structural(name):
+        return by_full_name.get(name, by_full_name.get(block.prefix + name, name))
+
+    return {structural(name): value for name, value in loaded.items()}
 
 
 class _HookHandle:
