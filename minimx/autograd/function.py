@@ -11,7 +11,7 @@ Lesson: 03-autograd.  Mirrors ``mxnet.autograd.Function``: subclass it, write
 """
 from ..ndarray import NDArray
 from ..tape.recording import is_recording, set_recording
-from ..tape.nodes import FunctionNode
+from ..tape.nodes import FunctionNode, live_entry
 
 __all__ = ["Function"]
 
@@ -43,7 +43,8 @@ class Function:
         single = isinstance(outputs, NDArray)
         outputs = [outputs] if single else list(outputs)
         if recording:
-            entries = [x._autograd if isinstance(x, NDArray) else None for x in inputs]
+            entries = [live_entry(x._autograd) if isinstance(x, NDArray) else None
+                       for x in inputs]
             if any(entries):
                 node = FunctionNode(self, entries, [o.shape for o in outputs],
                                     [o._dtype for o in outputs], outputs[0].context)

@@ -8,7 +8,7 @@ is recorded as one tape node whose backward is one more engine operation.
 """
 from .. import backend, engine, random_state
 from ..tape import recording
-from ..tape.nodes import FunctionNode
+from ..tape.nodes import FunctionNode, live_entry
 from ..executor.plan import PlanInfo, build_plan
 from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
@@ -85,7 +85,9 @@ class CachedOp:
         """Run the graph; returns one NDArray or a list (one per output)."""
         self.calls += 1
         is_train = recording.is_training()
-        record = recording.is_recording() and any(a._autograd is not None for a in arrays)
+        entries = [live_entry(a._autograd) for a in arrays] if recording.is_recording() \
+            else None
+        record = entries is not None and any(e is not None for e in entries)
         entry = self._plan_for(arrays, is_train, record)
         ctx = arrays[0]._chunk.ctx
         outputs = [NDArray._empty(shape, dtype, ctx) for shape, dtype in entry.output_meta]
@@ -93,8 +95,8 @@ class CachedOp:
             saved = {}
             self._push_forward(entry, arrays, outputs, ctx, is_train, saved)
             node = FunctionNode(_Backward(self, entry.plan, arrays, outputs, saved,
-                                          entry.shapes, entry.dtypes, is_train),
-                                [a._autograd for a in arrays], [o.shape for o in outputs],
+                                          entry.shapes, entry.dtypes, is_train, entries),
+                                entries, [o.shape for o in outputs],
                                 [o._dtype for o in outputs], ctx)
             for index, output in enumerate(outputs):
                 output._autograd = (node, index)
@@ -165,8 +167,10 @@ class _PlanEntry:
 class _Backward:
     """The tape's view of one CachedOp call: its backward is one engine push."""
 
-    def __init__(self, cached_op, plan, arrays, outputs, saved, shapes, dtypes, is_train):
+    def __init__(self, cached_op, plan, arrays, outputs, saved, shapes, dtypes, is_train,
+                 entries):
         self.cached_op = cached_op
+        self.entries = entries
         self.plan = plan
         self.arrays = arrays
         self.outputs = outputs
@@ -179,7 +183,7 @@ class _Backward:
         ctx = self.arrays[0].context
         xp = backend.get_xp(ctx)
         variables = self.cached_op._variables
-        wanted = [a._autograd is not None for a in self.arrays]
+        wanted = [entry is not None for entry in self.entries]
         needs_grad = self.cached_op._needs_grad(tuple(wanted))
         grads = [NDArray._empty(a.shape, a._dtype, ctx) if w else None
                  for a, w in zip(self.arrays, wanted)]

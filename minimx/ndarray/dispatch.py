@@ -13,7 +13,7 @@ from ..base import ContextMismatchError, InvalidShapeError, InvalidTypeError
 from ..context import current_context
 from ..op.call import op_call, own_buffers
 from ..tape import recording
-from ..tape.nodes import OpNode
+from ..tape.nodes import OpNode, live_entry
 from .ndarray import NDArray
 
 __all__ = ["invoke", "push_backward"]
@@ -116,7 +116,7 @@ def _forget_graph(outputs):
 
 
 def _record(call, inputs, outputs, ctx):
-    entries = [x._autograd for x in inputs]
+    entries = [live_entry(x._autograd) for x in inputs]
     if not any(entries):
         _forget_graph(outputs)
         return

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import backend, engine
 from ..tape import recording
-from ..base import InvalidTypeError, MXNetError
+from ..base import InvalidShapeError, InvalidTypeError, MXNetError
 from ..op.getitem import build_key
 from .ndarray import NDArray
 from .register import call
@@ -96,28 +96,41 @@ def setitem(array, key, value):
     elif not isinstance(value, numbers.Number):
         value = np.asarray(value, dtype=array._dtype)
     xp = backend.get_xp(array.context)
-    _check_assignable(array, normalized, index_arrays, value)
+    value_shape = _assignable_shape(array, normalized, index_arrays, value)
 
     def assign():
         target = array._read()
         raw_value = value._read() if isinstance(value, NDArray) else value
         if isinstance(raw_value, np.ndarray) and xp is not np:
             raw_value = xp.asarray(raw_value)
+        if value_shape is not None:
+            raw_value = raw_value.reshape(value_shape)
         target[build_key(xp, normalized, [index._read() for index in index_arrays])] = raw_value
 
     engine.push(assign, reads, [array._chunk.var], array.context, "_set_value")
 
 
-def _check_assignable(array, normalized, index_arrays, value):
+def _assignable_shape(array, normalized, index_arrays, value):
+    """Check that ``value`` fits the region ``array[key]``; returns the shape to give the
+    value first (None: as it is).  As in MXNet, leading axes of size 1 beyond the region's
+    are dropped, so a one-element array fills a single element (``y[i, j] = x.sum()``)."""
     probe = np.empty(array._shape, dtype=np.int8)
     arrays = [np.zeros(index.shape, dtype=np.int64) for index in index_arrays]
     try:
         target_shape = probe[build_key(np, normalized, arrays)].shape
     except IndexError as error:
         raise IndexError(f"NDArray of shape {array._shape}: {error}") from None
-    value_shape = value.shape if hasattr(value, "shape") else ()
+    value_shape = tuple(value.shape) if hasattr(value, "shape") else ()
+    extra = len(value_shape) - len(target_shape)
+    reshaped = None
+    if extra > 0 and all(size == 1 for size in value_shape[:extra]):
+        reshaped = value_shape[extra:]
     try:
-        np.broadcast_shapes(value_shape, target_shape)
+        fits = np.broadcast_shapes(reshaped if reshaped is not None else value_shape,
+                                   target_shape) == target_shape
     except ValueError:
-        raise MXNetError(f"operator _set_value: cannot assign a value of shape {value_shape} "
-                         f"to a region of shape {target_shape}") from None
+        fits = False
+    if not fits:
+        raise InvalidShapeError(f"operator _set_value: cannot assign a value of shape "
+                                f"{value_shape} to a region of shape {target_shape}")
+    return reshaped

@@ -5,7 +5,18 @@ Lesson: 03-autograd.  Mirrors ``src/imperative/imperative.cc`` (``RecordOp``,
 (node, output_index)``; following these links backwards from a head gives the
 graph that ``backward()`` walks.
 """
-__all__ = ["OpNode", "VariableNode", "FunctionNode"]
+__all__ = ["OpNode", "VariableNode", "FunctionNode", "live_entry"]
+
+
+def live_entry(entry):
+    """``entry`` for a new recording, or None when its node was freed by a backward.
+
+    As in MXNet 1.x, an array whose graph was already back-propagated (without
+    ``retain_graph``) is a constant from then on: recording an operation on it again
+    starts a fresh graph there, and its old graph gets no further gradient.  (Calling
+    backward *through* a freed node still fails, as in MXNet.)
+    """
+    return None if entry is None or entry[0].freed else entry
 
 
 class OpNode:
