@@ -19,13 +19,15 @@ from ..base import OperatorFailedError
 from .events import EngineEvent, subscribe, unsubscribe
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
+from .threads import BUDGET
 from .var import Operation, Var
 
 __all__ = [
     "Var", "Operation", "EngineEvent", "push", "wait_for_var", "wait_all", "new_var",
     "set_engine", "get_engine", "engine_type", "bulk", "set_bulk_size", "set_max_pending",
     "max_pending", "pending_count", "subscribe", "unsubscribe", "NaiveEngine", "ThreadedEngine",
-    "raise_if_no_value", "forget_failures", "run_inline",
+    "raise_if_no_value", "forget_failures", "run_inline", "set_num_threads", "num_threads",
+    "threads",
 ]
 
 ENGINES = {"NaiveEngine": NaiveEngine, "ThreadedEngine": ThreadedEngine,
@@ -63,11 +65,13 @@ def new_var():
     return Var()
 
 
-def push(fn, read_vars, write_vars, ctx, name="op"):
+def push(fn, read_vars, write_vars, ctx, name="op", work=0):
     """Schedule ``fn()`` to run after the operations it depends on.
 
     ``read_vars`` are the vars whose buffers ``fn`` reads, ``write_vars`` those
-    it writes.  Returns at once on the ThreadedEngine.
+    it writes; ``work`` the multiply-adds of its largest matrix product (how many
+    BLAS threads it deserves, see ``threads.py``).  Returns at once on the
+    ThreadedEngine.
     """
     if type(read_vars) is not list:
         read_vars = list(read_vars)       # walked twice: when linked and when finished
@@ -83,12 +87,12 @@ def push(fn, read_vars, write_vars, ctx, name="op"):
         read_vars = [var for var in read_vars if var is not write_vars[0]]
     state = _bulk
     if state.inline is not None:
-        state.inline.push(Operation(fn, read_vars, write_vars, ctx, name))
+        state.inline.push(Operation(fn, read_vars, write_vars, ctx, name, work))
         return
     if state.size > 1:
-        _add_to_bulk(fn, read_vars, write_vars, ctx, name)
+        _add_to_bulk(fn, read_vars, write_vars, ctx, name, work)
         return
-    _current.push(Operation(fn, read_vars, write_vars, ctx, name))
+    _current.push(Operation(fn, read_vars, write_vars, ctx, name, work))
 
 
 def wait_for_var(var):
@@ -188,6 +192,49 @@ def run_inline():
         _bulk.inline = previous
 
 
+def set_num_threads(workers=None, blas=None):
+    """Change the thread budget (``threads.py``); returns the previous ``num_threads()``.
+
+    ``workers``: CPU worker threads of the ThreadedEngine (pending work finishes first,
+    then the workers restart).  ``blas``: BLAS threads for every operation, or ``'auto'``
+    to let the engine decide per operation again (1 for small products, the cores shared
+    among the running operations for large ones).
+    """
+    previous = num_threads()
+    if workers is not None:
+        if int(workers) < 1:
+            raise ValueError(f"set_num_threads: workers must be at least 1, got {workers}")
+        _flush_bulk()
+        _current.drain()
+        BUDGET.workers, BUDGET.workers_from = int(workers), "set_num_threads"
+        if isinstance(_current, ThreadedEngine):
+            _current.stop()              # the next push starts the new number of workers
+    if blas is not None:
+        if blas == "auto":
+            BUDGET.fix_blas(None)
+        elif int(blas) < 1:
+            raise ValueError(f"set_num_threads: blas must be 'auto' or at least 1, got {blas}")
+        else:
+            BUDGET.fix_blas(int(blas))
+    return previous
+
+
+def num_threads():
+    """The thread budget: ``{'cores', 'workers', 'blas' ('auto' or a number), 'blas_now'
+    (the BLAS threads set for the last operation), 'workers_from', 'blas_from'}``."""
+    return BUDGET.summary()
+
+
+@contextlib.contextmanager
+def threads(workers=None, blas=None):
+    """``set_num_threads`` for the body of a ``with`` statement, then back."""
+    previous = set_num_threads(workers, blas)
+    try:
+        yield num_threads()
+    finally:
+        set_num_threads(previous["workers"], previous["blas"])
+
+
 def set_max_pending(limit):
     """Bound the operations in flight: ``push`` blocks while ``limit`` are pending.
 
@@ -232,12 +279,12 @@ def bulk(size):
         set_bulk_size(previous)
 
 
-def _add_to_bulk(fn, reads, writes, ctx, name):
+def _add_to_bulk(fn, reads, writes, ctx, name, work):
     group = _bulk.ops
     if group and group[0][3] != ctx:
         _flush_bulk()
         group = _bulk.ops
-    group.append((fn, reads, writes, ctx, name))
+    group.append((fn, reads, writes, ctx, name, work))
     if len(group) >= _bulk.size:
         _flush_bulk()
 
@@ -260,7 +307,8 @@ def _flush_bulk():
 
     names = [name for _, name in steps]
     _current.push(Operation(run_group, reads, writes, group[0][3],
-                            f"bulk[{len(names)}]({', '.join(dict.fromkeys(names))})"))
+                            f"bulk[{len(names)}]({', '.join(dict.fromkeys(names))})",
+                            max(item[5] for item in group)))
 
 
 def _finish_at_exit():

@@ -7,6 +7,7 @@ reads or writes them later, and raised once, at the next sync point.
 """
 from ..base import MXNetError, OperatorFailedError
 from . import events
+from .threads import BUDGET
 from .var import Failure
 
 __all__ = ["Engine", "wrap_error"]
@@ -49,20 +50,24 @@ class Engine:
     def __init__(self):
         self.failures = []      # failures not yet raised at a sync point, oldest first
 
-    def execute(self, op, pending=0):
+    def execute(self, op, pending=0, queued=0):
         """Run ``op`` now, or skip it if an input failed; store any failure on its writes.
 
-        Returns the Failure (None if ``op`` ran cleanly).
+        ``queued``: operations ready and waiting for a worker (they count against the
+        BLAS threads ``op`` may use).  Returns the Failure (None if ``op`` ran cleanly).
         """
         if events.subscribers:
             events.emit("start", op, pending)
         failure = inherited_failure(op)
         if failure is None:
+            BUDGET.before(op, queued)
             try:
                 op.fn()
             except BaseException as error:    # noqa: BLE001 - raised again at a sync point
                 failure = Failure(wrap_error(error, op.name))
                 self.remember(failure)
+            finally:
+                BUDGET.after()
         elif not any(known is failure for known in self.failures):
             self.remember(failure)            # a new failure made for an input without value
         for var in op.writes:

@@ -16,13 +16,17 @@ import threading
 from ..backend import device_scope
 from . import events
 from .base import Engine
+from .threads import BUDGET
 
 __all__ = ["ThreadedEngine"]
 
 
 def _workers_for(ctx):
-    kind = "GPU" if ctx.device_type == "gpu" else "CPU"
-    return max(1, int(os.environ.get(f"MINIMX_{kind}_WORKER_NTHREADS", "2")))
+    """CPU workers come from the thread budget (``threads.py``); GPU workers from
+    ``MINIMX_GPU_WORKER_NTHREADS`` (default 2)."""
+    if ctx.device_type != "gpu":
+        return BUDGET.workers
+    return max(1, int(os.environ.get("MINIMX_GPU_WORKER_NTHREADS", "2")))
 
 
 class ThreadedEngine(Engine):
@@ -113,7 +117,7 @@ class ThreadedEngine(Engine):
                 op = work.get()
                 if op is None:
                     return
-                self.execute(op, self.pending)
+                self.execute(op, self.pending, work.qsize())
                 self._finish(op)
 
     def _finish(self, op):

@@ -64,12 +64,14 @@ class Operation:
     ``waiting`` counts the unfinished operations it depends on; when it reaches
     zero the operation is ready and goes to a worker.  ``dependents`` are the
     operations waiting on this one; ``watched`` says a thread sleeps until it ends.
+    ``work`` is the multiply-adds of its largest matrix product (0: none), from which
+    the thread budget (``threads.py``) decides how many BLAS threads it may use.
     """
 
     __slots__ = ("id", "fn", "reads", "writes", "ctx", "name", "waiting", "dependents",
-                 "done", "watched")
+                 "done", "watched", "work")
 
-    def __init__(self, fn, reads, writes, ctx, name):
+    def __init__(self, fn, reads, writes, ctx, name, work=0):
         self.id = next(_op_ids)
         self.fn = fn
         self.reads = reads
@@ -78,6 +80,7 @@ class Operation:
         self.name = name
         self.waiting = 0
         self.dependents = []
+        self.work = work
         self.done = False
         self.watched = False        # a thread waits for this operation to end
 

@@ -161,7 +161,7 @@ class Executor:
 
         reads = [array._chunk.var for _, array in inputs]
         writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in self.aux_arrays]
-        engine.push(run, reads, writes + [self._state], ctx, "executor_forward")
+        engine.push(run, reads, writes + [self._state], ctx, "executor_forward", plan.work)
         return self.outputs
 
     def _input_keys(self):
@@ -199,7 +199,7 @@ class Executor:
         inputs = self._input_keys()
         reads += [array._chunk.var for _, array in inputs]
         writes = [array._chunk.var for _, array, _ in targets]
-        engine.push(run, reads, writes, self._ctx, "executor_backward")
+        engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work)
 
     def _backward_setup(self):
         """(targets, values needing a gradient, shapes and dtypes): the same for every call

@@ -75,6 +75,7 @@ class Plan:
     report: PlanReport
     aliases: dict             # value key removed by a pass -> the key that replaces it
     constants: list = field(default_factory=list)   # folded arrays, shared by every run
+    work: int = 0             # multiply-adds of the plan's largest product (thread budget)
 
 
     def resolve(self, key):
@@ -114,7 +115,19 @@ def build_plan(entries, shapes, dtypes, is_train, xp):
     release_after = plan_memory(steps, shapes, dtypes, outputs, is_train, report)
     report.steps_after = len(steps)
     constants = [value for step in steps if step.constant is not None for value in step.constant]
-    return Plan(steps, release_after, report, aliases, constants)
+    return Plan(steps, release_after, report, aliases, constants, largest_work(steps, shapes))
+
+
+def largest_work(steps, shapes):
+    """The multiply-adds of the largest matrix product any node of the plan makes: the
+    whole plan runs as one engine operation, which gets BLAS threads by it."""
+    work = 0
+    for step in steps:
+        for node in step.nodes:
+            call = node.call()
+            if call.uses_blas and all(shapes.get(key) is not None for key in node.inputs):
+                work = max(work, call.work([shapes[key] for key in node.inputs]))
+    return work
 
 
 def _resolve(aliases, key):

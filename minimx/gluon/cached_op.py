@@ -121,7 +121,8 @@ class CachedOp:
 
         writes = [o._chunk.var for o in outputs]
         writes += [arrays[i]._chunk.var for i in entry.mutated]
-        engine.push(run, [a._chunk.var for a in arrays], writes, ctx, "CachedOp")
+        engine.push(run, [a._chunk.var for a in arrays], writes, ctx, "CachedOp",
+                    entry.plan.work)
 
     def _push_forward(self, entry, arrays, outputs, ctx, is_train, saved):
         """The interpreter path: recorded calls (``saved`` collects what backward needs)
@@ -145,7 +146,7 @@ class CachedOp:
             for target, value in zip(outputs, results):
                 target._write(value)
 
-        engine.push(run, reads, writes, ctx, "CachedOp")
+        engine.push(run, reads, writes, ctx, "CachedOp", plan.work)
 
 
 class _PlanEntry:
@@ -208,6 +209,6 @@ class _Backward:
         reads = [g._chunk.var for g in out_grads] + [o._chunk.var for o in self.outputs]
         reads += [a._chunk.var for a in self.arrays]
         engine.push(run, reads, [g._chunk.var for g in grads if g is not None], ctx,
-                    "CachedOp_backward")
+                    "CachedOp_backward", plan.work)
         return grads
 

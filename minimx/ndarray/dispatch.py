@@ -23,7 +23,8 @@ def invoke(op, inputs, out=None, ctx=None):
     """Run operator instance ``op`` on NDArrays ``inputs``; returns its visible output(s)."""
     ctx = _context_of(op, inputs, ctx)
     call = op_call(op, len(inputs))
-    out_shapes = op.output_shapes([x._shape for x in inputs])
+    in_shapes = [x._shape for x in inputs]
+    out_shapes = op.output_shapes(in_shapes)
     out_types = op.output_types([_dtype_name(x._dtype) for x in inputs])
     outputs = _allocate_outputs(op, out_shapes, out_types, ctx, out)
     write_vars = [o._chunk.var for o in outputs]
@@ -34,7 +35,8 @@ def invoke(op, inputs, out=None, ctx=None):
     elif out is not None:
         _forget_graph(outputs)       # fresh outputs are outside any graph already
     run = _forward_closure(call, inputs, outputs, ctx)
-    engine.push(run, [x._chunk.var for x in inputs], write_vars, ctx, op.name)
+    engine.push(run, [x._chunk.var for x in inputs], write_vars, ctx, op.name,
+                call.work(in_shapes) if call.uses_blas else 0)
     visible = call.num_visible
     return outputs[0] if visible == 1 else outputs[:visible]
 
@@ -156,5 +158,5 @@ def push_backward(node, out_grads):
     reads = [g._chunk.var for g in out_grads]
     reads += [value._chunk.var for value in saved.values() if isinstance(value, NDArray)]
     engine.push(run, reads, [g._chunk.var for g in in_grads if g is not None], ctx,
-                f"_backward_{node.op.name}")
+                f"_backward_{node.op.name}", call.work(node.input_shapes))
     return in_grads

@@ -27,6 +27,8 @@ The rules:
 """
 from functools import partial
 
+from .registry import OpDef
+
 __all__ = ["OpCall", "op_call", "own_buffers"]
 
 
@@ -41,7 +43,7 @@ class OpCall:
 
     __slots__ = ("op", "input_names", "output_names", "num_visible", "takes_is_train",
                  "random", "backward_takes_is_train", "backward_takes_needs", "saves",
-                 "gets_grad", "aux_positions")
+                 "gets_grad", "aux_positions", "uses_blas")
 
     def __init__(self, op, num_inputs):
         self.op = op
@@ -66,6 +68,12 @@ class OpCall:
         self.gets_grad = tuple(name not in op.no_grad_inputs and name not in op.aux
                                for name in names)
         self.aux_positions = tuple(names.index(name) for name in op.aux if name in names)
+        self.uses_blas = type(op).blas_work is not OpDef.blas_work
+
+    def work(self, input_shapes):
+        """Multiply-adds of the operator's largest product for these input shapes (the
+        engine's thread budget reads it)."""
+        return self.op.blas_work(*input_shapes) if self.uses_blas else 0
 
     # -- forward ------------------------------------------------------------------------------
     def forward(self, xp, arrays, is_train=False, rng=None):

@@ -135,6 +135,14 @@ class ConvolutionBase(OpDef):
     def list_inputs(self, num_args=None):
         return ("data", "weight") if self.no_bias else self.inputs
 
+    def blas_work(self, data, weight, bias=None):
+        """The im2col product of one sample: output positions x filters x taps per filter
+        (numpy multiplies the samples of a batch one product each)."""
+        taps = math.prod(weight[1:])
+        positions = math.prod(self.output_shapes([data, weight] + ([bias] if bias else []))
+                              [0][2:])
+        return positions * self.num_filter * taps
+
     def infer_input_shapes(self, data, weight=None, bias=None):
         if data is not None and weight is None:
             weight = self.weight_shape(data)

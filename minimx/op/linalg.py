@@ -66,6 +66,10 @@ class Dot(OpDef):
                                    f"{left[1]} != {right[0]}")
         return left, right
 
+    def blas_work(self, lhs, rhs):
+        (rows, inner), (_, cols) = self._matrix_shapes(lhs, rhs)
+        return rows * inner * cols
+
     def infer_shape(self, lhs, rhs):
         self._matrix_shapes(lhs, rhs)
         kept_lhs = () if len(lhs) == 1 else (tuple(lhs[1:]) if self.transpose_a else
@@ -125,6 +129,12 @@ class BatchDot(OpDef):
                              ((2, 3, 2), (2, 4, 3))),
                             ({}, ((2, 1, 2, 3), (2, 1, 3, 2)))))
 
+    def blas_work(self, lhs, rhs):
+        """One batch entry's product: the batched call runs them one after another."""
+        rows, inner = (lhs[-1], lhs[-2]) if self.transpose_a else (lhs[-2], lhs[-1])
+        cols = rhs[-2] if self.transpose_b else rhs[-1]
+        return rows * inner * cols
+
     def infer_shape(self, lhs, rhs):
         lhs, rhs = tuple(lhs), tuple(rhs)
         if len(lhs) < 3 or len(lhs) != len(rhs) or lhs[:-2] != rhs[:-2]:
@@ -180,6 +190,11 @@ class LinalgGemm2(OpDef):
 
     def _batch(self):
         return BatchDot.create(transpose_a=self.transpose_a, transpose_b=self.transpose_b)
+
+    def blas_work(self, A, B):
+        rows, inner = (A[-1], A[self.axis]) if self.transpose_a else (A[self.axis], A[-1])
+        cols = B[self.axis] if self.transpose_b else B[-1]
+        return rows * inner * cols
 
     def infer_shape(self, A, B):
         ndim = len(A)

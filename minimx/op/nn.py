@@ -43,6 +43,10 @@ class FullyConnected(OpDef):
     def _in_units(self, data):
         return math.prod(data[1:]) if self.flatten else data[-1]
 
+    def blas_work(self, data, weight, bias=None):
+        rows = data[0] if self.flatten else math.prod(data[:-1])
+        return rows * self._in_units(data) * self.num_hidden
+
     def infer_input_shapes(self, data, weight=None, bias=None):
         if data is not None:
             weight = weight or (self.num_hidden, self._in_units(data))

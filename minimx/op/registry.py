@@ -242,6 +242,15 @@ class OpDef:
         """Output dtype name, or a list of them; default: the first input's."""
         return dtypes[0]
 
+    def blas_work(self, *input_shapes):
+        """Multiply-adds of the largest matrix product one call makes (0: none).
+
+        The engine's thread budget gives an operation above ``threads.PARALLEL_WORK``
+        several BLAS threads when cores are free, and one otherwise; products, layers
+        and convolutions override this.
+        """
+        return 0
+
     @classmethod
     def plot_label(cls, attrs):
         """The caption of a graph node of this operator, from its attributes (text), or None

@@ -121,6 +121,11 @@ class RNN(OpDef):
     def directions(self):
         return 2 if self.bidirectional else 1
 
+    def blas_work(self, data, *others):
+        """The product of one time step, hidden state x recurrent weights: the loop over
+        time makes many of these small ones (the input projection is one larger call)."""
+        return data[1] * _GATES[self.mode] * self.state_size * self.state_size
+
     def list_inputs(self, num_args=None):
         return self.inputs[:4] if self.mode == "lstm" else self.inputs[:3]
 

@@ -188,7 +188,3 @@ def main(argv=None):
     sys.path.insert(0, script_dir)
     runpy.run_path(options.script, run_name="__main__")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

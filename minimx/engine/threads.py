@@ -1,0 +1,153 @@
+"""The engine's CPU budget: how many workers run operations, how many BLAS threads each uses.
+
+Lesson: 05-automatic-parallelism.  Mirrors MXNet's ``MXNET_CPU_WORKER_NTHREADS`` and its
+OpenMP threads per operator, and PyTorch's ``torch.set_num_threads``.
+
+numpy's BLAS (OpenBLAS) runs its own pool of threads inside every matrix product, one per
+core, and they spin while they wait.  With two engine workers each calling BLAS, that is
+more threads than cores before anything else runs, and when another program is busy the
+pool waits for a core it cannot get: a (16,128)x(128,512) product takes 20 us on one
+thread and 40-300 us on two.  So the engine owns the budget: it runs ``workers`` threads
+(2 by default, at most one per core) and, before each operation, sets how many BLAS
+threads that operation may use:
+
+* 1 when the operation's BLAS work is small (``OpDef.blas_work``, multiply-adds of its
+  largest product, below ``PARALLEL_WORK``): threads cost more than they give there;
+* else the cores divided among the operations running or ready at that moment, so that
+  one big product on an idle machine uses every core and two independent ones use one
+  each, side by side.
+
+What the user fixed is respected: ``MINIMX_CPU_WORKER_NTHREADS`` (or MXNet's
+``MXNET_CPU_WORKER_NTHREADS``) sets the workers; ``OPENBLAS_NUM_THREADS``,
+``MKL_NUM_THREADS`` or ``OMP_NUM_THREADS`` (or ``MINIMX_BLAS_NTHREADS``) fix the BLAS
+threads of every operation.  At run time, ``mx.engine.set_num_threads(workers=...,
+blas=...)`` changes either and ``mx.engine.num_threads()`` reads the budget back.
+The BLAS library is driven through ``threadpoolctl``.
+"""
+import math
+import os
+import threading
+
+__all__ = ["ThreadBudget", "BUDGET", "available_cores", "PARALLEL_WORK"]
+
+WORKER_VARIABLES = ("MINIMX_CPU_WORKER_NTHREADS", "MXNET_CPU_WORKER_NTHREADS")
+BLAS_VARIABLES = ("MINIMX_BLAS_NTHREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                  "OMP_NUM_THREADS")
+DEFAULT_WORKERS = 2
+# Multiply-adds of one product above which a second BLAS thread pays off on an idle
+# machine (bench/thread_budget.py: 1.0x at 16x128x512 = 1.0M, 1.4x at 64x256x256 = 4.2M).
+PARALLEL_WORK = 2_000_000
+
+
+def available_cores():
+    """The cores this process may use: its CPU affinity, capped by a cgroup CPU quota."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        with open("/sys/fs/cgroup/cpu.max") as file:
+            quota, period = file.read().split()
+        if quota != "max":
+            cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, cores)
+
+
+def _env_int(names):
+    """(value, variable name) of the first of ``names`` set to a positive integer."""
+    for name in names:
+        text = os.environ.get(name, "").strip()
+        if text:
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(f"{name}={text!r}: expected a positive integer") from None
+            if value < 1:
+                raise ValueError(f"{name}={text!r}: expected a positive integer")
+            return value, name
+    return None, None
+
+
+class ThreadBudget:
+    """Workers and BLAS threads within ``cores``; ``before(op, queued)`` and ``after()``
+    bracket every operation an engine runs."""
+
+    def __init__(self, cores=None):
+        self.cores = cores or available_cores()
+        workers, self.workers_from = _env_int(WORKER_VARIABLES)
+        self.workers = workers or min(DEFAULT_WORKERS, self.cores)
+        self.fixed_blas, self.blas_from = _env_int(BLAS_VARIABLES)
+        self._running = []            # one token per operation running (append/pop: atomic)
+        self._applied = None          # the BLAS thread count last set
+        self._libraries = None
+        self._lock = threading.Lock()
+
+    # -- per operation --------------------------------------------------------------------
+    def blas_threads_for(self, work, busy):
+        """BLAS threads for an operation of ``work`` multiply-adds while ``busy``
+        operations (itself included) run or wait."""
+        if self.fixed_blas is not None:
+            return self.fixed_blas
+        if work < PARALLEL_WORK:
+            return 1
+        return max(1, self.cores // max(1, busy))
+
+    def before(self, op, queued=0):
+        self._running.append(None)
+        wanted = self.blas_threads_for(op.work, len(self._running) + queued)
+        if wanted != self._applied:
+            self.set_blas_threads(wanted)
+
+    def after(self):
+        self._running.pop()
+
+    # -- the BLAS library -----------------------------------------------------------------
+    def set_blas_threads(self, count):
+        """Set the process's BLAS thread count (OpenBLAS has one for the whole process).
+
+        threadpoolctl lets only one Python thread change OpenBLAS's count, so that
+        threads do not fight over it; here every engine thread decides under one lock,
+        so the budget takes control (``clear_controlling_thread``) before each change.
+        """
+        with self._lock:
+            if count == self._applied:
+                return
+            for library in self.blas_libraries():
+                release = getattr(library, "clear_controlling_thread", None)
+                if release is not None:
+                    release(force=True)
+                library.set_num_threads(count)
+            self._applied = count
+
+    def blas_libraries(self):
+        """threadpoolctl's controllers of the BLAS libraries loaded in this process."""
+        if self._libraries is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+            except ImportError:       # without it BLAS keeps its own setting
+                self._libraries = []
+            else:
+                self._libraries = ThreadpoolController().select(user_api="blas").lib_controllers
+        return self._libraries
+
+    def blas_threads_now(self):
+        """The BLAS thread count in force (as the libraries report it)."""
+        counts = {library.num_threads for library in self.blas_libraries()}
+        return counts.pop() if len(counts) == 1 else (sorted(counts) or None)
+
+    def summary(self):
+        return {"cores": self.cores, "workers": self.workers,
+                "blas": self.fixed_blas if self.fixed_blas is not None else "auto",
+                "blas_now": self.blas_threads_now(),
+                "workers_from": self.workers_from or "default",
+                "blas_from": self.blas_from or "auto"}
+
+    def fix_blas(self, count):
+        """Every operation uses ``count`` BLAS threads (None: decide per operation again)."""
+        self.fixed_blas, self.blas_from = (count, "set_num_threads") if count else (None, None)
+        self._applied = None
+
+
+BUDGET = ThreadBudget()      # the process's budget: every engine consults it
