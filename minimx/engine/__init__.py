@@ -19,7 +19,7 @@ from ..base import OperatorFailedError
 from .events import EngineEvent, subscribe, unsubscribe
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
-from .threads import BUDGET
+from .budget import BUDGET
 from .var import Operation, Var
 
 __all__ = [
@@ -70,7 +70,7 @@ def push(fn, read_vars, write_vars, ctx, name="op", work=0):
 
     ``read_vars`` are the vars whose buffers ``fn`` reads, ``write_vars`` those
     it writes; ``work`` the multiply-adds of its largest matrix product (how many
-    BLAS threads it deserves, see ``threads.py``).  Returns at once on the
+    BLAS threads it deserves, see ``budget.py``).  Returns at once on the
     ThreadedEngine.
     """
     if type(read_vars) is not list:
@@ -193,7 +193,7 @@ def run_inline():
 
 
 def set_num_threads(workers=None, blas=None):
-    """Change the thread budget (``threads.py``); returns the previous ``num_threads()``.
+    """Change the thread budget (``budget.py``); returns the previous ``num_threads()``.
 
     ``workers``: CPU worker threads of the ThreadedEngine (pending work finishes first,
     then the workers restart).  ``blas``: BLAS threads for every operation, or ``'auto'``

@@ -7,7 +7,7 @@ reads or writes them later, and raised once, at the next sync point.
 """
 from ..base import MXNetError, OperatorFailedError
 from . import events
-from .threads import BUDGET
+from .budget import BUDGET
 from .var import Failure
 
 __all__ = ["Engine", "wrap_error"]

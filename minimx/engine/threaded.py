@@ -16,13 +16,13 @@ import threading
 from ..backend import device_scope
 from . import events
 from .base import Engine
-from .threads import BUDGET
+from .budget import BUDGET
 
 __all__ = ["ThreadedEngine"]
 
 
 def _workers_for(ctx):
-    """CPU workers come from the thread budget (``threads.py``); GPU workers from
+    """CPU workers come from the thread budget (``budget.py``); GPU workers from
     ``MINIMX_GPU_WORKER_NTHREADS`` (default 2)."""
     if ctx.device_type != "gpu":
         return BUDGET.workers

@@ -65,7 +65,7 @@ class Operation:
     zero the operation is ready and goes to a worker.  ``dependents`` are the
     operations waiting on this one; ``watched`` says a thread sleeps until it ends.
     ``work`` is the multiply-adds of its largest matrix product (0: none), from which
-    the thread budget (``threads.py``) decides how many BLAS threads it may use.
+    the thread budget (``budget.py``) decides how many BLAS threads it may use.
     """
 
     __slots__ = ("id", "fn", "reads", "writes", "ctx", "name", "waiting", "dependents",

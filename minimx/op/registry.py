@@ -245,7 +245,7 @@ class OpDef:
     def blas_work(self, *input_shapes):
         """Multiply-adds of the largest matrix product one call makes (0: none).
 
-        The engine's thread budget gives an operation above ``threads.PARALLEL_WORK``
+        The engine's thread budget gives an operation above ``budget.PARALLEL_WORK``
         several BLAS threads when cores are free, and one otherwise; products, layers
         and convolutions override this.
         """

@@ -19,18 +19,20 @@ TIMEOUT = 30.0
 
 @st.composite
 def programs(draw):
-    """(number of vars, ops, bulk size); an op is (reads, writes, sleep)."""
+    """(number of vars, ops, bulk size, thread budget); an op is (reads, writes, sleep,
+    work: the multiply-adds it declares, which decide its BLAS threads)."""
     num_vars = draw(st.integers(1, 5))
     var_ids = st.integers(0, num_vars - 1)
     ops = draw(st.lists(
         st.tuples(st.lists(var_ids, max_size=3), st.lists(var_ids, max_size=2),
-                  st.sampled_from([0.0, 0.0, 0.0005])),
+                  st.sampled_from([0.0, 0.0, 0.0005]), st.sampled_from([0, 0, 10 ** 8])),
         min_size=1, max_size=25))
     bulk_size = draw(st.sampled_from([1, 1, 3]))
-    return num_vars, ops, bulk_size
+    budget = draw(st.sampled_from([(None, None), (1, "auto"), (3, "auto"), (2, 1), (1, 2)]))
+    return num_vars, ops, bulk_size, budget
 
 
-def run_program(engine_name, num_vars, ops, bulk_size):
+def run_program(engine_name, num_vars, ops, bulk_size, budget=(None, None)):
     """Run the program on ``engine_name``; return (what each op saw, final values)."""
     values = [1] * num_vars
     seen = {}
@@ -47,11 +49,11 @@ def run_program(engine_name, num_vars, ops, bulk_size):
                 values[v] = (values[v] * 31 + mixed) % 1000003
         return step
 
-    with engine.engine_type(engine_name), engine.bulk(bulk_size):
-        for index, (reads, writes, pause) in enumerate(ops):
+    with engine.engine_type(engine_name), engine.threads(*budget), engine.bulk(bulk_size):
+        for index, (reads, writes, pause, work) in enumerate(ops):
             engine.push(make_step(index, reads, writes, pause),
                         [engine_vars[v] for v in reads], [engine_vars[v] for v in writes],
-                        mx.cpu(), f"step{index}")
+                        mx.cpu(), f"step{index}", work)
         engine.wait_all()
     return seen, values
 
@@ -69,9 +71,9 @@ def run_with_timeout(*args):
 @settings(max_examples=60, deadline=None)
 @given(programs())
 def test_threaded_engine_matches_naive_engine(program):
-    num_vars, ops, bulk_size = program
+    num_vars, ops, bulk_size, budget = program
     expected = run_with_timeout("NaiveEngine", num_vars, ops, bulk_size)
-    actual = run_with_timeout("ThreadedEngine", num_vars, ops, bulk_size)
+    actual = run_with_timeout("ThreadedEngine", num_vars, ops, bulk_size, budget)
     assert actual == expected
 
 

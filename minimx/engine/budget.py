@@ -13,9 +13,11 @@ threads that operation may use:
 
 * 1 when the operation's BLAS work is small (``OpDef.blas_work``, multiply-adds of its
   largest product, below ``PARALLEL_WORK``): threads cost more than they give there;
-* else the cores divided among the operations running or ready at that moment, so that
-  one big product on an idle machine uses every core and two independent ones use one
-  each, side by side.
+* else the *free* cores divided among the operations running or ready at that moment, so
+  that one big product on an idle machine uses every core, two independent ones use one
+  each, side by side, and none waits for a core another program holds.  Free cores are
+  the cores minus what other processes used lately (``LoadMonitor``: the machine's busy
+  time in ``/proc/stat`` minus this process's own, over the last quarter second).
 
 What the user fixed is respected: ``MINIMX_CPU_WORKER_NTHREADS`` (or MXNet's
 ``MXNET_CPU_WORKER_NTHREADS``) sets the workers; ``OPENBLAS_NUM_THREADS``,
@@ -27,6 +29,7 @@ The BLAS library is driven through ``threadpoolctl``.
 import math
 import os
 import threading
+import time
 
 __all__ = ["ThreadBudget", "BUDGET", "available_cores", "PARALLEL_WORK"]
 
@@ -53,6 +56,54 @@ def available_cores():
     except (OSError, ValueError):
         pass
     return max(1, cores)
+
+
+class LoadMonitor:
+    """How many of ``cores`` other processes leave free, sampled at most every ``period``
+    seconds: machine busy time (``/proc/stat``, our CPUs only) minus this process's own
+    CPU time (``os.times``).  Without ``/proc/stat`` every core counts as free."""
+
+    def __init__(self, cores, period=0.25):
+        self.cores, self.period = cores, period
+        self.free = cores
+        self._cpus = self._our_cpus()
+        self._last = self._sample()
+
+    @staticmethod
+    def _our_cpus():
+        try:
+            return {f"cpu{index}" for index in os.sched_getaffinity(0)}
+        except (AttributeError, OSError):
+            return None
+
+    def _sample(self):
+        """(wall time, busy seconds of our CPUs, this process's CPU seconds) or None."""
+        try:
+            with open("/proc/stat") as file:
+                lines = [line.split() for line in file if line.startswith("cpu")]
+        except OSError:
+            return None
+        busy = 0
+        for fields in lines:
+            if fields[0] == "cpu" or (self._cpus is not None and fields[0] not in self._cpus):
+                continue
+            values = [int(v) for v in fields[1:9]]
+            busy += sum(values) - values[3] - values[4]          # not idle, not iowait
+        own = os.times()
+        return time.monotonic(), busy / os.sysconf("SC_CLK_TCK"), own.user + own.system
+
+    def free_cores(self):
+        if self._last is None:
+            return self.cores
+        now = time.monotonic()
+        if now - self._last[0] < self.period:
+            return self.free
+        sample = self._sample()
+        elapsed = sample[0] - self._last[0]
+        others = ((sample[1] - self._last[1]) - (sample[2] - self._last[2])) / elapsed
+        self._last = sample
+        self.free = max(1, min(self.cores, round(self.cores - max(0.0, others))))
+        return self.free
 
 
 def _env_int(names):
@@ -83,6 +134,7 @@ class ThreadBudget:
         self._applied = None          # the BLAS thread count last set
         self._libraries = None
         self._lock = threading.Lock()
+        self.load = LoadMonitor(self.cores)
 
     # -- per operation --------------------------------------------------------------------
     def blas_threads_for(self, work, busy):
@@ -92,7 +144,7 @@ class ThreadBudget:
             return self.fixed_blas
         if work < PARALLEL_WORK:
             return 1
-        return max(1, self.cores // max(1, busy))
+        return max(1, self.load.free_cores() // max(1, busy))
 
     def before(self, op, queued=0):
         self._running.append(None)
@@ -138,7 +190,7 @@ class ThreadBudget:
         return counts.pop() if len(counts) == 1 else (sorted(counts) or None)
 
     def summary(self):
-        return {"cores": self.cores, "workers": self.workers,
+        return {"cores": self.cores, "free_cores": self.load.free, "workers": self.workers,
                 "blas": self.fixed_blas if self.fixed_blas is not None else "auto",
                 "blas_now": self.blas_threads_now(),
                 "workers_from": self.workers_from or "default",
