@@ -15,7 +15,7 @@ Glossary of the short names used throughout the code:
 from . import base, context, engine  # noqa: I001  (order: lowest layer first)
 from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
-from . import op, ndarray, autograd, random, profiler, test_utils
+from . import op, ndarray, autograd, random, profiler
 from . import name, attribute, symbol
 from . import ndarray as nd
 from . import symbol as sym
@@ -28,7 +28,7 @@ from . import kvstore as kv
 from . import module as mod
 from . import monitor as mon
 from . import model
-from . import compat
+from . import test_utils, runtime, compat
 from .compat import install_as_mxnet
 
 __version__ = "0.1.0"

@@ -3,6 +3,8 @@
 Lesson: 02-ndarray-and-context.  Mirrors MXNet's ``python/mxnet/base.py`` (MXNetError) and
 mshadow's type flags (the integers stored in ``.params`` files).
 """
+import ctypes
+
 import numpy as np
 
 __all__ = [
@@ -101,3 +103,66 @@ def normalize_dtype(dtype, default="float32"):
             f"dtype {result.name} is not supported; expected one of "
             f"{sorted(d.name for d in DTYPE_TO_FLAG)}")
     return result
+
+
+# -- the rest of MXNet's base module that Python code uses ------------------------------------
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.int32, np.int64, np.integer)
+mx_real_t = np.float32
+
+
+def py_str(value):
+    """``bytes`` from a C string as ``str`` (and ``str`` unchanged)."""
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def data_dir():
+    """MXNet's data folder: ``$MXNET_HOME``, else ``~/.mxnet``."""
+    import os
+    return os.getenv("MXNET_HOME", os.path.join(os.path.expanduser("~"), ".mxnet"))
+
+
+def _as_list(obj):
+    """``obj`` as a list: lists and tuples stay, anything else is wrapped."""
+    return list(obj) if isinstance(obj, (list, tuple)) else [obj]
+
+
+class _NoCLibrary:
+    """Stands for MXNet's C library handle ``_LIB``: minimx is written in Python alone.
+
+    Code (and MXNet's own tests) that calls the C API directly cannot run on minimx;
+    importing the names works, using them says why not.
+    """
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise MXNetError(f"_LIB.{name}: minimx has no C library (it is MXNet written in "
+                         f"Python); code calling MXNet's C API directly does not run on it")
+
+
+_LIB = _NoCLibrary()
+
+
+def check_call(ret):
+    """MXNet checks C API return codes with this; minimx has no C API."""
+    raise MXNetError("check_call: minimx has no C library, so there is no C call to check")
+
+
+def c_str(text):
+    return ctypes.c_char_p(text.encode("utf-8"))
+
+
+def c_str_array(strings):
+    return (ctypes.c_char_p * len(strings))(*[s.encode("utf-8") for s in strings])
+
+
+# the C types of MXNet's API, for code that imports them
+mx_uint, mx_int, mx_float = ctypes.c_uint, ctypes.c_int, ctypes.c_float
+NDArrayHandle = SymbolHandle = ExecutorHandle = KVStoreHandle = ctypes.c_void_p
+DataIterHandle = CachedOpHandle = ctypes.c_void_p
+__all__ += ["string_types", "numeric_types", "integer_types", "mx_real_t", "py_str",
+            "data_dir", "check_call", "c_str", "c_str_array", "mx_uint", "mx_int", "mx_float",
+            "NDArrayHandle", "SymbolHandle", "ExecutorHandle", "KVStoreHandle",
+            "DataIterHandle", "CachedOpHandle"]

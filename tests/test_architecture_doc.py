@@ -20,7 +20,8 @@ def picture_layers():
     picture = DOC.split("```", 2)[1]
     rows = []
     for line in picture.splitlines():
-        text = line.split("(")[0].split("│")[0].strip()
+        match = re.match(r"\s*([a-z_]+(?:\s*(?:\||->|:)\s*[a-z_]+)*)", line)
+        text = match.group(1) if match else ""          # the layer names, not the notes
         if not text or text.startswith("widgets"):
             continue
         rows.append([name.strip() for name in re.split(r"\||->", text) if name.strip()])

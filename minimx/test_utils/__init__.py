@@ -8,31 +8,42 @@ random direction, for one random head gradient (cotangent): two forward passes
 check every element at once, as Chainer and JAX do.  ``numeric_grad`` gives the
 full element-by-element numeric gradient when a test needs it.
 """
+import bz2  # noqa: F401 - star-exported, as MXNet's module does
 import contextlib
 import functools
+import gzip  # noqa: F401
+import json  # noqa: F401
+import logging  # noqa: F401
+import numbers  # noqa: F401
 import os
+import platform  # noqa: F401
 import random as _py_random
+import random as rnd  # noqa: F401
+import struct  # noqa: F401
+import sys  # noqa: F401
+import time  # noqa: F401
+import traceback  # noqa: F401
+import zipfile  # noqa: F401
 import zlib
+from collections import OrderedDict  # noqa: F401
+from contextlib import contextmanager  # noqa: F401
 
 import numpy as np
+import numpy.testing as npt  # noqa: F401
 
 from .. import autograd, engine
 from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import Context, current_context
 from ..random_state import seed as _mx_seed
+from .tolerances import (FLOAT_ATOLS, FLOAT_RTOLS, default_atols, default_dtype,
+                         default_numeric_eps, default_rtols, effective_dtype, get_atol,
+                         get_etol, get_rtol, get_tolerance, get_tols)
 
-__all__ = [
-    "default_context", "set_default_context", "default_rtols", "default_atols",
-    "assert_almost_equal", "almost_equal", "same", "assert_exception", "rand_shape_2d",
-    "rand_shape_3d", "rand_shape_nd", "random_arrays", "rand_ndarray", "numeric_grad",
-    "check_numeric_gradient", "check_consistency", "register_callable_adapter",
-    "check_symbolic_forward", "check_symbolic_backward",
-    "choose_seed", "random_seed", "with_seed",
-]
+# Like MXNet's module, this one has no __all__: ``from mxnet.test_utils import *`` hands
+# test files every public name here, the modules it imports included (``np``, ``mx``, ``sys``
+# ...), and MXNet's tests rely on it.
 
-_FLOAT_RTOLS = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-5}
-_FLOAT_ATOLS = {"float16": 1e-1, "float32": 1e-3, "float64": 1e-20}
 _GRAD_RTOLS = {"float16": 1e-1, "float32": 1e-2, "float64": 1e-5}
 _GRAD_ATOLS = {"float16": 1e-2, "float32": 1e-4, "float64": 1e-8}
 _test_context = None
@@ -59,16 +70,6 @@ def set_default_context(ctx):
 
 
 # -- comparing arrays ------------------------------------------------------------------------
-def default_rtols():
-    """Relative tolerance per dtype (0 for integer and bool types)."""
-    return {np.dtype(name): value for name, value in _FLOAT_RTOLS.items()}
-
-
-def default_atols():
-    """Absolute tolerance per dtype (0 for integer and bool types)."""
-    return {np.dtype(name): value for name, value in _FLOAT_ATOLS.items()}
-
-
 def _as_numpy(value):
     if isinstance(value, nd.NDArray):
         return value.asnumpy()
@@ -82,13 +83,15 @@ def _tolerance(arrays, given, table):
     return max(table.get(np.dtype(a.dtype).name, 0.0) for a in arrays)
 
 
+
+
 def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True):
     """True when ``|a - b| <= atol + rtol * |b|`` everywhere (``numpy.allclose``)."""
     a, b = _as_numpy(a), _as_numpy(b)
     if not use_broadcast and a.shape != b.shape:
         return False
-    rtol = _tolerance((a, b), rtol, _FLOAT_RTOLS)
-    atol = _tolerance((a, b), atol, _FLOAT_ATOLS)
+    rtol = _tolerance((a, b), rtol, FLOAT_RTOLS)
+    atol = _tolerance((a, b), atol, FLOAT_ATOLS)
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -100,8 +103,8 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
     the dtypes (``default_rtols()``); integer arrays must be equal.
     """
     a, b = _as_numpy(a), _as_numpy(b)
-    rtol = _tolerance((a, b), rtol, _FLOAT_RTOLS)
-    atol = _tolerance((a, b), atol, _FLOAT_ATOLS)
+    rtol = _tolerance((a, b), rtol, FLOAT_RTOLS)
+    atol = _tolerance((a, b), atol, FLOAT_ATOLS)
     if not use_broadcast and a.shape != b.shape:
         raise AssertionError(f"shapes differ: {names[0]} {a.shape}, {names[1]} {b.shape}")
     try:
@@ -508,3 +511,14 @@ from .symbolic import (check_symbolic_backward, check_symbolic_forward,  # noqa:
                        is_symbol, symbol_adapter)
 
 register_callable_adapter(is_symbol, symbol_adapter)
+
+# -- the rest of MXNet's test_utils ---------------------------------------------------------
+mx = sys.modules[__name__.split(".")[0]]   # the package itself, star-exported as in MXNet
+from ..ndarray import NDArray, array  # noqa: E402,F401
+from ..runtime import Features  # noqa: E402,F401
+from ..symbol import Symbol  # noqa: E402,F401
+from .comparisons import *  # noqa: E402,F401,F403
+from .data import *  # noqa: E402,F401,F403
+from .environment import *  # noqa: E402,F401,F403
+from .outside_scope import *  # noqa: E402,F401,F403
+from .statistics import *  # noqa: E402,F401,F403
