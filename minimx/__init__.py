@@ -13,6 +13,8 @@ Glossary of the short names used throughout the code:
     F    nd or sym inside hybrid_forward
 """
 from . import base, context, engine  # noqa: I001  (order: lowest layer first)
+from . import util
+from .util import is_np_shape, np_shape, set_np_shape, use_np_shape
 from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
 from . import op, ndarray, autograd, random, profiler
@@ -23,6 +25,8 @@ from .attribute import AttrScope
 from . import executor, registry, operator, initializer, lr_scheduler, optimizer, metric
 from . import callback, monitor, recordio, io, kvstore, viz, gluon, module
 from . import image, rnn, contrib
+from . import numpy as np
+from . import numpy_extension as npx
 from . import initializer as init
 from . import kvstore as kv
 from . import module as mod
@@ -38,5 +42,6 @@ __all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "rand
            "initializer", "init", "lr_scheduler", "optimizer", "metric", "callback", "monitor",
            "mon", "model", "recordio", "image", "rnn", "io", "kvstore", "kv", "viz", "gluon",
            "module", "mod", "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu",
-           "cpu_pinned", "current_context", "num_gpus", "compat", "install_as_mxnet",
+           "cpu_pinned", "current_context", "num_gpus", "compat", "install_as_mxnet", "util",
+           "is_np_shape", "np_shape", "set_np_shape", "use_np_shape",
            "__version__"]

@@ -10,7 +10,7 @@ import sys
 
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
-from . import text
+from . import amp, text
 
 nd = ndarray
 sym = symbol

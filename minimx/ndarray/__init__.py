@@ -10,7 +10,7 @@ import types
 
 from .. import engine
 from ..op.registry import install_generated_functions
-from . import contrib, linalg, random, register, utils
+from . import contrib, linalg, random, register, sparse, utils
 from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, lesser_equal,
                          logical_and, logical_or, logical_xor, maximum, minimum, modulo,
                          multiply, negative, not_equal, power, subtract, true_divide)

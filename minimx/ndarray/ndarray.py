@@ -16,7 +16,12 @@ from ..base import GradientError, InvalidTypeError, MXNetError
 from ..context import Context
 from ..tape import recording
 
-__all__ = ["NDArray", "Chunk"]
+__all__ = ["NDArray", "Chunk", "py_slice"]
+
+py_slice = slice          # MXNet's name for the built-in slice (``nd.slice`` is an operator)
+# MXNet's storage type ids (minimx stores every array as 'default')
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
 
 
 class Chunk:

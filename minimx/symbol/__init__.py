@@ -6,7 +6,7 @@ generated from the same operator declaration as ``nd.<op>``.
 import types
 
 from ..op.registry import install_generated_functions
-from . import contrib, linalg, random, register
+from . import contrib, linalg, random, register, sparse
 from .arithmetic import hypot, maximum, minimum, pow, power
 from .creation import arange, full, ones, zeros
 from .symbol import Group, Symbol, Variable, load, load_json, var
