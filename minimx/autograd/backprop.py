@@ -9,7 +9,7 @@ from ..base import GradientError
 from ..ndarray import NDArray, ones_like, zeros, zeros_like
 from ..ndarray.dispatch import push_backward
 from ..tape.recording import set_recording, set_training
-from ..tape.nodes import FunctionNode, VariableNode
+from ..tape.nodes import FunctionNode, LinkNode, OpNode, VariableNode
 
 __all__ = ["mark_variables", "backward", "grad"]
 
@@ -90,6 +90,8 @@ def _accumulate(grads, entry, value):
 
 
 def _input_grads(node, out_grads, create_graph):
+    if isinstance(node, LinkNode) or (isinstance(node, OpNode) and not node.op.differentiable):
+        return [None] * len(node.inputs)          # no gradient flows back through it
     if isinstance(node, FunctionNode):
         return node.function._run_backward(out_grads, create_graph)
     if create_graph:
@@ -140,13 +142,13 @@ def _store(variable, value):
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
          train_mode=True):
-    """Return the gradients of ``heads`` with respect to ``variables`` (not stored in ``.grad``).
+    """Return the gradients of ``heads`` with respect to ``variables`` (not stored in ``.grad``),
+    as a list (one NDArray per variable, also when ``variables`` is one NDArray, as in MXNet).
 
     With ``create_graph=True`` the gradients are themselves recorded, so they
     can be differentiated again (second order).
     """
-    single = isinstance(variables, NDArray)
-    variables = [variables] if single else list(variables)
+    variables = [variables] if isinstance(variables, NDArray) else list(variables)
     heads, head_grads = _as_lists(heads, head_grads)
     for variable in variables:
         if variable._autograd is None or not isinstance(variable._autograd[0], VariableNode):
@@ -163,7 +165,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     results = [zeros_like(v) if g is None else g for g, v in zip(results, variables)]
     if not retain_graph:
         _free(order)
-    return results[0] if single else results
+    return results
 
 
 def _as_lists(heads, head_grads):

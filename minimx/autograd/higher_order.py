@@ -11,6 +11,7 @@ from .. import ndarray as nd
 from ..base import GradientError
 from ..op.call import op_call
 from ..op.registry import list_ops
+from ..tape.nodes import LinkNode
 
 __all__ = ["backward_as_operations", "nd_as_xp"]
 
@@ -72,4 +73,14 @@ def backward_as_operations(node, out_grads):
                 value._autograd = (node, call.output_names.index(key))
         saved[key] = value
     wanted = [entry is not None for entry in node.inputs]
-    return call.backward(nd_as_xp, out_grads, saved, wanted, node.is_train)
+    grads = call.backward(nd_as_xp, out_grads, saved, wanted, node.is_train)
+    return [_linked(grad, node) for grad in grads]
+
+
+def _linked(grad, node):
+    """``grad``, tied to the node's inputs when nothing differentiable links them."""
+    if grad is None or grad._autograd is not None or not any(node.inputs):
+        return grad
+    linked = grad._detached()
+    linked._autograd = (LinkNode(list(node.inputs), [grad.shape], [grad._dtype], node.ctx), 0)
+    return linked

@@ -30,7 +30,9 @@ def invoke(op, inputs, out=None, ctx=None):
     write_vars = [o._chunk.var for o in outputs]
     if call.aux_positions:
         write_vars += [inputs[i]._chunk.var for i in call.aux_positions]
-    if op.differentiable and recording.is_recording():
+    if recording.is_recording():
+        # also an operator without a gradient (a comparison): its output stays in the graph,
+        # so a gradient taken through it is zero rather than "not in a recorded graph"
         _record(call, inputs, outputs, ctx)
     elif out is not None:
         _forget_graph(outputs)       # fresh outputs are outside any graph already

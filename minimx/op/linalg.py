@@ -36,6 +36,7 @@ def _reference_dot(np, a, b, transpose_a=False, transpose_b=False, **_):
 class Dot(OpDef):
     """Matrix product (see the module docstring for N-D inputs); 1-D with 1-D gives (1,)."""
     name = "dot"
+    xp_name = "dot"      # for 2-D inputs (the gradients that use xp.dot) numpy's dot is this
     inputs = ("lhs", "rhs")
     params = {"transpose_a": _TRANSPOSE_A, "transpose_b": _TRANSPOSE_B,
               "forward_stype": _FORWARD_STYPE}

@@ -81,7 +81,7 @@ class FullyConnected(OpDef):
         flat_grad = out_grad.reshape(-1, self.num_hidden)
         grad_data = grad_weight = None
         if needs[0]:        # skipped for the network's input data
-            grad_data = (out_grad @ weight).reshape(data.shape)
+            grad_data = xp.dot(flat_grad, weight).reshape(data.shape)
         if needs[1]:
             rows = self._rows(data)
             # xp.dot, not @: numpy's matmul takes a slow loop for an inner size of 1

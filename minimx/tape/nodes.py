@@ -5,7 +5,7 @@ Lesson: 03-autograd.  Mirrors ``src/imperative/imperative.cc`` (``RecordOp``,
 (node, output_index)``; following these links backwards from a head gives the
 graph that ``backward()`` walks.
 """
-__all__ = ["OpNode", "VariableNode", "FunctionNode", "live_entry"]
+__all__ = ["OpNode", "VariableNode", "FunctionNode", "LinkNode", "live_entry"]
 
 
 def live_entry(entry):
@@ -88,6 +88,33 @@ class FunctionNode:
 
     def __init__(self, function, inputs, output_shapes, output_dtypes, ctx):
         self.function = function
+        self.inputs = inputs
+        self.output_shapes = output_shapes
+        self.output_dtypes = output_dtypes
+        self.ctx = ctx
+        self.freed = False
+
+    def num_outputs(self):
+        return len(self.output_shapes)
+
+    def free(self):
+        self.freed = True
+
+
+class LinkNode:
+    """Ties a value to inputs it was computed from without a differentiable path.
+
+    A gradient written with ``create_graph=True`` may not depend on the node's inputs in a
+    differentiable way (``relu``'s mask, ``radians``' constant factor).  MXNet still
+    records such a gradient with the inputs its backward read, so differentiating it again
+    gives zero, not "not in a recorded graph"; a LinkNode does the same: its gradient for
+    every input is zero.
+    """
+
+    __slots__ = ("inputs", "output_shapes", "output_dtypes", "ctx", "freed")
+    name = "link"
+
+    def __init__(self, inputs, output_shapes, output_dtypes, ctx):
         self.inputs = inputs
         self.output_shapes = output_shapes
         self.output_dtypes = output_dtypes

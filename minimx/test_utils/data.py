@@ -30,13 +30,13 @@ def random_sample(population, k):
 
 
 def random_uniform_arrays(*shapes, **kwargs):
-    """Uniform arrays in [low, high) (defaults 0 and 1), one per shape, in ``dtype``."""
+    """A list of uniform arrays in [low, high) (defaults 0 and 1), one per shape, in
+    ``dtype`` (a list also for one shape, unlike ``random_arrays``: MXNet's behaviour)."""
     low, high = kwargs.pop("low", 0.0), kwargs.pop("high", 1.0)
     dtype = kwargs.pop("dtype", np.float32)
     if kwargs:
         raise TypeError(f"random_uniform_arrays: unexpected arguments {sorted(kwargs)}")
-    arrays = [np.random.uniform(low, high, size=shape).astype(dtype) for shape in shapes]
-    return arrays[0] if len(arrays) == 1 else arrays
+    return [np.random.uniform(low, high, size=shape).astype(dtype) for shape in shapes]
 
 
 def create_vector(size, dtype=np.int64):

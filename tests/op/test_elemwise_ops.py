@@ -284,7 +284,7 @@ def test_second_order_gradient(name):
     x.attach_grad()
     with autograd.record():
         y = function(x)
-        first = autograd.grad(y, x, create_graph=True)
+        (first,) = autograd.grad(y, x, create_graph=True)      # a list, as in MXNet
     first.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), second(values.astype("float64")),
                                rtol=1e-4, atol=1e-5)
