@@ -112,6 +112,18 @@ integer_types = (int, np.int32, np.int64, np.integer)
 mx_real_t = np.float32
 
 
+def check_dense(stype, where):
+    """MXNet takes ``stype`` on creation calls; minimx stores every array as ``'default'``."""
+    if stype not in (None, "default"):
+        raise MXNetError(f"{where}: storage type {stype!r} is not supported; minimx stores "
+                         f"arrays densely ('default') only")
+
+
+def is_attribute_key(key):
+    """``__layout__``-style keys: attributes of a graph node, not operator parameters."""
+    return key.startswith("__") and key.endswith("__")
+
+
 def py_str(value):
     """``bytes`` from a C string as ``str`` (and ``str`` unchanged)."""
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
@@ -162,7 +174,7 @@ def c_str_array(strings):
 mx_uint, mx_int, mx_float = ctypes.c_uint, ctypes.c_int, ctypes.c_float
 NDArrayHandle = SymbolHandle = ExecutorHandle = KVStoreHandle = ctypes.c_void_p
 DataIterHandle = CachedOpHandle = ctypes.c_void_p
-__all__ += ["string_types", "numeric_types", "integer_types", "mx_real_t", "py_str",
+__all__ += ["check_dense", "is_attribute_key", "string_types", "numeric_types", "integer_types", "mx_real_t", "py_str",
             "data_dir", "check_call", "c_str", "c_str_array", "mx_uint", "mx_int", "mx_float",
             "NDArrayHandle", "SymbolHandle", "ExecutorHandle", "KVStoreHandle",
             "DataIterHandle", "CachedOpHandle"]

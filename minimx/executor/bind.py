@@ -4,7 +4,7 @@ Lesson: 07-executors.  ``bind`` takes the arrays you give it; ``simple_bind``
 infers every shape from the input shapes you name and allocates the arrays
 (zeros) itself, as MXNet's does.
 """
-from ..base import MXNetError
+from ..base import MXNetError, check_dense
 from ..context import current_context
 from ..ndarray import NDArray, zeros
 from .executor import Executor
@@ -57,10 +57,8 @@ def _check_one_context(ctx, group2ctx, what):
 
 
 def _check_storage(stype_dict, what):
-    wrong = {name: stype for name, stype in (stype_dict or {}).items() if stype != "default"}
-    if wrong:
-        raise MXNetError(f"{what}: stype_dict asks for storage types {wrong}; minimx arrays "
-                         f"are dense ('default') only")
+    for name, stype in (stype_dict or {}).items():
+        check_dense(stype, f"{what}: stype_dict[{name!r}]")
 
 
 def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,

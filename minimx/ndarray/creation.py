@@ -43,16 +43,17 @@ def _shape(shape):
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
 
 
-def empty(shape, ctx=None, dtype=None):
+def empty(shape, ctx=None, dtype=None, stype=None):
     """An array whose values are not set."""
-    return call("_empty", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx)
+    return call("_empty", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx,
+                stype=stype)
 
 
 def _without_symbol_attrs(kwargs):
-    """Drop ``name`` and ``__layout__``-style attributes, which MXNet's nd creation functions
-    accept (and ignore) so that ``begin_state(func=nd.zeros)`` works like ``sym.zeros``."""
-    return {key: value for key, value in kwargs.items()
-            if key != "name" and not (key.startswith("__") and key.endswith("__"))}
+    """Drop ``name`` (MXNet's nd creation functions accept it, so that
+    ``begin_state(func=nd.zeros)`` works like ``sym.zeros``); the operator call drops
+    ``__layout__``-style attributes and checks ``stype``."""
+    return {key: value for key, value in kwargs.items() if key != "name"}
 
 
 def zeros(shape, ctx=None, dtype=None, **kwargs):
@@ -67,10 +68,10 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
                 **_without_symbol_attrs(kwargs))
 
 
-def full(shape, val, ctx=None, dtype=None, out=None):
+def full(shape, val, ctx=None, dtype=None, out=None, stype=None):
     """An array filled with ``val``."""
     return call("_full", shape=_shape(shape), value=val, dtype=normalize_dtype(dtype).name,
-                ctx=ctx, out=out)
+                ctx=ctx, out=out, stype=stype)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None, dtype=None):

@@ -168,6 +168,8 @@ class NDArray:
         return value if dtype is None else value.astype(dtype)
 
     def __bool__(self):
+        if self.size == 0:
+            return False          # MXNet: an empty array is false
         if self.size != 1:
             raise ValueError("the truth value of an NDArray with more than one element is "
                              "ambiguous; use a.asnumpy().any() or .all()")
@@ -287,6 +289,34 @@ class NDArray:
         """A view with a new shape; MXNet's codes 0, -1, -2, -3, -4 and ``reverse`` work."""
         from . import shape_view
         return shape_view.reshape(self, shape, **kwargs)
+
+    # ``inplace=True`` gives a view sharing this array's buffer (MXNet's methods do so)
+    def flatten(self, inplace=False):
+        """``(batch, -1)``: every axis but the first folded into one."""
+        if inplace:
+            return self.reshape((self._shape[0] if self._shape else 1, -1))
+        from . import op
+        return op.Flatten(self)
+
+    def expand_dims(self, axis, inplace=False):
+        """A new axis of size 1 at ``axis``."""
+        if not inplace:
+            from . import op
+            return op.expand_dims(self, axis=axis)
+        shape = list(self._shape)
+        shape.insert(axis if axis >= 0 else len(shape) + 1 + axis, 1)
+        return self.reshape(shape)
+
+    def squeeze(self, axis=None, inplace=False):
+        """The axes of size 1 removed (or just ``axis``)."""
+        if not inplace:
+            from . import op
+            return op.squeeze(self, axis=axis)
+        axes = range(len(self._shape)) if axis is None else \
+            [a % len(self._shape) for a in (axis if isinstance(axis, (tuple, list)) else [axis])]
+        shape = [size for index, size in enumerate(self._shape)
+                 if not (index in axes and size == 1)]
+        return self.reshape(shape or [1])
 
     def __getitem__(self, key):
         from . import indexing

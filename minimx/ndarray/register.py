@@ -7,7 +7,7 @@ point at real code.
 """
 import inspect
 
-from ..base import InvalidParameterError
+from ..base import InvalidParameterError, check_dense, is_attribute_key
 from ..op import get_op
 from .dispatch import invoke
 from .ndarray import NDArray
@@ -68,6 +68,10 @@ def call(op_name, *args, out=None, ctx=None, **kwargs):
 
 
 def _call(op_cls, args, kwargs, out, ctx):
+    if kwargs:
+        check_dense(kwargs.pop("stype", None), f"operator {op_cls.name}")
+        # graph attributes (``__layout__``) mean nothing to an imperative call
+        kwargs = {key: value for key, value in kwargs.items() if not is_attribute_key(key)}
     given, params = split_arguments(op_cls, args, kwargs)
     op = op_cls.create(**params)
     inputs = given if op_cls.variadic else _ordered_inputs(op, given)

@@ -311,3 +311,38 @@ class FtrlUpdate(UpdateOp):
         n += g * g
         shrunk = (xp.sign(z) * self.lamda1 - z) / ((self.beta + xp.sqrt(n)) / self.lr + self.wd)
         return shrunk * (xp.abs(z) > self.lamda1)
+
+
+@register_op
+class FtmlUpdate(UpdateOp):
+    """FTML step at update ``t``, with ``g = clip(rescale_grad * grad + wd * weight,
+    clip_grad)``: ``v = beta2 * v + (1 - beta2) * g**2``, ``d_t = (1 - beta1**t) / lr *
+    (sqrt(v / (1 - beta2**t)) + epsilon)``, ``z = beta1 * z + (1 - beta1) * g - (d_t -
+    beta1 * d) * weight``, ``d = d_t`` (all in place); the new weight is ``-z / d_t``."""
+    name = "ftml_update"
+    inputs = ("weight", "grad", "d", "v", "z")
+    aux = ("d", "v", "z")
+    params = {"lr": _PARAMS["lr"],
+              "beta1": Param(float, default=0.6, doc="decay of the gradient average"),
+              "beta2": Param(float, default=0.999, doc="decay of the squared average"),
+              "epsilon": Param(float, default=1e-8, doc="added for numerical stability"),
+              "t": Param(int, doc="the number of this update (from 1)"),
+              "wd": _PARAMS["wd"], "rescale_grad": _PARAMS["rescale_grad"],
+              "clip_grad": Param(float, default=-1.0,
+                                 doc="clip the gradient to [-c, c]; negative: no clipping")}
+    test = TestHints(shapes=((3, 4),) * 5, params={"lr": 0.1, "t": 2}, low=0.1, high=1.0,
+                     cases=(({"lr": 0.05, "t": 3, "wd": 0.1, "rescale_grad": 2.0,
+                              "clip_grad": 0.5}, ((3, 4),) * 5),))
+
+    def forward(self, xp, weight, grad, d, v, z):
+        g = grad * self.rescale_grad + self.wd * weight
+        if self.clip_grad >= 0:
+            g = xp.clip(g, -self.clip_grad, self.clip_grad)
+        v *= self.beta2
+        v += (1 - self.beta2) * g * g
+        d_t = (1 - self.beta1 ** self.t) / self.lr * (
+            xp.sqrt(v / (1 - self.beta2 ** self.t)) + self.epsilon)
+        z *= self.beta1
+        z += (1 - self.beta1) * g - (d_t - self.beta1 * d) * weight
+        d[...] = d_t
+        return -z / d_t

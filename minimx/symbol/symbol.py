@@ -5,11 +5,12 @@ list of output entries ``(node, index)`` of the graph in ``graph.py``; every
 query (``list_arguments``, ``infer_shape``, ``tojson``) walks that graph.
 """
 from .. import attribute, name as naming
-from ..base import DTYPE_TO_FLAG, InvalidParameterError, MXNetError, normalize_dtype
+from ..base import (DTYPE_TO_FLAG, InvalidParameterError, MXNetError, check_dense,
+                    is_attribute_key, normalize_dtype)
 from ..op.call import op_call
 from . import inference, json_format
-from .graph import (MXNET_ONLY_PARAMS, Node, attribute_items, hide_keys, is_aux_input,
-                    set_input_init_hints, topo_order)
+from .graph import (HIDDEN_KEYS, MXNET_ONLY_PARAMS, Node, attribute_items, hide_keys,
+                    is_aux_input, set_input_init_hints, topo_order)
 from .ndarray_only import NDArrayOnly
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "compose_op"]
@@ -405,9 +406,11 @@ def compose_op(op_cls, args, kwargs, hint):
     attr = kwargs.pop("attr", None)
     symbols, params = _split(op_cls, args, kwargs)
     kept = {key: params.pop(key) for key in MXNET_ONLY_PARAMS & set(params)}
+    extra_attrs = _node_attributes(params)
     instance = op_cls.create(**params)
     node_name = naming.current().get(name, hint)
     attrs = hide_keys(attribute.current().get(attr))
+    attrs.update(extra_attrs)
     attrs.update({key: _attr_string(value) for key, value in {**params, **kept}.items()})
     input_names = op_call(instance, len(symbols) if op_cls.variadic else None).input_names
     entries = []
@@ -454,6 +457,17 @@ def _split(op_cls, args, kwargs):
         else:
             params[key] = value
     return symbols, params
+
+
+def _node_attributes(params):
+    """Take the graph attributes out of a call's parameters: ``__layout__``-style keys and
+    MXNet's hidden keys (``lr_mult=0`` is stored as ``__lr_mult__``); ``stype`` is checked."""
+    check_dense(params.pop("stype", None), "symbol")
+    attrs = {}
+    for key in [key for key in params if is_attribute_key(key) or key in HIDDEN_KEYS]:
+        value = params.pop(key)
+        attrs[key if is_attribute_key(key) else f"__{key}__"] = str(value)
+    return attrs
 
 
 from . import arithmetic as _arith  # noqa: E402  (arithmetic needs Symbol defined first)

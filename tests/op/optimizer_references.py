@@ -102,11 +102,20 @@ def ftrl(np, weight, grad, z, n, lr, lamda1=0.01, beta=1.0, wd=0.0, rescale_grad
     return new_weight, z, n
 
 
+def ftml(np, weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0.0,
+         rescale_grad=1.0, clip_grad=-1.0):
+    g = _rescale(np, grad, rescale_grad, clip_grad, plus=wd * weight)
+    v = beta2 * v + (1 - beta2) * g ** 2
+    d_t = (1 - beta1 ** t) / lr * (np.sqrt(v / (1 - beta2 ** t)) + epsilon)
+    z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * weight
+    return -z / d_t, d_t, v, z
+
+
 FULL = {"sgd_update": sgd, "sgd_mom_update": sgd_mom, "nag_mom_update": nag_mom,
         "mp_sgd_update": mp_sgd, "mp_sgd_mom_update": mp_sgd_mom,
         "mp_nag_mom_update": mp_nag_mom, "signsgd_update": signsgd,
         "signum_update": signum, "adam_update": adam, "rmsprop_update": rmsprop,
-        "rmspropalex_update": rmspropalex, "ftrl_update": ftrl}
+        "rmspropalex_update": rmspropalex, "ftrl_update": ftrl, "ftml_update": ftml}
 
 
 def _first(function):

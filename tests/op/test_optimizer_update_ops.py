@@ -21,7 +21,8 @@ EXTRA = {"sgd_mom_update": {"momentum": 0.9}, "nag_mom_update": {"momentum": 0.8
          "mp_sgd_mom_update": {"momentum": 0.9}, "mp_nag_mom_update": {"momentum": 0.8},
          "signum_update": {"momentum": 0.7, "wd_lh": 0.02}, "adam_update": {"beta1": 0.8},
          "rmsprop_update": {"gamma1": 0.9, "clip_weights": 0.9},
-         "rmspropalex_update": {"gamma2": 0.8}, "ftrl_update": {"lamda1": 0.05}}
+         "rmspropalex_update": {"gamma2": 0.8}, "ftrl_update": {"lamda1": 0.05},
+         "ftml_update": {"t": 2}}
 OPS = sorted(FULL)
 
 
@@ -29,6 +30,8 @@ def _params(name):
     params = dict(PARAMS, **EXTRA.get(name, {}))
     if name == "signsgd_update":
         params.pop("clip_gradient")     # sign(grad) ignores clipping (unless it is 0)
+    if name == "ftml_update":
+        params["clip_grad"] = params.pop("clip_gradient")     # MXNet's name in this one
     return params
 
 
