@@ -118,6 +118,31 @@ class Arange(Creation):
 
 
 @register_op
+class Linspace(Creation):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (``stop`` left out when not
+    ``endpoint``), computed in float64 then cast to ``dtype``."""
+    name = "_linspace"
+    params = {"start": Param(float), "stop": Param(float), "num": Param(int),
+              "endpoint": Param(bool, default=True), "dtype": _DTYPE}
+    test = TestHints(shapes=(), params={"start": 0.0, "stop": 1.0, "num": 5}, grad=False,
+                     cases=(({"start": -2.0, "stop": 3.0, "num": 4, "endpoint": False}, ()),),
+                     reference=lambda np, start, stop, num, endpoint=True: np.linspace(
+                         start, stop, num, endpoint=endpoint))
+
+    def check_params(self):
+        if self.num < 0:
+            raise self.param_error(f"num must not be negative, got {self.num}")
+
+    def infer_shape(self):
+        return (self.num,)
+
+    def forward(self, xp):
+        values = xp.linspace(self.start, self.stop, self.num, endpoint=self.endpoint,
+                             dtype="float64")
+        return values.astype(self.dtype)
+
+
+@register_op
 class Eye(Creation):
     """A 2-D array with ones on diagonal ``k``."""
     name = "_eye"

@@ -470,3 +470,93 @@ class Argsort(Ordering):
     def forward(self, xp, data):
         order, _, _ = self._order(xp, data)
         return order.astype(self.dtype)
+
+
+# -- MXNet's older names for picking by row -------------------------------------------------------
+def _row_indices(op, xp, index, rows, cols):
+    if index.ndim != 1 or index.shape[0] != rows:
+        raise op.shape_error(f"the index must be a vector of {rows} entries, got shape "
+                             f"{tuple(index.shape)}")
+    return xp.clip(index.astype("int64"), 0, cols - 1)
+
+
+@register_op
+class ChooseElement0Index(OpDef):
+    """``out[i] = lhs[i, rhs[i]]`` for a matrix ``lhs`` (MXNet's older ``pick``)."""
+    name = "choose_element_0index"
+    inputs = ("lhs", "rhs")
+    no_grad_inputs = ("rhs",)
+    saves = ("rhs", "lhs_shape")
+    test = TestHints(shapes=((3, 4), (3,)), integer_inputs={"rhs": 4},
+                     reference=lambda np, lhs, rhs: lhs[np.arange(len(rhs)), rhs.astype(int)])
+
+    def infer_shape(self, lhs, rhs):
+        if len(lhs) != 2 or tuple(rhs) != (lhs[0],):
+            raise self.shape_error(f"expected a matrix and a vector of its rows, got "
+                                   f"{tuple(lhs)} and {tuple(rhs)}")
+        return (lhs[0],)
+
+    def forward(self, xp, lhs, rhs):
+        rows = xp.arange(lhs.shape[0])
+        return lhs[rows, _row_indices(self, xp, rhs, *lhs.shape)]
+
+    def backward(self, xp, out_grad, rhs, lhs_shape):
+        grad = xp.zeros(lhs_shape, dtype=out_grad.dtype)
+        grad[xp.arange(lhs_shape[0]), _row_indices(self, xp, rhs, *lhs_shape)] = out_grad
+        return grad, None
+
+
+@register_op
+class FillElement0Index(OpDef):
+    """``lhs`` with ``out[i, rhs[i]] = mhs[i]`` (MXNet's older scatter by row)."""
+    name = "fill_element_0index"
+    inputs = ("lhs", "mhs", "rhs")
+    no_grad_inputs = ("rhs",)
+    saves = ("rhs", "lhs_shape")
+    test = TestHints(shapes=((3, 4), (3,), (3,)), integer_inputs={"rhs": 4},
+                     reference=lambda np, lhs, mhs, rhs: _reference_fill(np, lhs, mhs, rhs))
+
+    def infer_shape(self, lhs, mhs, rhs):
+        if len(lhs) != 2 or tuple(mhs) != (lhs[0],) or tuple(rhs) != (lhs[0],):
+            raise self.shape_error(f"expected a matrix and two vectors of its rows, got "
+                                   f"{tuple(lhs)}, {tuple(mhs)} and {tuple(rhs)}")
+        return tuple(lhs)
+
+    def forward(self, xp, lhs, mhs, rhs):
+        out = lhs.copy()
+        out[xp.arange(lhs.shape[0]), _row_indices(self, xp, rhs, *lhs.shape)] = mhs
+        return out
+
+    def backward(self, xp, out_grad, rhs, lhs_shape):
+        where = (xp.arange(lhs_shape[0]), _row_indices(self, xp, rhs, *lhs_shape))
+        grad_lhs = out_grad.copy()
+        grad_lhs[where] = 0
+        return grad_lhs, out_grad[where], None
+
+
+def _reference_fill(np, lhs, mhs, rhs):
+    out = lhs.copy()
+    for i, j in enumerate(rhs.astype(int)):
+        out[i, j] = mhs[i]
+    return out
+
+
+@register_op
+class BatchTake(ChooseElement0Index):
+    """``out[i] = a[i, indices[i]]`` (deprecated in MXNet for ``pick``); the indices must be
+    integers."""
+    name = "batch_take"
+    inputs = ("a", "indices")
+    no_grad_inputs = ("indices",)
+    saves = ("indices", "a_shape")
+    test = TestHints(shapes=((3, 4), (3,)), integer_inputs={"indices": 4}, dtypes=("float32",),
+                     input_dtypes={"indices": "int32"},
+                     grad=False,
+                     reference=lambda np, a, indices: a[np.arange(len(indices)),
+                                                        indices.astype(int)])
+    differentiable = False
+
+    def infer_type(self, a, indices):
+        if not str(indices).startswith(("int", "uint")):
+            raise self.type_error(f"indices must be integers, got {indices}")
+        return a

@@ -7,7 +7,7 @@ is a split of the output gradient, and the gradient of a split is a join.
 import itertools
 
 from .common import normalize_axis
-from .params import Param
+from .params import Param, Shape
 from .registry import OpDef, TestHints, register_op
 
 
@@ -133,3 +133,63 @@ class SliceChannel(OpDef):
         if self.squeeze_axis:
             return xp.stack(out_grads, axis=axis)
         return xp.concatenate(out_grads, axis=axis)
+
+
+def _reference_split_v2(np, x, indices, axis=0, squeeze_axis=False, sections=0):
+    parts = np.split(x, sections if sections > 0 else list(indices[1:]), axis=axis)
+    return tuple(np.squeeze(part, axis) if squeeze_axis else part for part in parts)
+
+
+@register_op
+class SplitV2(OpDef):
+    """Split ``data`` along ``axis`` into ``sections`` equal parts, or at the positions
+    ``indices`` (which start with 0): what ``nd.split_v2`` calls."""
+    name = "_split_v2"
+    named_outputs = True
+    params = {"indices": Param(Shape, default=(), doc="split positions, starting with 0"),
+              "axis": Param(int, default=0), "squeeze_axis": Param(bool, default=False),
+              "sections": Param(int, default=0, doc="equal parts (when > 0)")}
+    test = TestHints(shapes=((6, 4),), params={"indices": (0, 1, 3)},
+                     reference=_reference_split_v2,
+                     cases=(({"indices": (), "sections": 2, "axis": 1}, ((3, 4),)),
+                            ({"indices": (), "sections": 3, "axis": 0, "squeeze_axis": True},
+                             ((3, 2),))))
+
+    def _bounds(self, size):
+        if self.sections > 0:
+            if size % self.sections:
+                raise self.shape_error(f"an axis of {size} does not split into "
+                                       f"{self.sections} equal parts")
+            step = size // self.sections
+            return [(i * step, (i + 1) * step) for i in range(self.sections)]
+        cuts = list(self.indices) + [size]
+        return list(zip(cuts[:-1], cuts[1:]))
+
+    def list_outputs(self):
+        count = self.sections if self.sections > 0 else len(self.indices)
+        return tuple(f"output{index}" for index in range(count))
+
+    def infer_shape(self, data):
+        axis = normalize_axis(self, self.axis, len(data))
+        shapes = []
+        for start, stop in self._bounds(data[axis]):
+            if self.squeeze_axis and stop - start != 1:
+                raise self.shape_error("squeeze_axis needs parts of length 1")
+            part = list(data)
+            part[axis] = stop - start
+            shapes.append(tuple(part[:axis] + part[axis + 1:]) if self.squeeze_axis
+                          else tuple(part))
+        return shapes
+
+    def forward(self, xp, data):
+        axis = normalize_axis(self, self.axis, data.ndim)
+        parts = []
+        for start, stop in self._bounds(data.shape[axis]):
+            part = xp.take(data, xp.arange(start, stop), axis=axis)
+            parts.append(xp.squeeze(part, axis) if self.squeeze_axis else part)
+        return tuple(parts)
+
+    def backward(self, xp, *out_grads):
+        axis = normalize_axis(self, self.axis, out_grads[0].ndim + int(self.squeeze_axis))
+        grads = [xp.expand_dims(g, axis) if self.squeeze_axis else g for g in out_grads]
+        return xp.concatenate(grads, axis=axis)

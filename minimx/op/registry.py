@@ -44,7 +44,8 @@ class TestHints:
     ``(params, shapes)`` pairs, each complete (no params inherited from
     ``params``); ``low``/``high``: the input range (keep it away from kinks);
     ``integer_inputs``: input name -> ``n`` (whole numbers in ``[0, n)``) or
-    ``(lo, hi)``, stored in the case dtype; ``reference``: a numpy function
+    ``(lo, hi)``, stored in the case dtype unless ``input_dtypes`` names another
+    (input name -> dtype, for operators that refuse float indices); ``reference``: a numpy function
     ``reference(np, *inputs, **params)`` giving the expected visible output(s),
     which receives the case parameters its signature names (long references
     live in ``tests/op/references.py``, keyed by operator name); ``grad``: False
@@ -74,6 +75,7 @@ class TestHints:
     random: bool = False          # output is random: compare statistics, not values
     undefined_values: bool = False
     inputs: object = None
+    input_dtypes: dict = field(default_factory=dict)
 
 
 class OpDef:

@@ -62,6 +62,7 @@ class Slicing(OpDef):
 class Slice(Slicing):
     """``data[begin[0]:end[0]:step[0], ...]``; None entries take the default."""
     name = "slice"
+    aliases = ("crop",)
     params = {"begin": Param(OptionalIntTuple, doc="first index per axis"),
               "end": Param(OptionalIntTuple, doc="end (exclusive) per axis"),
               "step": Param(OptionalIntTuple, default=(), doc="step per axis")}

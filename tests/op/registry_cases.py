@@ -99,7 +99,7 @@ def make_inputs(case, rng=np.random):
             values = rng.randint(low, high, size=shape)
         else:
             values = rng.uniform(hints.low, hints.high, size=shape)
-        inputs.append(np.asarray(values).astype(case.dtype))
+        inputs.append(np.asarray(values).astype(hints.input_dtypes.get(name, case.dtype)))
     return inputs
 
 

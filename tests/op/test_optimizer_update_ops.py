@@ -40,7 +40,7 @@ def _inputs(name, rng, shape=(3, 5)):
     count = len(get_op(name).inputs)
     arrays = [rng.uniform(-1, 1, shape) for _ in range(2)]
     for state in get_op(name).inputs[2:]:
-        low = 0.0 if state in ("n", "var") else -0.1
+        low = 0.0 if state in ("n", "var", "v") else -0.1
         arrays.append(rng.uniform(low, 0.1, shape))
     if name.startswith("mp_"):
         arrays[-1] = arrays[0]               # the master copy starts equal to the weight

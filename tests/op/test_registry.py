@@ -82,7 +82,7 @@ def test_inferred_shape_and_type_match_forward(case):
         result = op.forward(xp, *arrays, **extras)
     result = list(result) if isinstance(result, (list, tuple)) else [result]
     shapes = op.output_shapes(list(case.shapes))
-    dtypes = op.output_types([case.dtype] * len(case.shapes))
+    dtypes = op.output_types([str(x.dtype) for x in inputs])
     assert len(result) == len(op.list_outputs()), (
         f"{case.id}: forward returned {len(result)} arrays for outputs {op.list_outputs()}")
     for name, value, shape, dtype in zip(op.list_outputs(), result, shapes, dtypes):

@@ -1,0 +1,96 @@
+"""``nd`` functions MXNet writes in Python over its operators.
+
+Lesson: 02-ndarray-and-context.  Mirrors the helpers of ``python/mxnet/ndarray/ndarray.py``
+of the same names: ``moveaxis``, ``linspace``, ``split_v2``, ``onehot_encode``,
+``from_numpy``, and ``CachedOp`` (a Symbol run as one operation).
+"""
+import numbers
+
+import numpy as np
+
+from ..base import MXNetError, normalize_dtype
+from .ndarray import Chunk, NDArray
+from .register import call
+
+__all__ = ["moveaxis", "linspace", "split_v2", "onehot_encode", "from_numpy", "CachedOp"]
+
+
+def moveaxis(tensor, source, destination):
+    """``tensor`` with axes ``source`` moved to ``destination`` (ints or lists of them)."""
+    ndim = tensor.ndim
+    sources = [source] if isinstance(source, int) else list(source)
+    targets = [destination] if isinstance(destination, int) else list(destination)
+    if len(sources) != len(targets):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} differ in "
+                         f"length")
+    sources = [s % ndim for s in sources]
+    targets = [d % ndim for d in targets]
+    order = [axis for axis in range(ndim) if axis not in sources]
+    for target, axis in sorted(zip(targets, sources)):
+        order.insert(target, axis)
+    return tensor.transpose(order)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    return call("_linspace", start=start, stop=stop, num=num, endpoint=endpoint, ctx=ctx,
+                dtype=normalize_dtype(dtype).name)
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """A list of parts of ``ary`` along ``axis``: ``indices_or_sections`` equal parts, or
+    the parts between the given positions (as numpy's split)."""
+    if isinstance(indices_or_sections, numbers.Integral):
+        parts = call("_split_v2", ary, indices=(), axis=axis, squeeze_axis=squeeze_axis,
+                     sections=int(indices_or_sections))
+    elif isinstance(indices_or_sections, tuple):
+        parts = call("_split_v2", ary, indices=(0,) + tuple(indices_or_sections), axis=axis,
+                     squeeze_axis=squeeze_axis, sections=0)
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return parts if isinstance(parts, list) else [parts]
+
+
+def onehot_encode(indices, out):
+    """Write the one-hot rows of ``indices`` into ``out`` (rows x classes); returns ``out``."""
+    from . import op
+    op.one_hot(indices, depth=out.shape[1], dtype=out.dtype, out=out)
+    return out
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An NDArray over ``ndarray``'s buffer.  With ``zero_copy`` (a C-contiguous array of a
+    dtype minimx knows) no copy is made and, as in MXNet, the numpy array becomes
+    read-only: only the NDArray may change the buffer from then on."""
+    from .creation import array
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy array, got {type(ndarray).__name__}")
+    if not zero_copy or not ndarray.flags.c_contiguous or not ndarray.flags.writeable:
+        return array(ndarray, dtype=ndarray.dtype)
+    normalize_dtype(ndarray.dtype)
+    own = ndarray.view()                 # stays writable for the NDArray ...
+    ndarray.flags.writeable = False      # ... while the caller's array becomes read-only
+    from ..context import cpu
+    return NDArray(Chunk(cpu(), own), own.shape, own.dtype)
+
+
+class CachedOp:
+    """``nd.CachedOp(sym)``: run a Symbol on NDArrays as one operation; call it with the
+    inputs in ``sym.list_inputs()`` order (``flags`` are accepted, as MXNet's)."""
+
+    def __init__(self, sym, flags=()):
+        from ..gluon.cached_op import CachedOp as GraphOp
+        self.flags = dict(flags)
+        self._op = GraphOp(sym, sym.list_inputs())
+
+    def __call__(self, *args, out=None, **kwargs):
+        if kwargs:
+            raise MXNetError(f"CachedOp: unexpected keyword arguments {sorted(kwargs)}")
+        result = self._op(*args)
+        if out is not None:
+            targets = out if isinstance(out, (list, tuple)) else [out]
+            values = result if isinstance(result, list) else [result]
+            for target, value in zip(targets, values):
+                value.copyto(target)
+            return out
+        return result
