@@ -438,3 +438,16 @@ def test_transforms_match_mxnet(mxnet_python, tmp_path):
 def _best_factor(fn, pixels, target, grid):
     errors = [np.abs(fn(pixels, alpha) - target).max() for alpha in grid]
     return grid[int(np.argmin(errors))]
+
+
+@pytest.mark.timeout(60)
+def test_dropping_a_loader_with_large_batches_in_flight_does_not_hang():
+    """Batches bigger than a pipe's buffer are still being sent when the loader is dropped;
+    the pool is ended only after they arrive (``terminate`` needs the pipe's lock)."""
+    values = np.random.rand(400, 2000)            # each batch of 8 rows is 128 kB
+    for _ in range(3):
+        loader = gdata.DataLoader(values, batch_size=8, num_workers=4)
+        batches = iter(loader)
+        first = next(batches)
+        np.testing.assert_allclose(first.asnumpy(), values[:8])
+        del batches, loader

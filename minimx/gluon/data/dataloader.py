@@ -14,6 +14,7 @@ import multiprocessing
 import multiprocessing.pool
 import random
 import signal
+import time
 
 import numpy as np
 
@@ -177,6 +178,7 @@ class DataLoader:
                              else 2 * self._num_workers)
         self._batchify_fn = batchify_fn if batchify_fn is not None else default_batchify_fn
         self._worker_pool = None
+        self._in_flight = []          # batches asked of the workers and not yet made
         if self._num_workers > 0:
             if thread_pool:
                 self._worker_pool = multiprocessing.pool.ThreadPool(self._num_workers)
@@ -206,9 +208,15 @@ class DataLoader:
 
     def __del__(self):
         pool = getattr(self, "_worker_pool", None)
-        if pool is not None:
-            pool.terminate()
-            self._worker_pool = None
+        if pool is None:
+            return
+        self._worker_pool = None
+        # A worker still sending a batch holds the lock of the pipe back to this process,
+        # and ``terminate`` needs that lock: let the batches in flight arrive first.
+        deadline = time.monotonic() + self._timeout
+        for result in self._in_flight:
+            result.wait(max(0.0, deadline - time.monotonic()))
+        pool.terminate()
 
     # -- making batches ------------------------------------------------------------------------
     def _prefetch_iter(self):
@@ -224,9 +232,12 @@ class DataLoader:
 
     def _submit(self, indices):
         if self._thread_pool:
-            return self._worker_pool.apply_async(
+            result = self._worker_pool.apply_async(
                 _thread_worker_fn, (indices, self._batchify_fn, self._dataset))
-        return self._worker_pool.apply_async(_worker_fn, (indices,))
+        else:
+            result = self._worker_pool.apply_async(_worker_fn, (indices,))
+        self._in_flight = [r for r in self._in_flight if not r.ready()] + [result]
+        return result
 
     def _finish(self, batch):
         if not self._thread_pool and self._num_workers > 0:
