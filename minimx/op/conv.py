@@ -80,7 +80,18 @@ def _convolve(xp, data, weight, geometry, groups):
 
 
 def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
-    """Adjoint of ``_convolve`` in ``data``: ``(N, F, *out)`` -> ``(N, C, *in)``."""
+    """Adjoint of ``_convolve`` in ``data``: ``(N, F, *out)`` -> ``(N, C, *in)``.
+
+    With stride 1 the adjoint is itself a convolution: ``out_grad`` padded by
+    ``dilate * (kernel - 1) - pad`` and correlated with the filters flipped in space, their
+    channel and filter axes swapped (a "full" convolution), which runs on the forward's
+    fast path.  Other strides add each kernel tap back into place (``col2im``)."""
+    full_pad = tuple(d * (k - 1) - p for d, k, p in
+                     zip(geometry.dilate, geometry.kernel, geometry.pad))
+    if all(s == 1 for s in geometry.stride) and min(full_pad) >= 0:
+        full = geometry._replace(pad=full_pad)
+        return _convolve(xp, out_grad, kernels.adjoint_filters(xp, weight, groups), full,
+                         groups)
     padded_shape = tuple(data_shape[:2]) + tuple(
         n + 2 * p for n, p in zip(data_shape[2:], geometry.pad))
     padded = kernels.convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups)

@@ -24,15 +24,37 @@ def tap_slices(geometry, out_size):
                             zip(offset, geometry.dilate, geometry.stride, out_size))
 
 
-def im2col(xp, padded, geometry, out_size):
-    """Contiguous columns ``(N, C * prod(kernel), prod(out))`` of a padded input."""
-    batch, channels = padded.shape[:2]
+def window_view(xp, padded, geometry, out_size):
+    """Every kernel window of a padded input as a strided view ``(N, C, *kernel, *out)``."""
     strides, spatial = padded.strides, padded.strides[2:]
     shape = padded.shape[:2] + tuple(geometry.kernel) + tuple(out_size)
     view_strides = (strides[:2] + tuple(s * d for s, d in zip(spatial, geometry.dilate))
                     + tuple(s * t for s, t in zip(spatial, geometry.stride)))
-    view = xp.lib.stride_tricks.as_strided(padded, shape, view_strides)   # (N, C, *k, *out)
+    return xp.lib.stride_tricks.as_strided(padded, shape, view_strides)
+
+
+def im2col(xp, padded, geometry, out_size):
+    """Contiguous columns ``(N, C * prod(kernel), prod(out))`` of a padded input."""
+    batch, channels = padded.shape[:2]
+    view = window_view(xp, padded, geometry, out_size)
     return view.reshape(batch, channels * math.prod(geometry.kernel), math.prod(out_size))
+
+
+# Below these many output positions per sample, the per-sample products (``P`` columns
+# each) are too thin for BLAS to run fast: the whole batch becomes one product instead,
+# at the cost of copying the windows once in batch-inner order (``tensordot`` does it).
+_THIN_FORWARD = 256
+_THIN_WEIGHT_GRAD = 64
+
+
+def _thin(out_size, groups, limit):
+    return groups == 1 and math.prod(out_size) <= limit
+
+
+def _window_axes(out_size):
+    """Axes of ``window_view`` holding channel and kernel offsets, and output positions."""
+    spatial = len(out_size)
+    return list(range(1, 2 + spatial)), list(range(2 + spatial, 2 + 2 * spatial))
 
 
 def row_columns(xp, padded, geometry, out_size):
@@ -67,6 +89,11 @@ def convolve(xp, padded, weight, geometry, groups, out_size):
     batch, filters = padded.shape[0], weight.shape[0]
     shape = (batch, filters) + tuple(out_size)
     per_row = math.prod(geometry.kernel[1:]) * weight.shape[1]
+    if _thin(out_size, groups, _THIN_FORWARD):
+        window_axes, _ = _window_axes(out_size)
+        product = xp.tensordot(weight, window_view(xp, padded, geometry, out_size),
+                               axes=(window_axes, window_axes))        # (F, N, *out)
+        return xp.ascontiguousarray(xp.moveaxis(product, 0, 1))
     if not _by_rows(geometry) or filters > 2 * per_row:    # summing rows would cost more
         columns = im2col(xp, padded, geometry, out_size)
         columns = columns.reshape(batch, groups, -1, columns.shape[-1])
@@ -87,6 +114,11 @@ def convolve_weight_grad(xp, out_grad, padded, geometry, groups):
     batch, filters = out_grad.shape[:2]
     out_size = out_grad.shape[2:]
     per_group = padded.shape[1] // groups
+    if _thin(out_size, groups, _THIN_WEIGHT_GRAD):
+        window_axes, position_axes = _window_axes(out_size)
+        summed = [0] + [axis for axis in range(2, out_grad.ndim)]
+        return xp.tensordot(out_grad, window_view(xp, padded, geometry, out_size),
+                            axes=(summed, [0] + position_axes))
     grads = out_grad.reshape(batch, groups, filters // groups, -1)
     if not _by_rows(geometry):
         columns = im2col(xp, padded, geometry, out_size)
@@ -99,6 +131,17 @@ def convolve_weight_grad(xp, out_grad, padded, geometry, groups):
     rows = xp.stack(rows).reshape((geometry.kernel[0], filters, per_group)
                                   + tuple(geometry.kernel[1:]))
     return xp.ascontiguousarray(xp.moveaxis(rows, 0, 2))
+
+
+def adjoint_filters(xp, weight, groups):
+    """``(F, C/G, *kernel)`` filters as the ``(C, F/G, *kernel)`` filters of the adjoint
+    convolution: channels and filters swapped within each group, flipped in space."""
+    filters, per_group_c = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
+    flipped = weight[(slice(None), slice(None)) + (slice(None, None, -1),) * len(kernel)]
+    swapped = flipped.reshape((groups, filters // groups, per_group_c) + kernel).swapaxes(1, 2)
+    return xp.ascontiguousarray(swapped).reshape((groups * per_group_c, filters // groups)
+                                                 + kernel)
 
 
 _LONG_ROW = 16      # output rows at least this long make batch-first col2im adds efficient
