@@ -42,6 +42,7 @@ class Executor:
         self._programs = {}           # id(inference plan) -> its ForwardProgram
         self._state = engine.new_var()      # orders forward's saved values before backward
         self._saved = {}
+        self._saving = False       # does the last forward pushed save what backward reads?
         self._backward_cache = None
         self._monitor = None
         self._monitor_all = False
@@ -124,6 +125,11 @@ class Executor:
     # -- running -----------------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):
         """Compute the outputs; keyword arrays are copied into the named arguments first."""
+        return self._forward(is_train, is_train, kwargs)
+
+    def _forward(self, is_train, save, kwargs):
+        """``forward``; with ``save`` the values backward reads are kept (a training
+        forward always keeps them)."""
         for name, value in kwargs.items():
             if name not in self._arg_names:
                 raise MXNetError(f"forward: unknown argument {name!r}; arguments are "
@@ -133,7 +139,8 @@ class Executor:
                 value.copyto(target)
             else:
                 target[:] = value
-        plan = self._plan(is_train)
+        plan = self._plan(is_train or save)        # backward reads the training plan's nodes
+        self._saving = save
         xp = backend.get_xp(self._ctx)
         ctx = self._ctx
         seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
@@ -141,9 +148,9 @@ class Executor:
         inputs = self._input_keys()
         outputs = list(self.outputs)
         entries = [plan.resolve(e) for e in self._entries]
-        saved = {} if is_train else None
+        saved = {} if save else None
         monitor, monitor_all = self._monitor, self._monitor_all
-        program = None if is_train else self._program(plan)
+        program = None if save else self._program(plan)
 
         def run():
             raw = [array._read() for _, array in inputs]
@@ -157,7 +164,7 @@ class Executor:
                 results = [values[key] for key in entries]
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(value)
-            self._saved = saved if is_train else {}
+            self._saved = saved if save else {}
 
         reads = [array._chunk.var for _, array in inputs]
         writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in self.aux_arrays]
@@ -175,6 +182,10 @@ class Executor:
             out_grads = [out_grads]
         elif isinstance(out_grads, dict):
             out_grads = [out_grads[name] for name in self._symbol.list_outputs()]
+        if not self._saving:
+            # MXNet lets backward run without a forward that kept its values (on whatever
+            # its buffers hold); minimx runs that forward first, in backward's mode.
+            self._forward(is_train, True, {})
         plan = self._plan(True)
         xp = backend.get_xp(self._ctx)
         targets, needs_grad, meta = self._backward_setup()

@@ -132,6 +132,8 @@ class Activation(OpDef):
                      cases=tuple(({"act_type": kind}, ((2, 3),))
                                  for kind in ("relu", "sigmoid", "softrelu", "softsign")))
 
+    def shaped_like_output(self):
+        return (0,)
 
     @classmethod
     def plot_label(cls, attrs):
@@ -173,6 +175,8 @@ class LeakyReLU(OpDef):
                             ({"act_type": "elu", "slope": 0.5}, ((2, 3),)),
                             ({"act_type": "gelu"}, ((2, 3),))))
 
+    def shaped_like_output(self):
+        return (0,)
 
     @classmethod
     def plot_label(cls, attrs):

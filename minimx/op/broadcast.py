@@ -138,6 +138,9 @@ class Tile(OpDef):
         return shape, reps
 
     def infer_shape(self, data):
+        if any(rep < 1 for rep in self.reps):
+            raise self.shape_error(f"every repetition must be at least 1 (MXNet's legacy "
+                                   f"shapes read 0 as unknown), got reps={tuple(self.reps)}")
         shape, reps = self._padded(data)
         return tuple(size * rep for size, rep in zip(shape, reps))
 

@@ -160,6 +160,20 @@ class ConvolutionBase(OpDef):
         completed = [data, weight]
         return completed if self.no_bias else completed + [bias or (self.num_filter,)]
 
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        """The data's batch is the output's; with stride 1 its spatial sizes follow too
+        (as MXNet's ``ConvolutionShape`` back-calculates them)."""
+        data, *rest = input_shapes
+        output = output_shapes[0]
+        if output is None or data is None or type(self).__name__ != "Convolution":
+            return list(input_shapes)
+        geometry = self.geometry()
+        spatial = tuple(
+            size or (out and s == 1 and out + d * (k - 1) - 2 * p) or 0 for size, out, k, s, d, p
+            in zip(data[2:], output[2:], geometry.kernel, geometry.stride, geometry.dilate,
+                   geometry.pad))
+        return [(data[0] or output[0], data[1]) + spatial, *rest]
+
     def check_inputs(self, data, weight, bias):
         if len(data) != len(self.kernel) + 2:
             raise self.shape_error(f"data must have {len(self.kernel) + 2} axes for kernel "

@@ -167,6 +167,7 @@ class Where(OpDef):
     ``x`` or is 1-D, choosing whole rows."""
     name = "where"
     xp_name = "where"
+    partial_shapes = False        # MXNet infers nothing until the condition is known
     inputs = ("condition", "x", "y")
     no_grad_inputs = ("condition",)
     saves = ("condition",)

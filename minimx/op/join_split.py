@@ -38,6 +38,22 @@ class Concat(OpDef):
                                        f"along axis {self.dim}")
         return first[:axis] + (sum(s[axis] for s in shapes),) + first[axis + 1:]
 
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        """Every axis but ``dim`` of each input is the output's; the one input whose
+        ``dim`` size is unknown gets what the others leave."""
+        output = output_shapes[0]
+        if output is None:
+            return list(input_shapes)
+        axis = normalize_axis(self, self.dim, len(output))
+        shapes = [output[:axis] + ((shape[axis] if shape else 0),) + output[axis + 1:]
+                  for shape in input_shapes]
+        unknown = [index for index, shape in enumerate(shapes) if not shape[axis]]
+        if len(unknown) == 1 and output[axis]:
+            rest = output[axis] - sum(shape[axis] for shape in shapes)
+            index = unknown[0]
+            shapes[index] = shapes[index][:axis] + (rest,) + shapes[index][axis + 1:]
+        return shapes
+
     def infer_type(self, *dtypes):
         return dtypes[0]
 
@@ -121,6 +137,19 @@ class SliceChannel(OpDef):
         middle = () if self.squeeze_axis else (part,)
         shape = tuple(data[:axis]) + middle + tuple(data[axis + 1:])
         return [shape or (1,)] * self.num_outputs
+
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        """The input from any output part: the same sizes, ``num_outputs`` times the
+        part's along ``axis``."""
+        known = [shape for shape in output_shapes if shape is not None]
+        if not known or len({len(shape) for shape in known}) != 1:
+            return list(input_shapes)
+        output = tuple(max(sizes) for sizes in zip(*known))   # the parts share one shape
+        rank = len(output) + int(self.squeeze_axis)
+        axis = normalize_axis(self, self.axis, rank)
+        part = 1 if self.squeeze_axis else output[axis]
+        rest = output[axis:] if self.squeeze_axis else output[axis + 1:]
+        return [tuple(output[:axis]) + (part * self.num_outputs,) + tuple(rest)]
 
     def forward(self, xp, data):
         axis = normalize_axis(self, self.axis, data.ndim)

@@ -53,6 +53,20 @@ class FullyConnected(OpDef):
         completed = [data, weight]
         return completed if self.no_bias else completed + [bias or (self.num_hidden,)]
 
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        """The data's batch (every axis but the last, without ``flatten``) is the
+        output's, as MXNet's ``FullyConnectedShape`` fills it in."""
+        data, *rest = input_shapes
+        output = output_shapes[0]
+        if output is None:
+            return list(input_shapes)
+        if self.flatten and data is not None:
+            data = (output[0],) + tuple(data[1:])
+        elif not self.flatten:
+            weight = rest[0] if rest and rest[0] is not None else (0, 0)
+            data = tuple(output[:-1]) + (data[-1] if data else weight[1],)
+        return [data, *rest]
+
     def infer_shape(self, data, weight, bias=None):
         expected = (self.num_hidden, self._in_units(data))
         if tuple(weight) != expected:
@@ -124,6 +138,9 @@ class SoftmaxBase(OpDef):
     }
     saves = ("output",)
     method = True
+
+    def shaped_like_output(self):
+        return (0,)
 
     def infer_type(self, data, length=None):
         return self.dtype or data
@@ -212,6 +229,9 @@ class Dropout(OpDef):
     }
     saves = ("mask",)
     test = TestHints(params={"mode": "always", "p": 0.0}, reference=lambda np, x: x)
+
+    def shaped_like_output(self):
+        return (0,)
 
     @property
     def identity_at_inference(self):

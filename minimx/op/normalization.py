@@ -62,6 +62,9 @@ class BatchNorm(OpDef):
                             ({"axis": -1, "fix_gamma": False},
                              ((2, 3, 2), (2,), (2,), (2,), (2,)))))
 
+    def shaped_like_output(self):
+        return (0,)
+
     def num_visible(self):
         return 3 if self.output_mean_var else 1
 
@@ -129,6 +132,9 @@ class LayerNorm(OpDef):
     saves = ("data", "gamma", "mean", "std")
     test = TestHints(shapes=((2, 3, 4), (4,), (4,)), cases=(({"axis": 1}, ((2, 3), (3,), (3,))),))
 
+    def shaped_like_output(self):
+        return (0,)
+
     def num_visible(self):
         return 3 if self.output_mean_var else 1
 
@@ -171,6 +177,9 @@ class InstanceNorm(OpDef):
     params = {"eps": Param(float, default=1e-3, doc="added to the variance")}
     saves = ("data", "gamma")
     test = TestHints(shapes=((2, 3, 4), (3,), (3,)))
+
+    def shaped_like_output(self):
+        return (0,)
 
     def infer_input_shapes(self, data, gamma=None, beta=None):
         channels = None if data is None else (data[1],)
@@ -272,6 +281,9 @@ class L2Normalization(OpDef):
                      cases=(({"mode": "channel"}, ((2, 3, 2),)),
                             ({"mode": "spatial"}, ((2, 3, 2),))))
 
+    def shaped_like_output(self):
+        return (0,)
+
     def _axes(self, ndim):
         if self.mode == "instance":
             return tuple(range(1, ndim))
@@ -311,6 +323,9 @@ class LRN(OpDef):
     }
     saves = ("data",)
     test = TestHints(shapes=((2, 4, 2, 1),), params={"nsize": 3, "alpha": 0.5})
+
+    def shaped_like_output(self):
+        return (0,)
 
     def _scale(self, xp, data):
         return self.knorm + self.alpha / self.nsize * _channel_window_sum(

@@ -53,6 +53,9 @@ class SoftmaxOutput(OpDef):
                      reference=lambda np, x, label: np.exp(x) / np.exp(x).sum(1, keepdims=True),
                      grad=False)
 
+    def shaped_like_output(self):
+        return (0,)
+
     def _class_axis(self, ndim):
         if self.multi_output:
             return 1
@@ -115,6 +118,9 @@ class RegressionOutput(OpDef):
     params = {"grad_scale": Param(float, default=1.0, doc="multiply the gradient by this")}
     saves = ("label", "output")
     no_grad_inputs = ("label",)
+
+    def shaped_like_output(self):
+        return (0,)
 
     def infer_input_shapes(self, data, label=None):
         return [data, label or data]

@@ -89,6 +89,13 @@ class OpDef:
     ``variadic`` (inputs given as ``*args``), ``method`` (also an NDArray
     method), ``aliases`` and ``test`` (``TestHints``).
 
+    Shape inference from partly known shapes (``0`` for an unknown size, as MXNet's
+    legacy shapes): ``partial_shapes`` (default True) says the shape rule may be run on
+    stand-in sizes for the unknown ones (``symbol/inference.py`` does, twice, and keeps
+    the output sizes that come out the same; ``where`` refuses, as MXNet's), and
+    ``shaped_like_output()`` lists the inputs whose shape is the output's (elementwise
+    operators: every input; ``Activation``: the data), merged both ways.
+
     Two attributes only the symbol layer reads: ``named_outputs`` (True: a graph
     names the outputs after ``list_outputs()``, ``bn_mean``, ``rnn_state_output``,
     as MXNet's ``FListOutputNames``; else ``output``/``output<i>``, see
@@ -133,6 +140,7 @@ class OpDef:
     identity_at_inference = False
     xp_name = None
     family = None
+    partial_shapes = True
     test = TestHints()
 
     # filled in by register_op
@@ -209,6 +217,10 @@ class OpDef:
         if self.visible_outputs is not None:
             return self.visible_outputs
         return len(self.list_outputs())
+
+    def shaped_like_output(self):
+        """Positions of the inputs that always have output 0's shape (default: none)."""
+        return ()
 
     def infer_input_shapes(self, *shapes):
         """Complete unknown input shapes (None, or 0 for an unknown size) from known ones."""

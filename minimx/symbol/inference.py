@@ -5,6 +5,14 @@ passes.  Each operator node completes what it can: unknown input shapes from
 known ones (``infer_input_shapes``: FullyConnected's weight from its data), from
 known outputs (``infer_input_shapes_from_outputs``: a Reshape's input), and its
 output shapes from its inputs.  Passes repeat until nothing changes.
+
+Shapes may be partly known: ``0`` is an unknown size (MXNet's legacy convention;
+``(0, 10)`` is "some batch of 10 features").  Partial shapes flow both ways:
+elementwise operators merge the shapes of their inputs and output
+(``shaped_like_output``), and any other operator's output sizes are found by
+*sampling*: its shape rule runs twice, every unknown size replaced by a stand-in (two
+different primes), and an output size that comes out the same both times does not depend
+on the unknowns (``sampled_output_shapes``).
 """
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError, normalize_dtype
 from ..op.params import Shape
@@ -64,10 +72,68 @@ def infer_shapes(entries, known):
 
 
 def _infer_node(node, shapes):
-    """One node's three steps; True if some shape became (more) known."""
+    """One node's four steps; True if some shape became (more) known."""
     changed = _complete_inputs_forward(node, shapes)
     changed |= _complete_inputs_backward(node, shapes)
+    changed |= _complete_partially(node, shapes)
     return _infer_outputs(node, shapes) or changed
+
+
+_STAND_INS = (1009, 2003)        # sizes tried in place of an unknown one (0)
+_RULE_ERRORS = (MXNetError, ArithmeticError, ValueError, TypeError, IndexError)
+
+
+def sampled_output_shapes(op, input_shapes):
+    """Output shapes (0 for the sizes that stay unknown) from input shapes with unknown
+    sizes, or None when the rule refuses the stand-ins or an input shape is missing."""
+    if any(shape is None for shape in input_shapes):
+        return None
+    trials = []
+    for stand_in in _STAND_INS:
+        filled = [tuple(size or stand_in for size in shape) for shape in input_shapes]
+        try:
+            trials.append([tuple(shape) for shape in op.output_shapes(filled)])
+        except _RULE_ERRORS:
+            return None
+    first, second = trials
+    if [len(shape) for shape in first] != [len(shape) for shape in second]:
+        return None
+    return [tuple(a if a == b else 0 for a, b in zip(one, other))
+            for one, other in zip(first, second)]
+
+
+def _complete_partially(node, shapes):
+    """What partly known shapes tell: elementwise inputs and output merged, other outputs
+    sampled from partly known inputs."""
+    entries = list(node.inputs)
+    inputs = [shapes.get(entry) for entry in entries]
+    outputs = [shapes.get((node, index)) for index in range(node.num_outputs())]
+    if all(_known(shape) for shape in inputs):
+        return False              # _infer_outputs has all it needs (and checks the rule)
+    op = node.instance
+    changed = False
+    alike = [position for position in op.shaped_like_output() if position < len(entries)]
+    if alike:
+        group = [inputs[position] for position in alike] + outputs[:1]
+        merged = None
+        for shape in group:
+            try:
+                merged = _merge(node, "elementwise shapes", merged, shape)
+            except InvalidShapeError:
+                raise op.shape_error(f"inputs {list(alike)} and output 0 must have the same "
+                                     f"shape, got {[s for s in group if s is not None]}") from None
+        if merged is not None:
+            changed = _merge_all(node, shapes, [entries[p] for p in alike] + [(node, 0)],
+                                 [f"input {p}" for p in alike] + ["output 0"],
+                                 [merged] * (len(alike) + 1))
+            inputs = [shapes.get(entry) for entry in entries]
+    if op.partial_shapes and not all(_known(shape) for shape in inputs):
+        sampled = sampled_output_shapes(op, inputs)
+        if sampled is not None:
+            indices = range(len(sampled))
+            changed |= _merge_all(node, shapes, [(node, index) for index in indices],
+                                  [f"output {index}" for index in indices], sampled)
+    return changed
 
 
 def _merge_all(node, shapes, entries, labels, new_shapes):
@@ -107,7 +173,7 @@ def _complete_inputs_backward(node, shapes):
     """Unknown inputs from known outputs (a Reshape's input from its output's size)."""
     inputs = [shapes.get(entry) for entry in node.inputs]
     outputs = [shapes.get((node, index)) for index in range(node.num_outputs())]
-    if all(_known(shape) for shape in inputs) or not any(_known(s) for s in outputs):
+    if all(_known(shape) for shape in inputs) or all(s is None for s in outputs):
         return False
     return _update_inputs(node, shapes,
                           node.instance.infer_input_shapes_from_outputs(inputs, outputs))

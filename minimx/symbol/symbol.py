@@ -4,16 +4,27 @@ Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/symbol/symbol.py``.  A 
 list of output entries ``(node, index)`` of the graph in ``graph.py``; every
 query (``list_arguments``, ``infer_shape``, ``tojson``) walks that graph.
 """
+import warnings
+
 from .. import attribute, name as naming
 from ..base import (DTYPE_TO_FLAG, InvalidParameterError, MXNetError, check_dense,
                     is_attribute_key, normalize_dtype)
 from ..op.call import op_call
+from ..util import is_np_shape
 from . import inference, json_format
 from .graph import (HIDDEN_KEYS, MXNET_ONLY_PARAMS, Node, attribute_items, hide_keys,
                     is_aux_input, set_input_init_hints, topo_order)
 from .ndarray_only import NDArrayOnly
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "compose_op"]
+
+
+def _is_unknown_legacy(shape):
+    return not shape or 0 in shape
+
+
+def _is_unknown_np(shape):
+    return shape is None or -1 in shape
 
 
 class Symbol(NDArrayOnly):
@@ -171,17 +182,33 @@ class Symbol(NDArrayOnly):
     def infer_shape(self, *args, **kwargs):
         """(argument shapes, output shapes, auxiliary shapes) from the known input shapes.
 
-        Returns ``(None, None, None)`` if some shape cannot be inferred.
+        Returns ``(None, None, None)`` if some shape cannot be inferred, with MXNet's
+        warning naming the arguments whose shape stays unknown.
         """
         result = self.infer_shape_partial(*args, **kwargs)
-        if any(not shape or 0 in shape for group in result for shape in group):
-            return None, None, None
-        return result
+        unknown = _is_unknown_np if is_np_shape() else _is_unknown_legacy
+        if not any(unknown(shape) for group in result for shape in group):
+            return result
+        missing = [f"{name}: {shape}" for name, shape in zip(self.list_arguments(), result[0])
+                   if unknown(shape)]
+        warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
+                      "unknown dimensions). Consider providing them as input:\n\t"
+                      + "\n\t".join(missing[:10] + (["..."] if len(missing) > 10 else [])),
+                      stacklevel=2)
+        return None, None, None
 
     def infer_shape_partial(self, *args, **kwargs):
-        """Like ``infer_shape``, with ``()`` for shapes that stay unknown."""
+        """Like ``infer_shape``, with what stays unknown marked: ``()`` for a shape and
+        ``0`` for a size, or, under ``mx.np_shape()``, ``None`` and ``-1``."""
         known = self._known(args, kwargs, "infer_shape")
+        np_shape = is_np_shape()
+        if np_shape:                  # inside, 0 marks an unknown size
+            known = {key: tuple(0 if size == -1 else size for size in shape)
+                     for key, shape in known.items()}
         _, shapes = inference.infer_shapes(self._entries, known)
+        if np_shape:
+            return self._grouped(shapes, lambda shape: None if shape is None else
+                                 tuple(-1 if size == 0 else size for size in shape))
         return self._grouped(shapes, lambda shape: () if shape is None else tuple(shape))
 
     def infer_type(self, *args, **kwargs):
