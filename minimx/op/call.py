@@ -51,7 +51,7 @@ class OpCall:
         outputs = self.output_names = tuple(op.list_outputs())
         self.num_visible = op.num_visible()
         self.takes_is_train = "is_train" in op.forward_extras
-        self.random = "rng" in op.forward_extras
+        self.random = op.draws_random()
         self.backward_takes_is_train = "is_train" in op.backward_extras
         self.backward_takes_needs = "needs" in op.backward_extras
         saves = []

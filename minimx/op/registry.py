@@ -218,6 +218,16 @@ class OpDef:
             return self.visible_outputs
         return len(self.list_outputs())
 
+    def num_mxnet_outputs(self):
+        """How many outputs MXNet's node of this operator has, hidden ones included (what
+        a JSON file's ``node_row_ptr`` counts); default: all of ``list_outputs()``."""
+        return len(self.list_outputs())
+
+    def draws_random(self):
+        """Whether this instance draws random numbers (its ``forward`` then gets ``rng``);
+        default: whether ``forward`` takes an ``rng``."""
+        return "rng" in self.forward_extras
+
     def shaped_like_output(self):
         """Positions of the inputs that always have output 0's shape (default: none)."""
         return ()

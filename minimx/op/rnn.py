@@ -5,8 +5,9 @@ All weights of all layers and directions travel in one flat ``parameters``
 vector, in MXNet's (cuDNN's) order: first every layer's and direction's
 ``i2h`` and ``h2h`` weights, then all their biases.  Gates are ordered
 (input, forget, cell, output) for LSTM and (reset, update, new) for GRU.
-The backward pass recomputes the forward steps and runs backpropagation
-through time, step by step in reverse.  ``_rnn_param_concat`` joins the
+The forward pass keeps each step's arrays in a hidden ``reserve`` output; the
+backward pass reads them back and runs backpropagation through time, step by step
+in reverse.  ``_rnn_param_concat`` joins the
 weights into that vector and infers a weight's unknown input size from it.
 """
 import math
@@ -23,38 +24,86 @@ def _sigmoid(xp, x):
 
 
 # -- one time step of each cell: forward returns (h, c, cache); backward the input grads --------
-def _simple_step(xp, mode, x_part, h, c, w_hh, b_hh):
-    pre = x_part + h @ w_hh.T + b_hh
+# (LSTM's forward steps run in _lstm_steps, which writes straight into the reserve)
+def _simple_step(xp, mode, x_part, h, c, w_hh_t, b_hh):
+    pre = xp.dot(h, w_hh_t)
+    pre += x_part                        # x_part holds both biases already
     h_new = xp.maximum(pre, 0) if mode == "rnn_relu" else xp.tanh(pre)
     return h_new, None, (h, h_new)
 
 
-def _simple_step_back(xp, mode, grad_h, grad_c, w_hh, cache):
+def _simple_step_back(xp, mode, grad_h, grad_c, w_hh, cache, out=None):
     h, h_new = cache
     slope = (h_new > 0).astype(h.dtype) if mode == "rnn_relu" else 1 - h_new * h_new
     grad_pre = grad_h * slope
-    return grad_pre, grad_pre, grad_pre @ w_hh, None, h
+    return grad_pre, grad_pre, grad_pre @ w_hh, None
 
 
-def _lstm_step(xp, mode, x_part, h, c, w_hh, b_hh):
-    gates = x_part + h @ w_hh.T + b_hh
-    i, f, g, o = xp.split(gates, 4, axis=-1)
-    i, f, g, o = _sigmoid(xp, i), _sigmoid(xp, f), xp.tanh(g), _sigmoid(xp, o)
-    c_new = f * c + i * g
-    tanh_c = xp.tanh(c_new)
-    return o * tanh_c, c_new, (h, c, i, f, g, o, tanh_c)
+def _lstm_gate_scale(xp, hidden, dtype):
+    """Factors that turn every LSTM gate into one ``tanh``: ``sigmoid(x) = (1 + tanh(x/2)) / 2``,
+    so the input, forget and output gates' rows of the weights and biases are halved."""
+    scale = xp.full(4 * hidden, 0.5, dtype=dtype)
+    scale[2 * hidden:3 * hidden] = 1          # the cell candidate is a tanh already
+    return scale
 
 
-def _lstm_step_back(xp, mode, grad_h, grad_c, w_hh, cache):
+def _lstm_steps(xp, x_parts, w_hh_t, caches, order, h, c):
+    """The LSTM steps of one layer and direction, in ``order``.
+
+    ``x_parts`` (T, N, 4H) and ``w_hh_t`` (H, 4H) come scaled by ``_lstm_gate_scale``.
+    Every array a step computes goes straight into its slot of ``caches`` (k, T, N, H):
+    ``h_prev, c_prev, i, f, g, o, tanh(c)``; a step's new h and c are the next step's
+    ``h_prev`` and ``c_prev``.  Returns the outputs (T, N, H) and the final h and c.
+    """
+    hidden = w_hh_t.shape[0]
+    h_prev, c_prev, i_gate, f_gate, g_gate, o_gate, tanh_c = caches
+    h_prev[order[0]], c_prev[order[0]] = h, c
+    h_last, c_last = xp.empty_like(h_prev[0]), xp.empty_like(c_prev[0])
+    for k, t in enumerate(order):
+        last = k + 1 == len(order)
+        h_new = h_last if last else h_prev[order[k + 1]]
+        c_new = c_last if last else c_prev[order[k + 1]]
+        gates = xp.dot(h_prev[t], w_hh_t)
+        gates += x_parts[t]
+        xp.tanh(gates, out=gates)
+        for slot, column in ((i_gate, 0), (f_gate, 1), (o_gate, 3)):
+            xp.multiply(gates[:, column * hidden:(column + 1) * hidden], 0.5, out=slot[t])
+            slot[t] += 0.5
+        g_gate[t] = gates[:, 2 * hidden:3 * hidden]
+        xp.multiply(f_gate[t], c_prev[t], out=c_new)
+        xp.multiply(i_gate[t], g_gate[t], out=tanh_c[t])
+        c_new += tanh_c[t]
+        xp.tanh(c_new, out=tanh_c[t])
+        xp.multiply(o_gate[t], tanh_c[t], out=h_new)
+    ordered = [h_prev[order[k + 1]] if k + 1 < len(order) else h_last
+               for k in range(len(order))]                # step k's output, in order
+    outputs = xp.stack(ordered if order[0] == 0 else ordered[::-1])
+    return outputs, h_last, c_last
+
+
+def _lstm_step_back(xp, mode, grad_h, grad_c, w_hh, cache, out):
+    """The gate gradients are written into ``out`` (N, 4H)."""
     h, c, i, f, g, o, tanh_c = cache
-    grad_c = grad_c + grad_h * o * (1 - tanh_c * tanh_c)
-    grad_gates = xp.concatenate([grad_c * g * i * (1 - i), grad_c * c * f * (1 - f),
-                                 grad_c * i * (1 - g * g), grad_h * tanh_c * o * (1 - o)], -1)
-    return grad_gates, grad_gates, grad_gates @ w_hh, grad_c * f, h
+    hidden = i.shape[-1]
+    grad_i, grad_f, grad_g, grad_o = (out[:, k * hidden:(k + 1) * hidden] for k in range(4))
+    xp.multiply(grad_h, tanh_c, out=grad_o)                 # dL/do
+    slope = 1 - tanh_c * tanh_c
+    slope *= grad_h
+    slope *= o
+    grad_c = grad_c + slope                                 # dL/dc of this step
+    xp.multiply(grad_c, g, out=grad_i)
+    xp.multiply(grad_c, c, out=grad_f)
+    xp.multiply(grad_c, i, out=grad_g)
+    for grad, gate in ((grad_i, i), (grad_f, f), (grad_o, o)):
+        grad *= gate
+        grad *= 1 - gate                                    # through the sigmoid
+    grad_g *= 1 - g * g                                     # through the tanh
+    return out, out, xp.dot(out, w_hh), grad_c * f
 
 
-def _gru_step(xp, mode, x_part, h, c, w_hh, b_hh):
-    hidden = h @ w_hh.T + b_hh
+def _gru_step(xp, mode, x_part, h, c, w_hh_t, b_hh):
+    hidden = xp.dot(h, w_hh_t)
+    hidden += b_hh
     x_r, x_z, x_n = xp.split(x_part, 3, axis=-1)
     h_r, h_z, h_n = xp.split(hidden, 3, axis=-1)
     r, z = _sigmoid(xp, x_r + h_r), _sigmoid(xp, x_z + h_z)
@@ -62,19 +111,22 @@ def _gru_step(xp, mode, x_part, h, c, w_hh, b_hh):
     return (1 - z) * n + z * h, None, (h, r, z, n, h_n)
 
 
-def _gru_step_back(xp, mode, grad_h, grad_c, w_hh, cache):
+def _gru_step_back(xp, mode, grad_h, grad_c, w_hh, cache, out=None):
     h, r, z, n, h_n = cache
     grad_n = grad_h * (1 - z) * (1 - n * n)
     grad_r = grad_n * h_n * r * (1 - r)
     grad_z = grad_h * (h - n) * z * (1 - z)
     grad_x = xp.concatenate([grad_r, grad_z, grad_n], -1)
     grad_hidden = xp.concatenate([grad_r, grad_z, grad_n * r], -1)
-    return grad_x, grad_hidden, grad_hidden @ w_hh + grad_h * z, None, h
+    return grad_x, grad_hidden, grad_hidden @ w_hh + grad_h * z, None
 
 
 _STEPS = {"rnn_relu": (_simple_step, _simple_step_back),
           "rnn_tanh": (_simple_step, _simple_step_back),
-          "lstm": (_lstm_step, _lstm_step_back), "gru": (_gru_step, _gru_step_back)}
+          "lstm": (None, _lstm_step_back), "gru": (_gru_step, _gru_step_back)}
+
+
+_CACHED = {"rnn_relu": 2, "rnn_tanh": 2, "lstm": 7, "gru": 5}   # arrays a step keeps
 
 
 @register_op
@@ -83,16 +135,20 @@ class RNN(OpDef):
 
     Outputs: ``output (T, N, D * state_size)`` and, with ``state_outputs``,
     the final hidden state ``(L * D, N, state_size)`` (and cell state for LSTM).
+    A hidden last output, ``reserve``, keeps what the backward pass needs: each step's
+    cached arrays, each upper layer's input and, with dropout ``p`` between layers, its
+    masks (the "reserve space" of MXNet's and cuDNN's RNN kernels).
     """
     name = "RNN"
     inputs = ("data", "parameters", "state", "state_cell", "sequence_length")
+    outputs = ("output", "state_output", "statecell_output", "reserve")
     named_outputs = True            # rnn_state_output, rnn_statecell_output
     params = {
         "state_size": Param(int, doc="hidden units per layer and direction"),
         "num_layers": Param(int, doc="stacked layers"),
         "bidirectional": Param(bool, default=False),
         "mode": Param(Choice("gru", "lstm", "rnn_relu", "rnn_tanh")),
-        "p": Param(float, default=0.0, doc="dropout between layers (not supported: 0)"),
+        "p": Param(float, default=0.0, doc="dropout on the outputs of all layers but the last"),
         "state_outputs": Param(bool, default=False, doc="also return the final states"),
         "projection_size": Param(Optional(int), default=None, doc="not supported"),
         "lstm_state_clip_min": Param(Optional(float), default=None, doc="not supported"),
@@ -100,7 +156,7 @@ class RNN(OpDef):
         "lstm_state_clip_nan": Param(bool, default=False, doc="ignored"),
         "use_sequence_length": Param(bool, default=False, doc="not supported"),
     }
-    saves = ("data", "parameters", "state", "state_cell")
+    saves = ("data", "parameters", "state", "state_cell", "reserve")
     test = TestHints(shapes=((3, 2, 3), (96,), (1, 2, 3), (1, 2, 3)), low=-0.5, high=0.5,
                      params={"state_size": 3, "num_layers": 1, "mode": "lstm"},
                      cases=(({"state_size": 2, "num_layers": 2, "mode": "gru",
@@ -109,13 +165,18 @@ class RNN(OpDef):
                               "state_outputs": True}, ((2, 2, 3), (14,), (1, 2, 2)))))
 
     def check_params(self):
-        unsupported = {"p": self.p, "projection_size": self.projection_size,
+        if not 0 <= self.p < 1:
+            raise self.param_error(f"p must be in [0, 1), got {self.p}")
+        unsupported = {"projection_size": self.projection_size,
                        "lstm_state_clip_min": self.lstm_state_clip_min,
                        "lstm_state_clip_max": self.lstm_state_clip_max,
                        "use_sequence_length": self.use_sequence_length}
         for name, value in unsupported.items():
             if value:
                 raise self.param_error(f"{name}={value} is not supported by minimx's RNN")
+
+    def draws_random(self):
+        return self.p > 0 and self.num_layers > 1
 
     @property
     def directions(self):
@@ -131,10 +192,14 @@ class RNN(OpDef):
 
     def list_outputs(self):
         names = ("output", "state_output", "statecell_output")
-        return names if self.mode == "lstm" else names[:2]
+        return (names if self.mode == "lstm" else names[:2]) + ("reserve",)
 
     def num_visible(self):
-        return len(self.list_outputs()) if self.state_outputs else 1
+        return len(self.list_outputs()) - 1 if self.state_outputs else 1
+
+    def num_mxnet_outputs(self):
+        """MXNet's RNN node has the visible outputs only (its reserve is a workspace)."""
+        return self.num_visible()
 
     # -- shapes --------------------------------------------------------------------------
     def _layout(self, input_size):
@@ -150,6 +215,27 @@ class RNN(OpDef):
             biases.append(((offset, (rows,)), (offset + rows, (rows,))))
             offset += 2 * rows
         return weights, biases, offset
+
+    def _reserve_layout(self, steps, batch):
+        """``(offset, shape)`` of the reserve's parts: per (layer, direction) the step
+        caches ``(k, T, N, H)``, per upper layer its input and its dropout mask
+        ``(T, N, D * H)``; and the total length."""
+        hidden, offset = self.state_size, 0
+        caches, inputs, masks = [], [None], [None]
+        for _ in range(self.num_layers * self.directions):
+            shape = (_CACHED[self.mode], steps, batch, hidden)
+            caches.append((offset, shape))
+            offset += math.prod(shape)
+        between = (steps, batch, self.directions * hidden)
+        for _ in range(1, self.num_layers):
+            inputs.append((offset, between))
+            offset += math.prod(between)
+            if self.p > 0:
+                masks.append((offset, between))
+                offset += math.prod(between)
+            else:
+                masks.append(None)
+        return caches, inputs, masks, offset
 
     def _state_shape(self, data):
         return (self.num_layers * self.directions, data[1], self.state_size)
@@ -171,76 +257,116 @@ class RNN(OpDef):
             if shape is not None and tuple(shape) != expected[name]:
                 raise self.shape_error(f"{name} must have shape {expected[name]}, got {shape}")
         output = tuple(data[:2]) + (self.directions * self.state_size,)
-        return [output] + [self._state_shape(data)] * (len(self.list_outputs()) - 1)
+        states = [self._state_shape(data)] * (len(self.list_outputs()) - 2)
+        return [output] + states + [(self._reserve_layout(data[0], data[1])[3],)]
 
     # -- computation ---------------------------------------------------------------------
+    @staticmethod
+    def _part(flat, spec):
+        offset, shape = spec
+        return flat[offset:offset + math.prod(shape)].reshape(shape)
+
     def _unpack(self, parameters, input_size):
         """One ``(w_ih, w_hh, b_ih, b_hh)`` per (layer, direction), as views."""
         weights, biases, _ = self._layout(input_size)
-        def take(spec):
-            offset, shape = spec
-            return parameters[offset:offset + math.prod(shape)].reshape(shape)
-        return [tuple(take(s) for s in w + b) for w, b in zip(weights, biases)]
+        return [tuple(self._part(parameters, s) for s in w + b) for w, b in zip(weights, biases)]
 
-    def _run_direction(self, xp, inputs, weights, h, c, reverse):
-        """Run one layer in one direction; returns outputs (T, N, H), final h, c and caches."""
-        step = _STEPS[self.mode][0]
+    def _run_direction(self, xp, inputs, weights, h, c, reverse, caches):
+        """Run one layer in one direction, keeping each step's arrays in ``caches``
+        ``(k, T, N, H)``; returns the outputs (T, N, H) and the final h and c."""
         w_ih, w_hh, b_ih, b_hh = weights
-        x_parts = inputs @ w_ih.T + b_ih
+        x_parts = xp.dot(inputs.reshape(-1, inputs.shape[-1]), w_ih.T).reshape(
+            inputs.shape[:2] + (w_ih.shape[0],))
+        x_parts += b_ih
+        if self.mode != "gru":           # GRU multiplies part of b_hh by its reset gate
+            x_parts += b_hh
         order = range(len(inputs) - 1, -1, -1) if reverse else range(len(inputs))
-        outputs, caches = [None] * len(inputs), [None] * len(inputs)
+        w_hh_t = xp.ascontiguousarray(w_hh.T)    # h @ w_hh_t runs faster than h @ w_hh.T
+        if self.mode == "lstm":
+            scale = _lstm_gate_scale(xp, self.state_size, x_parts.dtype)
+            x_parts *= scale
+            w_hh_t *= scale
+            return _lstm_steps(xp, x_parts, w_hh_t, caches, list(order), h, c)
+        step = _STEPS[self.mode][0]
+        outputs = xp.empty(inputs.shape[:2] + (self.state_size,), dtype=x_parts.dtype)
         for t in order:
-            h, c, caches[t] = step(xp, self.mode, x_parts[t], h, c, w_hh, b_hh)
+            h, c, cache = step(xp, self.mode, x_parts[t], h, c, w_hh_t, b_hh)
+            for kept, value in zip(caches, cache):
+                kept[t] = value
             outputs[t] = h
-        return xp.stack(outputs), h, c, caches
+        return outputs, h, c
 
-    def _run(self, xp, data, parameters, state, state_cell):
-        """The whole forward pass; also returns what backward needs per layer and direction."""
+    def forward(self, xp, data, parameters, state, state_cell=None, rng=None, is_train=False):
+        steps, batch = data.shape[:2]
+        cache_specs, input_specs, mask_specs, size = self._reserve_layout(steps, batch)
+        reserve = xp.empty(size, dtype=data.dtype)
         all_weights = self._unpack(parameters, data.shape[2])
-        inputs, final_h, final_c, records = data, [], [], []
+        inputs, final_h, final_c = data, [], []
         for layer in range(self.num_layers):
+            if layer:
+                if mask_specs[layer] is not None:
+                    mask = self._part(reserve, mask_specs[layer])
+                    mask[...] = self._dropout_mask(xp, rng, inputs.shape, is_train)
+                    inputs = inputs * mask
+                self._part(reserve, input_specs[layer])[...] = inputs
             outputs = []
             for direction in range(self.directions):
                 index = layer * self.directions + direction
                 cell = None if state_cell is None else state_cell[index]
-                out, h, c, caches = self._run_direction(
-                    xp, inputs, all_weights[index], state[index], cell, direction == 1)
+                out, h, c = self._run_direction(
+                    xp, inputs, all_weights[index], state[index], cell, direction == 1,
+                    self._part(reserve, cache_specs[index]))
                 outputs.append(out)
                 final_h.append(h)
                 final_c.append(c)
-                records.append((inputs, caches))
             inputs = xp.concatenate(outputs, axis=-1) if self.directions == 2 else outputs[0]
         results = [inputs, xp.stack(final_h)]
         if self.mode == "lstm":
             results.append(xp.stack(final_c))
-        return results, records
+        return tuple(r.astype(data.dtype, copy=False) for r in results) + (reserve,)
 
-    def forward(self, xp, data, parameters, state, state_cell=None):
-        results, _ = self._run(xp, data, parameters, state, state_cell)
-        return tuple(r.astype(data.dtype, copy=False) for r in results)
+    def _dropout_mask(self, xp, rng, shape, is_train):
+        """Keep each element with probability ``1 - p``, scaled by ``1 / (1 - p)``; all ones
+        outside training."""
+        if not is_train:
+            return 1
+        keep = rng.random(shape, dtype="float64") >= self.p
+        return keep / (1 - self.p)
 
-    def _back_direction(self, xp, grad_out, grad_h, grad_c, weights, record, reverse):
-        """BPTT through one layer and direction; returns the input, weight and state grads."""
+    def _back_direction(self, xp, grad_out, grad_h, grad_c, weights, inputs, caches, reverse):
+        """BPTT through one layer and direction; returns the input, weight and state grads.
+
+        The loop over time only carries the state gradients back; the weight gradients
+        are then one product each over all steps (the step caches hold every ``h_prev``).
+        """
         step_back = _STEPS[self.mode][1]
         w_ih, w_hh, _, _ = weights
-        inputs, caches = record
-        grad_x_parts = [None] * len(inputs)
-        grad_w_hh, grad_b_hh = xp.zeros_like(w_hh), xp.zeros(w_hh.shape[0], dtype=w_hh.dtype)
+        shape = (len(inputs), inputs.shape[1], w_ih.shape[0])
+        grad_parts = xp.empty(shape, dtype=w_ih.dtype)
+        grad_hiddens = grad_parts if self.mode != "gru" else xp.empty(shape, dtype=w_ih.dtype)
         order = range(len(inputs)) if reverse else range(len(inputs) - 1, -1, -1)
         for t in order:
-            grad_x, grad_hidden, grad_h, grad_c, h_prev = step_back(
-                xp, self.mode, grad_out[t] + grad_h, grad_c, w_hh, caches[t])
-            grad_x_parts[t] = grad_x
-            grad_w_hh += xp.dot(grad_hidden.T, h_prev)   # not @: slow for a batch of 1
-            grad_b_hh += grad_hidden.sum(axis=0)
-        grad_parts = xp.stack(grad_x_parts)
-        flat_parts = grad_parts.reshape(-1, grad_parts.shape[-1])
+            buffer = grad_parts[t]
+            grad_x, grad_hidden, grad_h, grad_c = step_back(
+                xp, self.mode, grad_out[t] + grad_h, grad_c, w_hh, [kept[t] for kept in caches],
+                buffer)
+            if grad_x is not buffer:
+                buffer[...] = grad_x
+            if grad_hiddens is not grad_parts:
+                grad_hiddens[t] = grad_hidden
+        flat_parts = grad_parts.reshape(-1, shape[-1])
+        flat_hiddens = grad_hiddens.reshape(-1, shape[-1])
+        h_prev = caches[0].reshape(-1, w_hh.shape[1])           # every step's h_prev
         grad_w_ih = xp.dot(flat_parts.T, inputs.reshape(-1, inputs.shape[-1]))
-        grads = (grad_w_ih, grad_w_hh, flat_parts.sum(axis=0), grad_b_hh)
-        return grad_parts @ w_ih, grads, grad_h, grad_c
+        grads = (grad_w_ih, xp.dot(flat_hiddens.T, h_prev), flat_parts.sum(axis=0),
+                 flat_hiddens.sum(axis=0))
+        grad_inputs = xp.dot(flat_parts, w_ih).reshape(inputs.shape)
+        return grad_inputs, grads, grad_h, grad_c
 
-    def backward(self, xp, out_grad, *state_grads, data, parameters, state, state_cell=None):
-        _, records = self._run(xp, data, parameters, state, state_cell)
+    def backward(self, xp, out_grad, *state_grads, data, parameters, state, state_cell=None,
+                 reserve=None):
+        steps, batch = data.shape[:2]
+        cache_specs, input_specs, mask_specs, _ = self._reserve_layout(steps, batch)
         all_weights = self._unpack(parameters, data.shape[2])
         hidden, count = self.state_size, self.num_layers * self.directions
         grad_hy = state_grads[0] if state_grads else xp.zeros_like(state)
@@ -250,6 +376,7 @@ class RNN(OpDef):
         grad_weights = [None] * count
         grad_above = out_grad
         for layer in reversed(range(self.num_layers)):
+            inputs = self._part(reserve, input_specs[layer]) if layer else data
             grad_inputs = 0
             for direction in range(self.directions):
                 index = layer * self.directions + direction
@@ -257,12 +384,14 @@ class RNN(OpDef):
                 cell_grad = None if grad_cell is None else (
                     xp.zeros_like(state[index]) if grad_cy is None else grad_cy[index])
                 grad_x, grad_weights[index], grad_h0, grad_c0 = self._back_direction(
-                    xp, part, grad_hy[index], cell_grad, all_weights[index], records[index],
-                    direction == 1)
+                    xp, part, grad_hy[index], cell_grad, all_weights[index], inputs,
+                    self._part(reserve, cache_specs[index]), direction == 1)
                 grad_inputs = grad_inputs + grad_x
                 grad_state[index] = grad_h0
                 if grad_cell is not None:
                     grad_cell[index] = grad_c0
+            if layer and mask_specs[layer] is not None:
+                grad_inputs = grad_inputs * self._part(reserve, mask_specs[layer])
             grad_above = grad_inputs
         grad_parameters = self._pack(xp, grad_weights, data.shape[2], parameters.dtype)
         return grad_above, grad_parameters, grad_state, grad_cell

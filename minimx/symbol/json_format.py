@@ -27,7 +27,8 @@ def to_json(entries):
         record["inputs"] = [[index[id(source)], output, int(is_aux_input(node, position))]
                             for position, (source, output) in enumerate(node.inputs)]
         nodes.append(record)
-        row_pointer.append(row_pointer[-1] + node.num_outputs())
+        outputs = 1 if node.op is None else node.instance.num_mxnet_outputs()
+        row_pointer.append(row_pointer[-1] + outputs)
     graph = {
         "nodes": nodes,
         "arg_nodes": [position for position, node in enumerate(order) if node.is_variable],

@@ -44,8 +44,8 @@ def test_lstm_matches_the_equations():
 def test_rnn_inputs_outputs_and_shape_inference():
     lstm = get_op("RNN")(state_size=4, num_layers=2, mode="lstm", bidirectional=True)
     assert lstm.list_inputs() == ("data", "parameters", "state", "state_cell")
-    assert lstm.list_outputs() == ("output", "state_output", "statecell_output")
-    assert lstm.num_visible() == 1
+    assert lstm.list_outputs() == ("output", "state_output", "statecell_output", "reserve")
+    assert lstm.num_visible() == 1        # the reserve (what backward reads) stays hidden
     shapes = lstm.infer_input_shapes((5, 2, 3), None, None, None)
     assert shapes == [(5, 2, 3), (_param_count("lstm", 3, 4, 2, 2),), (4, 2, 4), (4, 2, 4)]
     assert lstm.output_shapes(shapes)[0] == (5, 2, 8)
@@ -53,6 +53,35 @@ def test_rnn_inputs_outputs_and_shape_inference():
     assert gru.list_inputs() == ("data", "parameters", "state") and gru.num_visible() == 2
     with pytest.raises(InvalidParameterError, match="projection_size"):
         get_op("RNN")(state_size=4, num_layers=1, mode="lstm", projection_size=2)
+
+
+@pytest.mark.parametrize("mode", ["lstm", "gru"])
+def test_dropout_between_layers_masks_the_upper_inputs_and_their_gradient(mode):
+    """With the same random stream the forward is a fixed function: its directional
+    derivative must match backward's gradient, masks included."""
+    inputs = _rnn_inputs(1, mode, 4, 3, 2, 3, 3, False)
+    op = get_op("RNN")(state_size=3, num_layers=3, mode=mode, p=0.4)
+    assert op.draws_random() and not get_op("RNN")(state_size=3, num_layers=3, mode=mode).draws_random()
+
+    def run(values):
+        return op.forward(np, *values, rng=np.random.default_rng(5), is_train=True)
+
+    outputs = run(inputs)
+    inference = op.forward(np, *inputs, rng=np.random.default_rng(5), is_train=False)
+    plain = get_op("RNN")(state_size=3, num_layers=3, mode=mode).forward(np, *inputs)
+    np.testing.assert_allclose(inference[0], plain[0])       # no dropout outside training
+    assert not np.allclose(outputs[0], plain[0])
+    head = np.random.default_rng(2).standard_normal(outputs[0].shape)
+    grads = op.backward(np, head, data=inputs[0], parameters=inputs[1], state=inputs[2],
+                        state_cell=inputs[3] if mode == "lstm" else None, reserve=outputs[-1])
+    directions = [np.random.default_rng(3 + i).standard_normal(x.shape) for i, x in
+                  enumerate(inputs)]
+    eps = 1e-6
+    plus = run([x + eps * d for x, d in zip(inputs, directions)])[0]
+    minus = run([x - eps * d for x, d in zip(inputs, directions)])[0]
+    numeric = ((plus - minus) * head).sum() / (2 * eps)
+    analytic = sum((g * d).sum() for g, d in zip(grads, directions) if g is not None)
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-5)
 
 
 RNN_CASES = [
