@@ -12,7 +12,9 @@ Glossary of the short names used throughout the code:
     op   an operator declaration      req  a gradient request: write, add or null
     F    nd or sym inside hybrid_forward
 """
-from . import base, context, engine  # noqa: I001  (order: lowest layer first)
+from . import storage  # noqa: I001  (order: lowest layer first)
+storage.pool_host_memory()
+from . import base, context, engine  # noqa: I001
 from . import util
 from .util import is_np_shape, np_shape, set_np_shape, use_np_shape
 from .base import MXNetError

@@ -6,7 +6,8 @@ planned graph (``minimx.executor.plan``) as ONE engine operation, without
 calling the block's Python code.  Under ``autograd.record()`` the whole call
 is recorded as one tape node whose backward is one more engine operation.
 """
-from .. import backend, engine, random_state
+from .. import backend, engine, ndarray, random_state
+from ..base import MXNetError
 from ..tape import recording
 from ..tape.nodes import FunctionNode, live_entry
 from ..executor.plan import PlanInfo, build_plan
@@ -212,3 +213,26 @@ class _Backward:
                     "CachedOp_backward", plan.work)
         return grads
 
+
+class NDArrayCachedOp:
+    """``nd.CachedOp(sym)``: run a Symbol on NDArrays as one operation; call it with the
+    inputs in ``sym.list_inputs()`` order (``flags`` are accepted, as MXNet's)."""
+
+    def __init__(self, sym, flags=()):
+        self.flags = dict(flags)
+        self._op = CachedOp(sym, sym.list_inputs())
+
+    def __call__(self, *args, out=None, **kwargs):
+        if kwargs:
+            raise MXNetError(f"CachedOp: unexpected keyword arguments {sorted(kwargs)}")
+        result = self._op(*args)
+        if out is not None:
+            targets = out if isinstance(out, (list, tuple)) else [out]
+            values = result if isinstance(result, list) else [result]
+            for target, value in zip(targets, values):
+                value.copyto(target)
+            return out
+        return result
+
+
+ndarray.CachedOp = NDArrayCachedOp      # MXNet's nd.CachedOp: the same graph runner

@@ -2,17 +2,18 @@
 
 Lesson: 02-ndarray-and-context.  Mirrors the helpers of ``python/mxnet/ndarray/ndarray.py``
 of the same names: ``moveaxis``, ``linspace``, ``split_v2``, ``onehot_encode``,
-``from_numpy``, and ``CachedOp`` (a Symbol run as one operation).
+and ``from_numpy``.  (``nd.CachedOp``, a Symbol run as one operation, is Gluon's
+``CachedOp``; ``gluon/cached_op.py`` puts it here.)
 """
 import numbers
 
 import numpy as np
 
-from ..base import MXNetError, normalize_dtype
+from ..base import normalize_dtype
 from .ndarray import Chunk, NDArray
 from .register import call
 
-__all__ = ["moveaxis", "linspace", "split_v2", "onehot_encode", "from_numpy", "CachedOp"]
+__all__ = ["moveaxis", "linspace", "split_v2", "onehot_encode", "from_numpy"]
 
 
 def moveaxis(tensor, source, destination):
@@ -72,25 +73,3 @@ def from_numpy(ndarray, zero_copy=True):
     ndarray.flags.writeable = False      # ... while the caller's array becomes read-only
     from ..context import cpu
     return NDArray(Chunk(cpu(), own), own.shape, own.dtype)
-
-
-class CachedOp:
-    """``nd.CachedOp(sym)``: run a Symbol on NDArrays as one operation; call it with the
-    inputs in ``sym.list_inputs()`` order (``flags`` are accepted, as MXNet's)."""
-
-    def __init__(self, sym, flags=()):
-        from ..gluon.cached_op import CachedOp as GraphOp
-        self.flags = dict(flags)
-        self._op = GraphOp(sym, sym.list_inputs())
-
-    def __call__(self, *args, out=None, **kwargs):
-        if kwargs:
-            raise MXNetError(f"CachedOp: unexpected keyword arguments {sorted(kwargs)}")
-        result = self._op(*args)
-        if out is not None:
-            targets = out if isinstance(out, (list, tuple)) else [out]
-            values = result if isinstance(result, list) else [result]
-            for target, value in zip(targets, values):
-                value.copyto(target)
-            return out
-        return result

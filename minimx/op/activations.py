@@ -7,7 +7,7 @@ function by ``act_type``; ``LeakyReLU`` adds the parametrised and random rectifi
 """
 import math
 
-from .common import channel_view
+from .common import channel_view, sigmoid
 from .elemwise import Unary, UnaryFromOutput, as_mask
 from .params import Choice, Param
 from .registry import OpDef, TestHints, register_op
@@ -32,7 +32,7 @@ class Sigmoid(UnaryFromOutput):
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: 1 / (1 + np.exp(-x)))
 
     def compute(self, xp, data):
-        return 1.0 / (1.0 + xp.exp(-data))
+        return sigmoid(xp, data)
 
     def derivative_from_output(self, xp, output):
         return output * (1.0 - output)
@@ -113,10 +113,10 @@ class SmoothL1(Unary):
 _ACTIVATIONS = {
     # name: (forward(xp, x), derivative(xp, x, y))
     "relu": (lambda xp, x: xp.maximum(x, 0), lambda xp, x, y: (x > 0).astype(x.dtype)),
-    "sigmoid": (lambda xp, x: 1 / (1 + xp.exp(-x)), lambda xp, x, y: y * (1 - y)),
+    "sigmoid": (sigmoid, lambda xp, x, y: y * (1 - y)),
     "tanh": (lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y),
     "softrelu": (lambda xp, x: xp.logaddexp(x, 0).astype(x.dtype, copy=False),
-                 lambda xp, x, y: 1 / (1 + xp.exp(-x))),
+                 lambda xp, x, y: sigmoid(xp, x)),
     "softsign": (lambda xp, x: x / (1 + xp.abs(x)), lambda xp, x, y: 1 / (1 + xp.abs(x)) ** 2),
 }
 

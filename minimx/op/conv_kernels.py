@@ -40,11 +40,13 @@ def im2col(xp, padded, geometry, out_size):
     return view.reshape(batch, channels * math.prod(geometry.kernel), math.prod(out_size))
 
 
-# Below these many output positions per sample, the per-sample products (``P`` columns
-# each) are too thin for BLAS to run fast: the whole batch becomes one product instead,
-# at the cost of copying the windows once in batch-inner order (``tensordot`` does it).
-_THIN_FORWARD = 256
-_THIN_WEIGHT_GRAD = 64
+# Up to these many output positions per sample (7 x 7), the per-sample products (``P``
+# columns each) are too thin for BLAS to run fast: the whole batch becomes one product
+# instead, at the cost of copying the windows once in batch-inner order (``tensordot``
+# does it).  Measured on ResNet-18 and LeNet layers (bench/course_workloads.py): at 6 x 6
+# one product is 1.3-3x faster, at 8 x 8 the per-sample products win.
+_THIN_FORWARD = 49
+_THIN_WEIGHT_GRAD = 49
 
 
 def _thin(out_size, groups, limit):
@@ -78,6 +80,12 @@ def _row_blocks(columns, geometry, out_size, groups):
         yield block.reshape(columns.shape[0], groups, -1, math.prod(out_size))
 
 
+# A kernel row's product sums over ``C * kernel[1:]`` values; below this depth (LeNet's
+# first layer: 1 channel x 5 = 5) BLAS runs such thin products slowly, and one im2col
+# product over the whole kernel is faster (4.9 ms -> 1.5 ms at batch 256).
+_MIN_ROW_DEPTH = 16
+
+
 def _by_rows(geometry):
     """Unfold one kernel row at a time (a ``kernel[0]`` times smaller copy) when the first
     spatial axis has stride 1; the row products are then summed."""
@@ -94,7 +102,7 @@ def convolve(xp, padded, weight, geometry, groups, out_size):
         product = xp.tensordot(weight, window_view(xp, padded, geometry, out_size),
                                axes=(window_axes, window_axes))        # (F, N, *out)
         return xp.ascontiguousarray(xp.moveaxis(product, 0, 1))
-    if not _by_rows(geometry) or filters > 2 * per_row:    # summing rows would cost more
+    if not _by_rows(geometry) or filters > 2 * per_row or per_row < _MIN_ROW_DEPTH:
         columns = im2col(xp, padded, geometry, out_size)
         columns = columns.reshape(batch, groups, -1, columns.shape[-1])
         filters_2d = weight.reshape(groups, filters // groups, -1)
@@ -333,8 +341,8 @@ def max_pool_scatter_grad(xp, out_grad, data, output, geometry, lowest):
 
     Each window's first maximal tap (row-major) gets the window's gradient.  The taps
     are compared in that order while ``passed`` counts, per window, the taps before
-    its first maximum; ``add.at`` then adds every window's gradient at its winner's
-    flat position in ``data`` (windows may share a winner).  Every maximum must be
+    its first maximum; a weighted ``bincount`` then adds every window's gradient at its
+    winner's flat position in ``data`` (windows may share a winner).  Every maximum must be
     above ``lowest``, the padding, so that no winner is padding.
     """
     out_size = output.shape[2:]
@@ -352,9 +360,9 @@ def max_pool_scatter_grad(xp, out_grad, data, output, geometry, lowest):
     passed = passed.reshape(tuple(output.shape[:2]) + extended)
     index = _winner_index(xp, passed[(Ellipsis,) + tuple(slice(0, n) for n in out_size)],
                           data.shape, geometry)
-    grad = xp.zeros(data.shape, dtype=out_grad.dtype)
-    xp.add.at(grad.reshape(-1), index.reshape(-1), out_grad.reshape(-1))
-    return grad
+    # windows sharing a winner add up: a weighted bincount (``add.at`` is ~20x slower)
+    grad = xp.bincount(index.reshape(-1), weights=out_grad.reshape(-1), minlength=data.size)
+    return grad.astype(out_grad.dtype, copy=False).reshape(data.shape)
 
 
 def _winner_index(xp, passed, data_shape, geometry):

@@ -164,7 +164,7 @@ class SliceChannel(OpDef):
         return xp.concatenate(out_grads, axis=axis)
 
 
-def _reference_split_v2(np, x, indices, axis=0, squeeze_axis=False, sections=0):
+def _reference_split_v2(np, x, indices, axis=1, squeeze_axis=False, sections=0):
     parts = np.split(x, sections if sections > 0 else list(indices[1:]), axis=axis)
     return tuple(np.squeeze(part, axis) if squeeze_axis else part for part in parts)
 
@@ -176,7 +176,7 @@ class SplitV2(OpDef):
     name = "_split_v2"
     named_outputs = True
     params = {"indices": Param(Shape, default=(), doc="split positions, starting with 0"),
-              "axis": Param(int, default=0), "squeeze_axis": Param(bool, default=False),
+              "axis": Param(int, default=1), "squeeze_axis": Param(bool, default=False),
               "sections": Param(int, default=0, doc="equal parts (when > 0)")}
     test = TestHints(shapes=((6, 4),), params={"indices": (0, 1, 3)},
                      reference=_reference_split_v2,

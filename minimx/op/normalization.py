@@ -7,6 +7,8 @@ Each one standardises ``x`` with statistics over some axes (``_moments``) and
 shares one gradient formula (``_normalize_grad``).  BatchNorm shows auxiliary
 states: its moving statistics are inputs that the forward pass updates in place.
 """
+import math
+
 from .common import channel_view
 from .params import Choice, Optional, Param
 from .registry import OpDef, TestHints, register_op
@@ -23,6 +25,32 @@ def _normalize_grad(xp, grad_xhat, xhat, invstd, axes):
 def _moments(data, axes):
     mean = data.mean(axis=axes, keepdims=True)
     return mean, ((data - mean) ** 2).mean(axis=axes, keepdims=True)
+
+
+# BatchNorm works on ``data`` viewed as (before, channels, after): per-channel sums are
+# then ``einsum`` reductions that make no temporaries, and the normalisation is one affine
+# map per channel, ``x * a + b`` (two passes over a large activation instead of six).
+def _as_channels(data, axis):
+    shape = data.shape
+    return data.reshape(math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:]))
+
+
+def _per_channel(vector):
+    return vector.reshape(1, -1, 1)
+
+
+def _channel_moments(xp, x3):
+    count = x3.shape[0] * x3.shape[2]
+    mean = xp.einsum("pcq->c", x3) / count
+    centered = x3 - _per_channel(mean)
+    return mean, xp.einsum("pcq,pcq->c", centered, centered) / count
+
+
+def _affine(x3, scale, shift):
+    """``x3 * scale + shift`` per channel, in one new buffer."""
+    result = x3 * _per_channel(scale)
+    result += _per_channel(shift)
+    return result
 
 
 @register_op
@@ -87,31 +115,37 @@ class BatchNorm(OpDef):
         return is_train and not self.use_global_stats
 
     def forward(self, xp, data, gamma, beta, moving_mean, moving_var, is_train=False):
-        axis = self.axis % data.ndim
+        x3 = _as_channels(data, self.axis % data.ndim)
         if self._uses_batch_stats(is_train):
-            mean, var = (s.reshape(-1) for s in _moments(data, self._stat_axes(data.ndim)))
+            mean, var = _channel_moments(xp, x3)
             moving_mean[...] = moving_mean * self.momentum + mean * (1 - self.momentum)
             moving_var[...] = moving_var * self.momentum + var * (1 - self.momentum)
         else:
             mean, var = moving_mean, moving_var
         invstd = 1 / xp.sqrt(var + self.eps)
         scale = invstd if self.fix_gamma else gamma * invstd
-        output = ((data - channel_view(mean, data.ndim, axis)) * channel_view(
-            scale, data.ndim, axis) + channel_view(beta, data.ndim, axis))
+        output = _affine(x3, scale, beta - mean * scale).reshape(data.shape)
         return output.astype(data.dtype), mean.astype(data.dtype), invstd.astype(data.dtype)
 
     def backward(self, xp, out_grad, *unused, data, gamma, mean, var, is_train=False):
-        axis, axes = self.axis % data.ndim, self._stat_axes(data.ndim)
-        invstd = channel_view(var, data.ndim, axis)
-        xhat = (data - channel_view(mean, data.ndim, axis)) * invstd
-        scale = 1 if self.fix_gamma else channel_view(gamma, data.ndim, axis)
-        grad_gamma = xp.zeros_like(gamma) if self.fix_gamma else (out_grad * xhat).sum(axes)
-        grad_beta = out_grad.sum(axis=axes)
+        """With batch statistics, ``grad_x = gamma * invstd * (g - mean(g) - xhat *
+        mean(g * xhat))``, written as ``g * a + x * b + c`` per channel; the sums it needs
+        (of ``g`` and of ``g * x``) give the gamma and beta gradients too."""
+        invstd = var                                   # the hidden output holds 1 / std
+        x3, g3 = _as_channels(data, self.axis % data.ndim), _as_channels(
+            out_grad, self.axis % data.ndim)
+        scale = invstd if self.fix_gamma else gamma * invstd
+        sum_g = xp.einsum("pcq->c", g3)
+        sum_g_xhat = invstd * (xp.einsum("pcq,pcq->c", g3, x3) - mean * sum_g)
+        grad_gamma = xp.zeros_like(gamma) if self.fix_gamma else sum_g_xhat
         if self._uses_batch_stats(is_train):
-            grad_data = _normalize_grad(xp, out_grad * scale, xhat, invstd, axes)
+            count = x3.shape[0] * x3.shape[2]
+            x_factor = -scale * invstd * sum_g_xhat / count
+            grad_data = _affine(g3, scale, -scale * sum_g / count - x_factor * mean)
+            grad_data += x3 * _per_channel(x_factor)
         else:
-            grad_data = out_grad * scale * invstd
-        return grad_data, grad_gamma, grad_beta, None, None
+            grad_data = g3 * _per_channel(scale)
+        return grad_data.reshape(data.shape), grad_gamma, sum_g, None, None
 
 
 @register_op

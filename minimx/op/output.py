@@ -9,6 +9,7 @@ incoming gradient and starts from the loss gradient against ``label``.
 """
 import math
 
+from .common import sigmoid
 from .params import Choice, Param
 from .registry import OpDef, TestHints, register_op
 
@@ -161,7 +162,7 @@ class LogisticRegressionOutput(RegressionOutput):
                      grad=False)
 
     def link(self, xp, data):
-        return 1 / (1 + xp.exp(-data))
+        return sigmoid(xp, data)
 
     def loss_grad(self, xp, output, label):
         return output - label

@@ -12,15 +12,12 @@ weights into that vector and infers a weight's unknown input size from it.
 """
 import math
 
+from .common import sigmoid
 from .join_split import Concat
 from .params import Choice, Optional, Param
 from .registry import OpDef, TestHints, register_op
 
 _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
-
-
-def _sigmoid(xp, x):
-    return 1 / (1 + xp.exp(-x))
 
 
 # -- one time step of each cell: forward returns (h, c, cache); backward the input grads --------
@@ -106,7 +103,7 @@ def _gru_step(xp, mode, x_part, h, c, w_hh_t, b_hh):
     hidden += b_hh
     x_r, x_z, x_n = xp.split(x_part, 3, axis=-1)
     h_r, h_z, h_n = xp.split(hidden, 3, axis=-1)
-    r, z = _sigmoid(xp, x_r + h_r), _sigmoid(xp, x_z + h_z)
+    r, z = sigmoid(xp, x_r + h_r), sigmoid(xp, x_z + h_z)
     n = xp.tanh(x_n + r * h_n)
     return (1 - z) * n + z * h, None, (h, r, z, n, h_n)
 

@@ -11,6 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from minimx import storage
 from minimx.profiler import resident_memory_mb as resident_mb
 
 __all__ = ["MemoryRun", "MemorySampler", "MemoryGrowthExperiment", "resident_mb", "growth_mb",
@@ -145,7 +146,10 @@ class MemoryGrowthExperiment:
         return run
 
     def run(self):
-        """Every case in turn; returns the runs."""
-        for label, sync, max_pending in self.cases:
-            self.run_case(label, sync, max_pending)
+        """Every case in turn; returns the runs.  minimx's memory pool keeps freed buffers
+        (``minimx/storage.py``), which would hide what is alive from the resident size;
+        the experiment runs without it."""
+        with storage.unpooled():
+            for label, sync, max_pending in self.cases:
+                self.run_case(label, sync, max_pending)
         return self.runs

@@ -1,0 +1,42 @@
+"""The host memory pool (minimx/storage.py): on by default, off with MXNet's variable."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+CHECK = "import minimx.storage as s, minimx; print(s.host_pool_active())"
+
+
+def _pool_state(**env):
+    environment = {k: v for k, v in os.environ.items() if "MEM_POOL_TYPE" not in k}
+    environment.update(env)
+    done = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True,
+                          env=environment, timeout=120, check=True)
+    return done.stdout.strip()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_pool_is_on_by_default_and_unpooled_turns_it_off():
+    assert _pool_state() == "True"
+    assert _pool_state(MXNET_CPU_MEM_POOL_TYPE="Unpooled") == "False"
+    assert _pool_state(MINIMX_CPU_MEM_POOL_TYPE="unpooled") == "False"
+
+
+UNPOOLED = """
+import numpy as np, minimx.storage as s, minimx
+from minimx.profiler import resident_memory_mb as rss
+blocks = [np.ones(2**22) for _ in range(16)]      # 512 MB, then freed: the pool keeps it
+del blocks
+kept = rss()
+with s.unpooled():
+    released = rss()
+print(kept - released)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_unpooled_gives_the_kept_memory_back():
+    done = subprocess.run([sys.executable, "-c", UNPOOLED], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert float(done.stdout.strip()) > 400
