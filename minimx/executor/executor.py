@@ -176,8 +176,8 @@ class Executor:
 
     def backward(self, out_grads=None, is_train=True):
         """Compute gradients of the arguments into ``grad_arrays`` (per ``grad_req``)."""
-        if self.grad_arrays is None:
-            raise MXNetError("backward: this executor was bound without args_grad")
+        if self.grad_arrays is None or all(req == "null" for req in self._grad_reqs):
+            return          # no gradient is asked for (as MXNet, nothing to do)
         if isinstance(out_grads, NDArray):
             out_grads = [out_grads]
         elif isinstance(out_grads, dict):

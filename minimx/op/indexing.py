@@ -176,6 +176,15 @@ class Where(OpDef):
                      np.where(c.reshape(c.shape + (1,) * (x.ndim - c.ndim)) != 0, x, y),
                      cases=(({}, ((2,), (2, 3), (2, 3))),))
 
+    def infer_input_shapes(self, condition, x=None, y=None):
+        """Once the condition's shape is known, ``x`` and ``y`` have one shape: each
+        completes the other (a zoneout cell's ``where(mask, new, zeros((0, 0)))``)."""
+        if condition is None or not all(condition):
+            return [condition, x, y]
+        known = x if x is not None and all(x) else y if y is not None and all(y) else None
+        return [condition, x if x is not None and all(x) else known,
+                y if y is not None and all(y) else known]
+
     def infer_shape(self, condition, x, y):
         if tuple(x) != tuple(y):
             raise self.shape_error(f"x and y must have one shape, got {tuple(x)} and {tuple(y)}")

@@ -124,6 +124,35 @@ _STEPS = {"rnn_relu": (_simple_step, _simple_step_back),
 
 
 _CACHED = {"rnn_relu": 2, "rnn_tanh": 2, "lstm": 7, "gru": 5}   # arrays a step keeps
+GATE_NAMES = {"rnn_relu": ("",), "rnn_tanh": ("",), "lstm": ("_i", "_f", "_c", "_o"),
+              "gru": ("_r", "_z", "_o")}
+
+
+def fused_input_size(mode, state_size, num_layers, bidirectional, total):
+    """The input size of a fused RNN whose ``parameters`` vector has ``total`` entries."""
+    directions, rows = 1 + bool(bidirectional), _GATES[mode] * state_size
+    upper = (num_layers - 1) * (state_size + directions * state_size + 2)
+    return total // directions // rows - upper - state_size - 2
+
+
+def fused_parameter_pieces(mode, state_size, num_layers, bidirectional, input_size):
+    """``(name, offset, shape)`` of every per-gate piece of an RNN ``parameters`` vector,
+    named as MXNet's unfused cells name their weights: ``l0_i2h_f_weight`` is the forget
+    gate's input weights of layer 0, left-to-right direction (``r`` is the other)."""
+    op = RNN(state_size=state_size, num_layers=num_layers, mode=mode,
+             bidirectional=bidirectional)
+    weights, biases, _ = op._layout(input_size)
+    pieces = []
+    for kind, specs in (("weight", weights), ("bias", biases)):
+        for index, spec_pair in enumerate(specs):
+            layer, direction = divmod(index, op.directions)
+            for group, (offset, shape) in zip(("i2h", "h2h"), spec_pair):
+                width = shape[1] if kind == "weight" else 1
+                piece = (state_size, shape[1]) if kind == "weight" else (state_size,)
+                for gate_index, gate in enumerate(GATE_NAMES[mode]):
+                    name = f"{'lr'[direction]}{layer}_{group}{gate}_{kind}"
+                    pieces.append((name, offset + gate_index * state_size * width, piece))
+    return pieces
 
 
 @register_op
