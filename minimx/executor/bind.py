@@ -102,10 +102,10 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     ctx = ctx or current_context()
     _check_storage(stype_dict, "simple_bind")
     _check_one_context(ctx, group2ctx, "simple_bind")
-    arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
-    if arg_shapes is None:
-        partial = symbol.infer_shape_partial(**shapes)[0]
-        unknown = [n for n, s in zip(symbol.list_arguments(), partial) if not s or 0 in s]
+    arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
+    names = symbol.list_arguments() + symbol.list_auxiliary_states()
+    unknown = [n for n, s in zip(names, arg_shapes + aux_shapes) if not s or 0 in s or -1 in s]
+    if unknown:
         raise MXNetError(f"simple_bind: cannot infer the shapes of {unknown}; give them as "
                          f"keyword arguments")
     arg_types, _, aux_types = symbol.infer_type(**(type_dict or {}))

@@ -145,14 +145,15 @@ class DetRandomCropAug(DetAugmenter):
             coverage = _coverage(objects, box)
             if len(objects) and coverage.max() < self.min_object_covered:
                 continue
-            kept = objects[coverage >= self.min_eject_coverage].copy()
+            # in float64, so that float32 rounding cannot put a corner past 1
+            kept = objects[coverage >= self.min_eject_coverage].astype(np.float64)
             if len(objects) and not len(kept):
                 continue
             kept[:, [1, 3]] = (np.clip(kept[:, [1, 3]], box[0], box[2]) - box[0]) / \
                 (box[2] - box[0])
             kept[:, [2, 4]] = (np.clip(kept[:, [2, 4]], box[1], box[3]) - box[1]) / \
                 (box[3] - box[1])
-            return (x, y, w, h), kept
+            return (x, y, w, h), kept.astype(objects.dtype)
         return None
 
     def __call__(self, src, label):

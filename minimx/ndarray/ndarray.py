@@ -9,6 +9,8 @@ the buffer is filled when the engine runs the operation that writes it.
 Slicing the first axis and ``reshape`` give views sharing the chunk, as in
 MXNet; every other operation makes a new chunk.
 """
+import warnings
+
 import numpy as np
 
 from .. import backend, engine
@@ -205,8 +207,9 @@ class NDArray:
         if isinstance(other, Context):
             target = NDArray._empty(self._shape, self._dtype, other)
         elif isinstance(other, NDArray):
-            if other is self:
-                raise MXNetError("copyto: cannot copy an NDArray onto itself")
+            if other is self:           # as MXNet: a warning, and nothing to copy
+                warnings.warn("You are attempting to copy an array to itself", stacklevel=2)
+                return other
             if other._shape != self._shape:
                 raise MXNetError(f"copyto: shape mismatch, source {self._shape} vs "
                                  f"target {other._shape}")
