@@ -10,6 +10,7 @@ import numpy as np
 __all__ = [
     "MXNetError", "InvalidShapeError", "InvalidTypeError", "InvalidParameterError",
     "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
+    "OperatorIndexError", "OperatorValueError", "operator_failure",
     "GradientError", "FileFormatError", "NotImplementedForSymbol", "DTYPE_TO_FLAG",
     "FLAG_TO_DTYPE", "normalize_dtype",
 ]
@@ -51,6 +52,24 @@ class DeviceUnavailableError(MXNetError):
 
 class OperatorFailedError(MXNetError):
     """An operator failed while the engine ran it; raised at the next sync point."""
+
+
+class OperatorIndexError(OperatorFailedError, IndexError):
+    """An operator failed on an index out of range (also an ``IndexError``, as MXNet's)."""
+
+
+class OperatorValueError(OperatorFailedError, ValueError):
+    """An operator failed on a bad value (also a ``ValueError``, as MXNet's)."""
+
+
+def operator_failure(message, cause):
+    """The OperatorFailedError for ``cause``, raised inside an operator: MXNet maps an error
+    of a builtin kind (``IndexError``, ``ValueError``) to an MXNetError of that kind too, so
+    ``except IndexError`` catches an out-of-range index found by a kernel."""
+    for kind in (OperatorIndexError, OperatorValueError):
+        if isinstance(cause, kind.__bases__[1]):
+            return kind(message)
+    return OperatorFailedError(message)
 
 
 class GradientError(MXNetError):

@@ -5,7 +5,7 @@ exception handling of ``src/engine/threaded_engine.cc``: an error inside an
 operation is stored on the vars it writes, passed on to every operation that
 reads or writes them later, and raised once, at the next sync point.
 """
-from ..base import MXNetError, OperatorFailedError
+from ..base import MXNetError, OperatorFailedError, operator_failure
 from . import events
 from .budget import BUDGET
 from .var import Failure
@@ -17,7 +17,7 @@ def wrap_error(error, name):
     """``error`` as an MXNetError that names operator ``name``."""
     if isinstance(error, MXNetError) and name in str(error):
         return error
-    wrapped = OperatorFailedError(f"operator {name} failed: {type(error).__name__}: {error}")
+    wrapped = operator_failure(f"operator {name} failed: {type(error).__name__}: {error}", error)
     wrapped.__cause__ = error
     return wrapped
 

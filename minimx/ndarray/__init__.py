@@ -17,7 +17,7 @@ from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, les
 from .creation import arange, array, empty, eye, full, ones, ones_like, zeros, zeros_like
 from .ndarray import NDArray
 from .utils import load, load_frombuffer, save
-from .functions import from_numpy, linspace, moveaxis, onehot_encode, split_v2
+from .functions import from_numpy, histogram, linspace, moveaxis, onehot_encode, split_v2
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye", "zeros_like",
            "ones_like", "add", "subtract", "multiply", "divide", "true_divide", "modulo",
@@ -25,7 +25,7 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye"
            "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "negative",
            "waitall", "concatenate", "save", "load", "load_frombuffer", "_internal", "op",
            "random", "utils", "contrib", "linalg", "from_numpy", "linspace",
-           "moveaxis", "onehot_encode", "split_v2"]
+           "moveaxis", "onehot_encode", "split_v2", "histogram"]
 
 
 def waitall():

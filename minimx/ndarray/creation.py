@@ -6,8 +6,9 @@ functions of ``ndarray.py``, with MXNet's signatures (``shape, ctx, dtype``).
 import numpy as np
 
 from .. import backend
-from ..base import normalize_dtype
+from ..base import InvalidShapeError, normalize_dtype
 from ..context import current_context
+from ..util import is_np_shape
 from .ndarray import Chunk, NDArray
 from .register import call
 
@@ -56,16 +57,28 @@ def _without_symbol_attrs(kwargs):
     return {key: value for key, value in kwargs.items() if key != "name"}
 
 
+def _known_shape(name, shape):
+    """MXNet's legacy shapes read a 0 size (and the shape ``()``) as "unknown": its
+    ``zeros``/``ones`` refuse them unless NumPy shape semantics are on (``mx.np_shape()``);
+    ``empty``, ``full`` and ``array`` make zero-size arrays either way."""
+    shape = _shape(shape)
+    if not is_np_shape() and (shape == () or 0 in shape):
+        raise InvalidShapeError(f"{name}: shape {shape} has an unknown size under MXNet's "
+                                f"legacy shapes (0 means unknown); use mx.np_shape() for "
+                                f"zero-size and scalar arrays")
+    return shape
+
+
 def zeros(shape, ctx=None, dtype=None, **kwargs):
     """An array of zeros. ``nd.zeros((2, 3))``"""
-    return call("_zeros", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx,
-                **_without_symbol_attrs(kwargs))
+    return call("_zeros", shape=_known_shape("zeros", shape),
+                dtype=normalize_dtype(dtype).name, ctx=ctx, **_without_symbol_attrs(kwargs))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones. ``nd.ones((2, 3))``"""
-    return call("_ones", shape=_shape(shape), dtype=normalize_dtype(dtype).name, ctx=ctx,
-                **_without_symbol_attrs(kwargs))
+    return call("_ones", shape=_known_shape("ones", shape), dtype=normalize_dtype(dtype).name,
+                ctx=ctx, **_without_symbol_attrs(kwargs))
 
 
 def full(shape, val, ctx=None, dtype=None, out=None, stype=None):

@@ -1,19 +1,18 @@
 """``nd`` functions MXNet writes in Python over its operators.
 
 Lesson: 02-ndarray-and-context.  Mirrors the helpers of ``python/mxnet/ndarray/ndarray.py``
-of the same names: ``moveaxis``, ``linspace``, ``split_v2``, ``onehot_encode``,
+of the same names: ``moveaxis``, ``linspace``, ``split_v2``, ``histogram``, ``onehot_encode``,
 and ``from_numpy``.  (``nd.CachedOp``, a Symbol run as one operation, is Gluon's
 ``CachedOp``; ``gluon/cached_op.py`` puts it here.)
 """
-import numbers
-
 import numpy as np
 
 from ..base import normalize_dtype
+from ..op.registry import get_op
 from .ndarray import Chunk, NDArray
 from .register import call
 
-__all__ = ["moveaxis", "linspace", "split_v2", "onehot_encode", "from_numpy"]
+__all__ = ["moveaxis", "linspace", "split_v2", "histogram", "onehot_encode", "from_numpy"]
 
 
 def moveaxis(tensor, source, destination):
@@ -41,15 +40,16 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     """A list of parts of ``ary`` along ``axis``: ``indices_or_sections`` equal parts, or
     the parts between the given positions (as numpy's split)."""
-    if isinstance(indices_or_sections, numbers.Integral):
-        parts = call("_split_v2", ary, indices=(), axis=axis, squeeze_axis=squeeze_axis,
-                     sections=int(indices_or_sections))
-    elif isinstance(indices_or_sections, tuple):
-        parts = call("_split_v2", ary, indices=(0,) + tuple(indices_or_sections), axis=axis,
-                     squeeze_axis=squeeze_axis, sections=0)
-    else:
-        raise ValueError("indices_or_sections must either int or tuple of ints")
+    params = get_op("_split_v2").params_for(indices_or_sections)
+    parts = call("_split_v2", ary, axis=axis, squeeze_axis=squeeze_axis, **params)
     return parts if isinstance(parts, list) else [parts]
+
+
+def histogram(a, bins=10, range=None):
+    """``(counts, edges)`` of ``a``'s values, as ``numpy.histogram``: ``bins`` equal bins
+    over ``range``, or the bins between the edges of an array ``bins``."""
+    params, extra = get_op("_histogram").params_for(bins, range)
+    return tuple(call("_histogram", a, *extra, **params))
 
 
 def onehot_encode(indices, out):

@@ -11,12 +11,15 @@ from .ndarray import NDArray
 __all__ = ["reshape"]
 
 
-def reshape(array, shape, reverse=False, **kwargs):
-    """``array.reshape((2, -1))``, ``array.reshape(2, -1)`` or ``array.reshape(shape=...)``."""
+def reshape(array, dims, reverse=False, **kwargs):
+    """``array.reshape((2, -1))``, ``array.reshape(2, -1)`` or ``array.reshape(shape=...)``;
+    ``dims`` holds the positional arguments."""
     if "shape" in kwargs:
         shape = kwargs.pop("shape")
-    elif len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
+    elif len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        shape = dims[0]
+    else:
+        shape = dims
     if kwargs:
         raise InvalidParameterError(f"reshape: unexpected arguments {sorted(kwargs)}")
     target = reshape_target(array.shape, tuple(shape), reverse)

@@ -7,7 +7,7 @@ Lesson: 06-symbolic-programming.  ``list_ops()`` returns them all; the frontends
 from . import arithmetic, compare, creation, getitem  # noqa: F401
 from . import elemwise, logexp, trig, rounding, activations, reduce  # noqa: F401
 from . import shape, join_split, slicing, broadcast, rearrange  # noqa: F401
-from . import indexing, linalg  # noqa: F401
+from . import indexing, linalg, histogram, checks  # noqa: F401
 from . import nn, normalization, conv, output, rnn, sequence  # noqa: F401
 from . import random  # noqa: F401
 from . import ctc, detection, roi  # noqa: F401

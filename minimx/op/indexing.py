@@ -570,3 +570,111 @@ class BatchTake(ChooseElement0Index):
         if not str(indices).startswith(("int", "uint")):
             raise self.type_error(f"indices must be integers, got {indices}")
         return a
+
+
+# -- positions as numbers: index_array, ravel_multi_index, unravel_index -------------------------
+def _index_array_reference(np, data, axes=None):
+    grids = np.indices(data.shape, dtype=np.int64)
+    chosen = range(data.ndim) if axes is None else axes
+    return np.stack([grids[axis] for axis in chosen], axis=-1)
+
+
+@register_op
+class IndexArray(OpDef):
+    """The position of every element: ``data.shape + (len(axes),)`` int64, where
+    ``out[i1, ..., in, j] == i_{axes[j]}`` (every axis when ``axes`` is None)."""
+    name = "_contrib_index_array"
+    params = {"axes": Param(Optional(Shape), default=None,
+                            doc="the axes whose positions are listed (default: all)")}
+    differentiable = False
+    test = TestHints(shapes=((2, 3),), grad=False, reference=_index_array_reference,
+                     cases=(({"axes": (1, 0)}, ((3, 2, 2),)),))
+
+    def chosen_axes(self, ndim):
+        if self.axes is None:
+            return tuple(range(ndim))
+        return tuple(normalize_axes(self, axis, ndim)[0] for axis in self.axes)
+
+    def infer_shape(self, data):
+        return tuple(data) + (len(self.chosen_axes(len(data))),)
+
+    def infer_type(self, data):
+        return "int64"
+
+    def forward(self, xp, data):
+        grids = xp.indices(data.shape, dtype="int64")
+        chosen = [grids[axis] for axis in self.chosen_axes(data.ndim)]
+        if not chosen:
+            return xp.zeros(data.shape + (0,), dtype="int64")
+        return xp.stack(chosen, axis=-1)
+
+
+def _strides(shape):
+    """Row-major strides of ``shape`` in elements (the first size may be -1: unknown)."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+class _FlatIndex(OpDef):
+    """Between multi-indices and flat indices of an array of ``shape`` (its first size may
+    be -1, unknown); indices are floats as MXNet's, and get no gradient."""
+    params = {"shape": Param(Shape, doc="the shape the indices address")}
+    differentiable = False
+
+    def check_params(self):
+        if not self.shape or any(size < 1 for size in self.shape[1:]) or self.shape[0] == 0:
+            raise self.param_error(f"shape {self.shape} must have positive sizes (the first "
+                                   f"may be -1)")
+
+
+@register_op
+class RavelMultiIndex(_FlatIndex):
+    """Flat indices of the columns of ``data`` (``len(shape)`` rows of indices), as
+    ``numpy.ravel_multi_index`` without its range check."""
+    name = "_ravel_multi_index"
+    aliases = ("ravel_multi_index",)
+    test = TestHints(shapes=((2, 5),), params={"shape": (3, 4)}, grad=False,
+                     integer_inputs={"data": 3},
+                     reference=lambda np, x, shape: np.ravel_multi_index(
+                         x.astype(int), shape).astype(x.dtype))
+
+    def infer_shape(self, data):
+        if not data or data[0] != len(self.shape):
+            raise self.shape_error(f"data {tuple(data)} must have {len(self.shape)} rows, one "
+                                   f"per axis of shape {self.shape}")
+        return tuple(data[1:]) or (1,)
+
+    def forward(self, xp, data):
+        strides = xp.asarray(_strides(self.shape), dtype="int64")
+        flat = xp.tensordot(strides, data.astype("int64"), axes=1)
+        return flat.reshape(self.infer_shape(data.shape)).astype(data.dtype)
+
+
+@register_op
+class UnravelIndex(_FlatIndex):
+    """Multi-indices of flat indices: one row per axis of ``shape``, as
+    ``numpy.unravel_index`` without its range check (an index past the end gives a first
+    index past the first size, as MXNet's)."""
+    name = "_unravel_index"
+    aliases = ("unravel_index",)
+    test = TestHints(shapes=((5,),), params={"shape": (3, 4)}, grad=False,
+                     integer_inputs={"data": 12},
+                     reference=lambda np, x, shape: np.stack(np.unravel_index(
+                         x.astype(int), shape)).astype(x.dtype))
+
+    def infer_shape(self, data):
+        return (len(self.shape),) + tuple(data)
+
+    def forward(self, xp, data):
+        rest = data.astype("int64")
+        rows = []
+        for position, size in reversed(list(enumerate(self.shape))):
+            if position == 0:             # as MXNet: the first axis does not wrap
+                rows.append(rest)
+            else:
+                rows.append(rest % size)
+                rest = rest // size
+        return xp.stack(rows[::-1]).astype(data.dtype)

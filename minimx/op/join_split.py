@@ -5,6 +5,7 @@ matrix_op.cc`` (stack) and ``src/operator/slice_channel.cc``.  The gradient of a
 is a split of the output gradient, and the gradient of a split is a join.
 """
 import itertools
+import numbers
 
 from .common import normalize_axis
 from .params import Param, Shape
@@ -183,6 +184,16 @@ class SplitV2(OpDef):
                      cases=(({"indices": (), "sections": 2, "axis": 1}, ((3, 4),)),
                             ({"indices": (), "sections": 3, "axis": 0, "squeeze_axis": True},
                              ((3, 2),))))
+
+    @staticmethod
+    def params_for(indices_or_sections):
+        """The parameters for ``split_v2(ary, indices_or_sections)``: a number of equal
+        parts, or a tuple of split positions (as numpy's ``split``)."""
+        if isinstance(indices_or_sections, numbers.Integral):
+            return {"indices": (), "sections": int(indices_or_sections)}
+        if isinstance(indices_or_sections, tuple):
+            return {"indices": (0,) + tuple(indices_or_sections), "sections": 0}
+        raise ValueError("indices_or_sections must either int or tuple of ints")
 
     def _bounds(self, size):
         if self.sections > 0:

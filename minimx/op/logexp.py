@@ -8,6 +8,7 @@ operator saves its output instead of its input (``UnaryFromOutput``).
 import math
 
 from .elemwise import Unary, UnaryFromOutput
+from .params import Param
 from .registry import TestHints, register_op
 
 
@@ -175,3 +176,37 @@ class Reciprocal(Unary):
 
     def derivative(self, xp, data):
         return -1.0 / (data * data)
+
+
+# -- contrib: a quadratic and the attention scale ------------------------------------------------
+@register_op
+class Quadratic(Unary):
+    """``a * x**2 + b * x + c``, element-wise (``nd.contrib.quadratic``)."""
+    name = "_contrib_quadratic"
+    params = {"a": Param(float, default=0.0, doc="coefficient of x**2"),
+              "b": Param(float, default=0.0, doc="coefficient of x"),
+              "c": Param(float, default=0.0, doc="constant term")}
+    test = TestHints(params={"a": 0.5, "b": -2.0, "c": 1.0},
+                     reference=lambda np, x, a, b, c: a * x * x + b * x + c)
+
+    def compute(self, xp, data):
+        return ((self.a * data + self.b) * data + self.c).astype(data.dtype)
+
+    def derivative(self, xp, data):
+        return 2.0 * self.a * data + self.b
+
+
+@register_op
+class DivSqrtDim(Unary):
+    """``x / sqrt(x.shape[-1])``: the scaling of dot-product attention
+    (``nd.contrib.div_sqrt_dim``)."""
+    name = "_contrib_div_sqrt_dim"
+    saves = ("data_shape",)
+    test = TestHints(shapes=((2, 3, 4),),
+                     reference=lambda np, x: x / np.sqrt(x.shape[-1]))
+
+    def compute(self, xp, data):
+        return data * (1.0 / math.sqrt(data.shape[-1]))
+
+    def backward(self, xp, out_grad, data_shape):
+        return out_grad * (1.0 / math.sqrt(data_shape[-1]))

@@ -121,9 +121,17 @@ class BlockMove(OpDef):
     params = {"block_size": Param(int, doc="side of the moved blocks")}
     method = True
 
+    def check_params(self):
+        if self.block_size < 1:
+            raise self.param_error(f"block_size must be a positive integer, got "
+                                   f"{self.block_size}")
+
     def check_4d(self, data):
         if len(data) != 4:
             raise self.shape_error(f"expected a 4-D input (N, C, H, W), got {tuple(data)}")
+        if 0 in data:
+            raise self.shape_error(f"the input {tuple(data)} has a size 0 (MXNet's legacy "
+                                   f"shapes read it as unknown)")
         return data
 
 

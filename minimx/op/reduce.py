@@ -105,6 +105,11 @@ class Extremum(Reduce):
 
     saves = ("data", "output")
 
+    def infer_shape(self, data):
+        if math.prod(data) == 0:
+            raise self.shape_error(f"the input {tuple(data)} has no elements to reduce")
+        return super().infer_shape(data)
+
     def backward(self, xp, out_grad, data, output):
         kept = self.kept_shape(data.shape)
         chosen = (data == output.reshape(kept)).astype(data.dtype)
@@ -303,3 +308,44 @@ class ArgmaxChannel(OpDef):
 
     def forward(self, xp, data):
         return xp.argmax(data, axis=1).astype(data.dtype)
+
+
+@register_op
+class Moments(OpDef):
+    """The mean and the (biased) variance over ``axes``: two outputs, as one pass of a
+    normalization layer computes them."""
+    name = "moments"
+    outputs = ("mean", "var")
+    params = {"axes": Param(Optional(Axis), default=None, doc="axes to reduce (required)"),
+              "keepdims": _KEEPDIMS}
+    saves = ("data", "mean")
+    test = TestHints(shapes=((2, 3, 4),), params={"axes": (0, 2)},
+                     reference=lambda np, x, axes, keepdims=False: (
+                         np.mean(x, axis=axes, keepdims=keepdims),
+                         np.var(x, axis=axes, keepdims=keepdims)),
+                     cases=(({"axes": (1,), "keepdims": True}, ((2, 3),)),))
+
+    def check_params(self):
+        if not self.axes and self.axes != 0:
+            raise self.param_error("axes must be given (global moments: list every axis)")
+
+    def reduced_axes(self, ndim):
+        return normalize_axes(self, self.axes, ndim)
+
+    def infer_shape(self, data):
+        shape = reduced_shape(data, self.reduced_axes(len(data)), self.keepdims)
+        return [shape, shape]
+
+    def forward(self, xp, data):
+        axes = self.reduced_axes(data.ndim)
+        mean = xp.mean(data, axis=axes, keepdims=True)
+        var = xp.mean(xp.square(data - mean), axis=axes, keepdims=True)
+        shape = reduced_shape(data.shape, axes, self.keepdims)
+        return mean.reshape(shape).astype(data.dtype), var.reshape(shape).astype(data.dtype)
+
+    def backward(self, xp, grad_mean, grad_var, data, mean):
+        axes = self.reduced_axes(data.ndim)
+        kept = reduced_shape(data.shape, axes, True)
+        count = max(math.prod(data.shape) // max(math.prod(kept), 1), 1)
+        centred = data - mean.reshape(kept)
+        return (grad_mean.reshape(kept) + 2.0 * grad_var.reshape(kept) * centred) / count

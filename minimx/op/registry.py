@@ -95,6 +95,8 @@ class OpDef:
     the output sizes that come out the same; ``where`` refuses, as MXNet's), and
     ``shaped_like_output()`` lists the inputs whose shape is the output's (elementwise
     operators: every input; ``Activation``: the data), merged both ways.
+    ``axiswise_shapes``: output axis ``i`` is cut from input axis ``i`` (``slice``), so an
+    unknown input size leaves that output size unknown, whatever the stand-ins give.
 
     Two attributes only the symbol layer reads: ``named_outputs`` (True: a graph
     names the outputs after ``list_outputs()``, ``bn_mean``, ``rnn_state_output``,
@@ -141,6 +143,7 @@ class OpDef:
     xp_name = None
     family = None
     partial_shapes = True
+    axiswise_shapes = False
     test = TestHints()
 
     # filled in by register_op

@@ -41,6 +41,7 @@ OptionalIntTuple.type_name = "a tuple of ints or None"
 class Slicing(OpDef):
     """An operator that reads one rectangular (maybe strided) region: subclasses give ``key``."""
 
+    axiswise_shapes = True
     saves = ("data_shape",)
 
     def infer_shape(self, data, *others):
@@ -159,6 +160,9 @@ class Diag(OpDef):
         second = normalize_axis(self, self.axis2, len(data))
         if first == second:
             raise self.shape_error(f"axis1 and axis2 name one axis ({first}) of {tuple(data)}")
+        if not -data[first] <= self.k <= data[second]:
+            raise self.shape_error(f"diagonal k={self.k} does not exist in planes "
+                                   f"{data[first]}x{data[second]} of {tuple(data)}")
         rows, cols = (data[first], data[second] - self.k) if self.k >= 0 else (
             data[first] + self.k, data[second])
         rest = tuple(size for axis, size in enumerate(data) if axis not in (first, second))

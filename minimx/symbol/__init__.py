@@ -9,11 +9,12 @@ from ..op.registry import install_generated_functions
 from . import contrib, linalg, random, register, sparse
 from .arithmetic import hypot, maximum, minimum, pow, power
 from .creation import arange, full, ones, zeros
+from .functions import histogram, split_v2
 from .symbol import Group, Symbol, Variable, load, load_json, var
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "zeros", "ones", "full",
            "arange", "pow", "power", "maximum", "minimum", "hypot", "_internal", "op", "random",
-           "contrib", "linalg"]
+           "contrib", "linalg", "split_v2", "histogram"]
 
 _internal = types.ModuleType("minimx.symbol._internal", "Operators whose names start with _.")
 op = types.ModuleType("minimx.symbol.op", "Every generated operator function.")

@@ -7,7 +7,8 @@ known outputs (``infer_input_shapes_from_outputs``: a Reshape's input), and its
 output shapes from its inputs.  Passes repeat until nothing changes.
 
 Shapes may be partly known: ``0`` is an unknown size (MXNet's legacy convention;
-``(0, 10)`` is "some batch of 10 features").  Partial shapes flow both ways:
+``(0, 10)`` is "some batch of 10 features"; under ``mx.np_shape()`` the mark is ``-1``
+and ``0`` is an empty axis).  Partial shapes flow both ways:
 elementwise operators merge the shapes of their inputs and output
 (``shaped_like_output``), and any other operator's output sizes are found by
 *sampling*: its shape rule runs twice, every unknown size replaced by a stand-in (two
@@ -16,27 +17,54 @@ on the unknowns (``sampled_output_shapes``).
 """
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError, normalize_dtype
 from ..op.params import Shape
+from ..util import is_np_shape
 from .graph import topo_order
 
 __all__ = ["infer_shapes", "infer_types"]
 
 
+def _unknown_size(size):
+    """0 marks an unknown size under MXNet's legacy shapes; under ``mx.np_shape()`` it is
+    -1, and 0 is a real (empty) size."""
+    return size < 0 if is_np_shape() else size <= 0
+
+
+def _unknown_marker():
+    return -1 if is_np_shape() else 0
+
+
 def _known(shape):
-    return shape is not None and all(size > 0 for size in shape)
+    return shape is not None and not any(_unknown_size(size) for size in shape)
 
 
 def _merge(node, label, old, new):
-    """Combine two guesses of one shape; 0 means an unknown size."""
+    """Combine two guesses of one shape, each with unknown sizes marked."""
     if new is None:
         return old
     new = tuple(new)
     if old is None:
         return new
-    if len(old) != len(new) or any(a and b and a != b for a, b in zip(old, new)):
+    if len(old) != len(new) or any(not _unknown_size(a) and not _unknown_size(b) and a != b
+                                   for a, b in zip(old, new)):
         raise InvalidShapeError(
             f"shape inference: node '{node.name}' ({node.op_name()}), {label}: "
             f"inconsistent shapes {old} and {new}")
-    return tuple(a or b for a, b in zip(old, new))
+    return tuple(b if _unknown_size(a) else a for a, b in zip(old, new))
+
+
+def _legacy(shapes):
+    """Shapes as the operators' completion rules read them (0: unknown size)."""
+    if not is_np_shape():
+        return list(shapes)
+    return [None if shape is None else tuple(0 if size < 0 else size for size in shape)
+            for shape in shapes]
+
+
+def _from_legacy(shapes):
+    if not is_np_shape():
+        return list(shapes)
+    return [None if shape is None else tuple(-1 if size == 0 else size for size in shape)
+            for shape in shapes]
 
 
 def _parse_shape_attr(node):
@@ -67,7 +95,9 @@ def infer_shapes(entries, known):
         given = known.get(node.name)
         if given is None and "__shape__" in node.attrs:
             given = _parse_shape_attr(node)
-        return tuple(given) if given is not None and len(given) else None
+        if given is None or (not len(given) and not is_np_shape()):
+            return None               # () is unknown under legacy shapes, a scalar under np
+        return tuple(given)
     return _solve(entries, seed, _infer_node)
 
 
@@ -90,7 +120,8 @@ def sampled_output_shapes(op, input_shapes):
         return None
     trials = []
     for stand_in in _STAND_INS:
-        filled = [tuple(size or stand_in for size in shape) for shape in input_shapes]
+        filled = [tuple(stand_in if _unknown_size(size) else size for size in shape)
+                  for shape in input_shapes]
         try:
             trials.append([tuple(shape) for shape in op.output_shapes(filled)])
         except _RULE_ERRORS:
@@ -98,8 +129,13 @@ def sampled_output_shapes(op, input_shapes):
     first, second = trials
     if [len(shape) for shape in first] != [len(shape) for shape in second]:
         return None
-    return [tuple(a if a == b else 0 for a, b in zip(one, other))
-            for one, other in zip(first, second)]
+    unknown = _unknown_marker()
+    result = [tuple(a if a == b else unknown for a, b in zip(one, other))
+              for one, other in zip(first, second)]
+    if op.axiswise_shapes:
+        result[0] = tuple(unknown if _unknown_size(source) else size
+                          for size, source in zip(result[0], input_shapes[0]))
+    return result
 
 
 def _complete_partially(node, shapes):
@@ -161,7 +197,7 @@ def _complete_inputs_forward(node, shapes):
     if not inputs or inputs[0] is None or (None not in inputs and _known(inputs[0])):
         return False      # as in MXNet, parameters are completed from the data's shape
     try:
-        completed = node.instance.infer_input_shapes(*inputs)
+        completed = _from_legacy(node.instance.infer_input_shapes(*_legacy(inputs)))
     except (MXNetError, ArithmeticError, ValueError, TypeError, IndexError):
         if _known(inputs[0]):
             raise
@@ -175,8 +211,9 @@ def _complete_inputs_backward(node, shapes):
     outputs = [shapes.get((node, index)) for index in range(node.num_outputs())]
     if all(_known(shape) for shape in inputs) or all(s is None for s in outputs):
         return False
-    return _update_inputs(node, shapes,
-                          node.instance.infer_input_shapes_from_outputs(inputs, outputs))
+    completed = node.instance.infer_input_shapes_from_outputs(_legacy(inputs),
+                                                              _legacy(outputs))
+    return _update_inputs(node, shapes, _from_legacy(completed))
 
 
 def _infer_outputs(node, shapes):

@@ -201,14 +201,9 @@ class Symbol(NDArrayOnly):
         """Like ``infer_shape``, with what stays unknown marked: ``()`` for a shape and
         ``0`` for a size, or, under ``mx.np_shape()``, ``None`` and ``-1``."""
         known = self._known(args, kwargs, "infer_shape")
-        np_shape = is_np_shape()
-        if np_shape:                  # inside, 0 marks an unknown size
-            known = {key: tuple(0 if size == -1 else size for size in shape)
-                     for key, shape in known.items()}
         _, shapes = inference.infer_shapes(self._entries, known)
-        if np_shape:
-            return self._grouped(shapes, lambda shape: None if shape is None else
-                                 tuple(-1 if size == 0 else size for size in shape))
+        if is_np_shape():
+            return self._grouped(shapes, lambda shape: None if shape is None else tuple(shape))
         return self._grouped(shapes, lambda shape: () if shape is None else tuple(shape))
 
     def infer_type(self, *args, **kwargs):

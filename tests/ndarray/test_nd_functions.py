@@ -6,6 +6,7 @@ import subprocess
 import numpy as np
 import pytest
 
+import minimx as mx
 from minimx import nd, sym
 
 
@@ -82,3 +83,62 @@ def test_functions_match_mxnet(mxnet_python):
     np.testing.assert_allclose(nd.linspace(-1, 2, 7, endpoint=False).asnumpy(),
                                wanted["linspace"], rtol=1e-6)
     assert [p.asnumpy().tolist() for p in nd.split_v2(x, (1, 3), axis=2)] == wanted["split_v2"]
+
+
+# -- histogram, legacy shape rules, errors a kernel finds ----------------------------------------
+def test_histogram_counts_as_numpy_in_both_forms():
+    values = np.array([0.1, 0.2, 3.0, -5.0, 2.5], dtype=np.float32)
+    counts, edges = nd.histogram(nd.array(values), bins=5, range=(-2.5, 2.5))
+    want_counts, want_edges = np.histogram(values, 5, range=(-2.5, 2.5))
+    assert counts.dtype == np.int64 and counts.asnumpy().tolist() == want_counts.tolist()
+    np.testing.assert_allclose(edges.asnumpy(), want_edges)
+    counts, edges = nd.histogram(nd.array(values), bins=nd.array([-1.0, 0.5, 2.5]))
+    assert counts.asnumpy().tolist() == [2, 1]          # 2.5 is in the last bin, as numpy
+    with pytest.raises(ValueError, match="range"):
+        nd.histogram(nd.array(values), bins=4)
+
+
+def test_symbolic_histogram_and_split_v2_infer_their_outputs():
+    data = mx.sym.var("x")
+    assert mx.sym.histogram(data, bins=4, range=(0, 1)).infer_shape(x=(3, 4))[1] == [(4,), (5,)]
+    edges = mx.sym.histogram(data, bins=mx.sym.var("b"))
+    assert edges.list_arguments() == ["x", "b"]
+    assert edges.infer_shape(x=(3, 4), b=(5,))[1] == [(4,), (5,)]
+    assert mx.sym.split_v2(data, (1, 3), axis=1).infer_shape(x=(2, 4))[1] == [
+        (2, 1), (2, 2), (2, 1)]
+
+
+def test_zeros_and_ones_refuse_unknown_sizes_unless_np_shape():
+    with pytest.raises(mx.base.InvalidShapeError, match="zeros: shape \\(5, 0\\)"):
+        nd.zeros((5, 0))
+    with pytest.raises(mx.base.InvalidShapeError, match="ones: shape \\(\\)"):
+        nd.ones(())
+    assert nd.empty((0, 3)).shape == (0, 3)             # empty and array make them anyway
+    with mx.np_shape(True):
+        assert nd.zeros((5, 0)).shape == (5, 0) and nd.ones(()).shape == ()
+
+
+def test_an_index_out_of_range_in_a_kernel_is_an_index_error_at_the_sync_point():
+    data = nd.array([[0, 1, 2], [3, 4, 5]])
+    result = nd.gather_nd(data, nd.array([[0, 1, 0], [0, 1, 3]]))
+    with pytest.raises(IndexError, match="gather_nd") as raised:
+        result.asnumpy()
+    assert isinstance(raised.value, mx.base.MXNetError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nd.diag(nd.ones((3, 4)), k=5),
+    lambda: nd.diag(nd.ones((3, 4)), k=-4),
+    lambda: nd.depth_to_space(nd.ones((1, 4, 2, 2)), 0),
+    lambda: nd.depth_to_space(nd.array(np.ones((1, 4, 0, 3))), 2),
+    lambda: nd.space_to_depth(nd.array(np.ones((1, 0, 2, 2))), 2),
+    lambda: mx.nd.array(np.ones((5, 0))).max(),
+])
+def test_shapes_mxnet_refuses_are_refused_at_the_call(call):
+    with pytest.raises(mx.base.MXNetError):
+        call()
+
+
+def test_reshape_takes_shape_as_a_keyword():
+    assert nd.arange(6).reshape(shape=(2, 3)).shape == (2, 3)
+    assert nd.arange(6).reshape(3, 2).shape == (3, 2)

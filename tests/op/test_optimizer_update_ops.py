@@ -48,6 +48,12 @@ def _inputs(name, rng, shape=(3, 5)):
     return [a.astype(np.float32) for a in arrays]
 
 
+def _float32_atol(wanted):
+    """float32 rounding scales with the array's largest value: a state such as FTML's z is a
+    difference of terms about 1/lr in size, so a small element carries their rounding."""
+    return 1e-6 * max(1.0, float(np.abs(wanted).max()))
+
+
 @pytest.mark.parametrize("name", OPS)
 def test_weight_and_states_match_the_reference_over_steps(name, engine):
     rng = np.random.RandomState(0)
@@ -63,7 +69,8 @@ def test_weight_and_states_match_the_reference_over_steps(name, engine):
         expected = [new[0], grad, *new[1:]]
     for position, (array, wanted) in enumerate(zip(arrays, expected)):
         if position != 1:
-            np.testing.assert_allclose(array.asnumpy(), wanted, rtol=1e-5, atol=1e-6,
+            np.testing.assert_allclose(array.asnumpy(), wanted, rtol=1e-5,
+                                       atol=_float32_atol(wanted),
                                        err_msg=f"{name}: input {position}")
 
 
@@ -158,5 +165,7 @@ np.savez({str(tmp_path / 'out.npz')!r}, **out)
         arrays = [nd.array(v) for v in values]
         getattr(nd, name)(*arrays, out=arrays[0], **_params(name))
         for position, array in enumerate(arrays):
-            np.testing.assert_allclose(array.asnumpy(), theirs[f"{name}_{position}"],
-                                       rtol=1e-5, atol=1e-6, err_msg=f"{name}: input {position}")
+            wanted = theirs[f"{name}_{position}"]
+            np.testing.assert_allclose(array.asnumpy(), wanted, rtol=1e-5,
+                                       atol=_float32_atol(wanted),
+                                       err_msg=f"{name}: input {position}")

@@ -82,3 +82,18 @@ def test_elementwise_conflicts_name_the_operator():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             (a + b).infer_shape()
+
+
+def test_slices_of_an_unknown_axis_stay_unknown_as_mxnet():
+    data = mx.sym.var("data", shape=(0, 20))
+    out = mx.sym.slice(data, begin=(None, 3), end=(5, 10))
+    assert out.infer_shape_partial()[1][0] == (0, 7)
+
+
+def test_under_np_shape_zero_is_a_size_and_minus_one_is_unknown():
+    with mx.np_shape(True):
+        index = mx.sym.contrib.index_array(mx.sym.var("data"))
+        assert index.infer_shape(data=())[1] == [(0,)]
+        assert index.infer_shape(data=(0, 2))[1] == [(0, 2, 2)]
+        out = mx.sym.slice(mx.sym.var("data", shape=(-1, 20)), begin=(None, 3), end=(5, 10))
+        assert out.infer_shape_partial()[1][0] == (-1, 7)

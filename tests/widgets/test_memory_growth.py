@@ -73,7 +73,8 @@ def test_payload_and_static_picture(small_experiment):
                                                      small_experiment.cases]
     for run, source in zip(data["runs"], small_experiment.runs):
         assert len(run["t"]) == len(run["mb"]) <= 12
-        assert max(run["mb"]) == pytest.approx(source.growth_mb, abs=0.01)
+        # the curve may fall below its baseline (memory released); growth is never negative
+        assert max(max(run["mb"]), 0.0) == pytest.approx(source.growth_mb, abs=0.01)
     svg = static.render_svg(data)
     root = ElementTree.fromstring(svg)
     lines = root.findall("{http://www.w3.org/2000/svg}polyline")
