@@ -23,8 +23,15 @@ def moveaxis(tensor, source, destination):
     if len(sources) != len(targets):
         raise ValueError(f"moveaxis: source {source} and destination {destination} differ in "
                          f"length")
+    for axis in sources + targets:
+        if not -ndim <= axis < ndim:
+            raise ValueError(f"moveaxis: axis {axis} is out of range for an array of "
+                             f"{ndim} dimensions")
     sources = [s % ndim for s in sources]
     targets = [d % ndim for d in targets]
+    if len(set(sources)) != len(sources) or len(set(targets)) != len(targets):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} must "
+                         f"not repeat an axis")
     order = [axis for axis in range(ndim) if axis not in sources]
     for target, axis in sorted(zip(targets, sources)):
         order.insert(target, axis)
@@ -66,9 +73,17 @@ def from_numpy(ndarray, zero_copy=True):
     from .creation import array
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"from_numpy: expected a numpy array, got {type(ndarray).__name__}")
-    if not zero_copy or not ndarray.flags.c_contiguous or not ndarray.flags.writeable:
+    if not zero_copy:
         return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags.c_contiguous:
+        raise ValueError("from_numpy: zero_copy needs a C-contiguous array; pass "
+                         "zero_copy=False or numpy.ascontiguousarray(...) ")
     normalize_dtype(ndarray.dtype)
+    if not ndarray.flags.writeable:
+        try:                              # read-only since an earlier from_numpy: share again
+            ndarray.flags.writeable = True
+        except ValueError:                # a read-only view of someone else's memory
+            return array(ndarray, dtype=ndarray.dtype)
     own = ndarray.view()                 # stays writable for the NDArray ...
     ndarray.flags.writeable = False      # ... while the caller's array becomes read-only
     from ..context import cpu

@@ -246,6 +246,11 @@ class NDArray:
     def as_nd_ndarray(self):
         return self
 
+    def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
+        """``nd.split_v2(self, ...)``: equal parts or parts between positions."""
+        from .functions import split_v2
+        return split_v2(self, indices_or_sections, axis=axis, squeeze_axis=squeeze_axis)
+
     def tostype(self, stype):
         if stype != "default":
             raise MXNetError(f"storage type {stype!r} is not supported; minimx is dense only")

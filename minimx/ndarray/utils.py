@@ -23,6 +23,7 @@ import numpy as np
 
 from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, FileFormatError, MXNetError
 from ..context import Context, cpu
+from ..util import is_np_shape
 from .. import backend
 from .creation import array
 from .ndarray import NDArray
@@ -81,13 +82,12 @@ def _arrays_and_names(data):
 def encode(arrays, names=()):
     """The bytes of a file holding ``arrays`` (NDArrays) and their ``names``.
 
-    Arrays are written as V2, as MXNet 1.x does by default.  When one of them is
-    0-d or has a zero-length axis (shapes V2 cannot express), every array is
-    written as V3, which MXNet loads under ``mx.util.np_shape(True)``.
+    Arrays are written as V2, as MXNet 1.x does by default, or as V3 under
+    ``mx.np_shape()``: the file says in which shape semantics it was saved, and
+    ``load`` (MXNet's too) reads it only in the same ones.
     """
     values = [(x.asnumpy(), x.context) for x in arrays]
-    numpy_shapes = any(value.ndim == 0 or 0 in value.shape for value, _ in values)
-    magic = V3_MAGIC if numpy_shapes else V2_MAGIC
+    magic = V3_MAGIC if is_np_shape() else V2_MAGIC
     parts = [struct.pack("<QQQ", LIST_MAGIC, 0, len(values))]
     for value, ctx in values:
         parts.append(_encode_array(value, ctx, magic))
@@ -156,6 +156,7 @@ def _read_array(reader, index):
     start = reader.offset
     magic = reader.scalar("<I", f"the magic of {what}")
     if magic in (V2_MAGIC, V3_MAGIC):
+        _check_semantics(reader, what, magic == V3_MAGIC, start)
         storage = reader.scalar("<i", f"the storage type of {what}")
         if storage != 0:
             kind = STORAGE_NAMES.get(storage, "unknown")
@@ -184,6 +185,17 @@ def _read_array(reader, index):
     raw = reader.take(size * dtype.itemsize, f"the {size} {dtype.name} elements of {what}")
     value = np.frombuffer(raw, dtype=dtype.newbyteorder("<"), count=size).reshape(shape)
     return array(value.astype(dtype), ctx=_load_context(dev_type, dev_id), dtype=dtype)
+
+
+def _check_semantics(reader, what, saved_np_shape, start):
+    """A V3 array loads only under ``mx.np_shape()``, a V2 array only outside it (MXNet's
+    rule: a 0 in a V2 shape meant "unknown", in V3 it is an empty axis)."""
+    if saved_np_shape and not is_np_shape():
+        raise reader.error(f"{what} was saved under numpy shape semantics (V3); load it "
+                           f"inside `with mx.np_shape(True):`", at=start)
+    if not saved_np_shape and is_np_shape():
+        raise reader.error(f"{what} was saved under MXNet's legacy shape semantics (V2); "
+                           f"load it outside mx.np_shape()", at=start)
 
 
 def _read_shape(reader, what):

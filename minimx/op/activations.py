@@ -40,7 +40,9 @@ class Sigmoid(UnaryFromOutput):
 
 @register_op
 class Relu(UnaryFromOutput):
-    """Rectified linear unit, ``max(x, 0)``; the gradient at 0 is 0."""
+    """Rectified linear unit, ``max(x, 0)``; the gradient at 0 is 0.  A nan stays nan,
+    and so does its gradient, as MXNet's ``relu`` (``Activation(act_type='relu')`` gives
+    0 for both)."""
     name = "relu"
     test = TestHints(reference=lambda np, x: np.maximum(x, 0))
 
@@ -48,7 +50,7 @@ class Relu(UnaryFromOutput):
         return xp.maximum(data, 0)
 
     def derivative_from_output(self, xp, output):
-        return as_mask(output > 0, output)
+        return xp.where(output != output, output, as_mask(output > 0, output))
 
 
 @register_op
@@ -112,7 +114,8 @@ class SmoothL1(Unary):
 # -- layers ----------------------------------------------------------------------------------
 _ACTIVATIONS = {
     # name: (forward(xp, x), derivative(xp, x, y))
-    "relu": (lambda xp, x: xp.maximum(x, 0), lambda xp, x, y: (x > 0).astype(x.dtype)),
+    # fmax: a nan gives 0, as MXNet's Activation kernel (nd.relu keeps the nan)
+    "relu": (lambda xp, x: xp.fmax(x, 0), lambda xp, x, y: (x > 0).astype(x.dtype)),
     "sigmoid": (sigmoid, lambda xp, x, y: y * (1 - y)),
     "tanh": (lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y),
     "softrelu": (lambda xp, x: xp.logaddexp(x, 0).astype(x.dtype, copy=False),

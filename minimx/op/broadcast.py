@@ -99,6 +99,9 @@ class BroadcastLike(Broadcasting):
         if len(self.lhs_axes or ()) != len(self.rhs_axes or ()):
             raise self.param_error(f"lhs_axes {self.lhs_axes} and rhs_axes {self.rhs_axes} "
                                    f"differ in length")
+        if self.lhs_axes == () or self.rhs_axes == ():
+            raise self.param_error("lhs_axes and rhs_axes, when given, must name at least "
+                                   "one axis")
 
     def infer_shape(self, lhs, rhs):
         if self.lhs_axes is None and self.rhs_axes is None:

@@ -87,6 +87,76 @@ class Slice(Slicing):
         return tuple(slice(*items) for items in zip(self.begin, self.end, steps))
 
 
+def _assign_reference(np, lhs, *rhs, begin, end, step=(), scalar=0.0):
+    out = lhs.copy()
+    out[tuple(slice(*items) for items in itertools.zip_longest(begin, end, step or ()))] = (
+        rhs[0] if rhs else scalar)
+    return out
+
+
+@register_op
+class SliceAssign(OpDef):
+    """``lhs`` with the region ``[begin:end:step]`` replaced by ``rhs`` (what ``x[1:3] = y``
+    is in a graph); ``_crop_assign`` is its old name."""
+    name = "_slice_assign"
+    aliases = ("_crop_assign",)
+    inputs = ("lhs", "rhs")
+    params = Slice.params
+    saves = ()
+    test = TestHints(shapes=((4, 5), (2, 2)), params={"begin": (1, 0), "end": (3, 4),
+                                                      "step": (None, 2)},
+                     reference=_assign_reference)
+    check_params = Slice.check_params
+    key = Slice.key
+
+    def shaped_like_output(self):
+        return (0,)
+
+    def infer_shape(self, lhs, rhs):
+        region = Slicing.infer_shape(self, lhs)
+        if tuple(rhs) != region:
+            raise self.shape_error(f"rhs {tuple(rhs)} must have the region's shape {region} "
+                                   f"(of lhs {tuple(lhs)})")
+        return tuple(lhs)
+
+    def forward(self, xp, lhs, rhs):
+        out = lhs.copy()
+        out[self.key(lhs.shape)] = rhs
+        return out
+
+    def backward(self, xp, out_grad):
+        key = self.key(out_grad.shape)
+        lhs_grad = out_grad.copy()
+        lhs_grad[key] = 0
+        return lhs_grad, out_grad[key].copy()
+
+
+@register_op
+class SliceAssignScalar(OpDef):
+    """``lhs`` with the region ``[begin:end:step]`` set to ``scalar``."""
+    name = "_slice_assign_scalar"
+    aliases = ("_crop_assign_scalar",)
+    inputs = ("lhs",)
+    params = dict(Slice.params, scalar=Param(float, default=0.0, doc="the value written"))
+    test = TestHints(shapes=((4, 5),), params={"begin": (1, None), "end": (3, 4),
+                                               "scalar": 2.5}, reference=_assign_reference)
+    check_params = Slice.check_params
+    key = Slice.key
+
+    def shaped_like_output(self):
+        return (0,)
+
+    def forward(self, xp, lhs):
+        out = lhs.copy()
+        out[self.key(lhs.shape)] = self.scalar
+        return out
+
+    def backward(self, xp, out_grad):
+        grad = out_grad.copy()
+        grad[self.key(out_grad.shape)] = 0
+        return grad
+
+
 @register_op
 class SliceAxis(Slicing):
     """``data[..., begin:end, ...]`` on one axis (``end`` None: to the end)."""

@@ -243,6 +243,11 @@ class Symbol(NDArrayOnly):
             kwargs["shape"] = tuple(shape)
         return op.Reshape(self, **kwargs)
 
+    def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
+        """``sym.split_v2(self, ...)``: one output per part."""
+        from .functions import split_v2
+        return split_v2(self, indices_or_sections, axis=axis, squeeze_axis=squeeze_axis)
+
     def astype(self, dtype):
         """``Cast`` of this symbol to ``dtype``."""
         from . import op

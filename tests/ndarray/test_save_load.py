@@ -57,13 +57,14 @@ def _assert_same(loaded, expected):
 # -- files written by MXNet --------------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_files_written_by_mxnet_load(name):
-    loaded = nd.load(os.path.join(FIXTURES, name))
+    with mx.np_shape(EXPECTED[name][0] == "np_shape"):
+        loaded = nd.load(os.path.join(FIXTURES, name))
     _assert_same(loaded, EXPECTED[name][1])
     values = loaded.values() if isinstance(loaded, dict) else loaded
     assert all(x.context == mx.cpu(0) for x in values)    # cpu(1) arrays too, as MXNet
 
 
-@pytest.mark.parametrize("name", sorted(set(EXPECTED) - {"mxnet_scalar_legacy.nd"}))
+@pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_minimx_writes_the_bytes_mxnet_writes(name):
     mode, content = EXPECTED[name]
     ctx = mx.cpu(1) if mode == "legacy_cpu1" else mx.cpu(0)
@@ -71,19 +72,27 @@ def test_minimx_writes_the_bytes_mxnet_writes(name):
     def convert(value):
         return nd.array(value, dtype=value.dtype, ctx=ctx)
 
-    if isinstance(content, dict):
-        arrays, names = [convert(v) for v in content.values()], list(content)
-    else:
-        arrays, names = [convert(v) for v in content], []
-    assert utils.encode(arrays, names) == _read(name)
+    with mx.np_shape(mode == "np_shape"):
+        if isinstance(content, dict):
+            arrays, names = [convert(v) for v in content.values()], list(content)
+        else:
+            arrays, names = [convert(v) for v in content], []
+        assert utils.encode(arrays, names) == _read(name)
 
 
-def test_a_zero_d_array_is_written_in_numpy_shape_layout(tmp_path):
+def test_a_file_records_its_shape_semantics_and_loads_only_in_them(tmp_path):
     path = tmp_path / "scalar.nd"
     nd.save(str(path), [nd.array(np.array(5.5)), nd.array([1.0, 2.0])])
-    content = path.read_bytes()
-    assert struct.unpack_from("<I", content, 24)[0] == utils.V3_MAGIC
+    assert struct.unpack_from("<I", path.read_bytes(), 24)[0] == utils.V2_MAGIC
     _assert_same(nd.load(str(path)), EXPECTED["mxnet_scalar_legacy.nd"][1])
+    with mx.np_shape(True), pytest.raises(mx.base.MXNetError, match="legacy shape"):
+        nd.load(str(path))
+    with mx.np_shape(True):
+        nd.save(str(path), [nd.zeros((2, 0)), nd.ones(())])
+        assert struct.unpack_from("<I", path.read_bytes(), 24)[0] == utils.V3_MAGIC
+        assert [x.shape for x in nd.load(str(path))] == [(2, 0), ()]
+    with pytest.raises(mx.base.MXNetError, match="numpy shape semantics"):
+        nd.load(str(path))
 
 
 def test_load_frombuffer_reads_bytes():
@@ -282,7 +291,8 @@ def test_files_written_by_minimx_load_in_mxnet(mxnet_python, tmp_path, np_shape)
         values.update(scalar=np.array(2.5, dtype=np.float32),
                       empty=np.zeros((0, 2), dtype=np.int32))
     path = str(tmp_path / "from_minimx.nd")
-    nd.save(path, {k: nd.array(v, dtype=v.dtype, ctx=mx.cpu(1)) for k, v in values.items()})
+    with mx.np_shape(np_shape):
+        nd.save(path, {k: nd.array(v, dtype=v.dtype, ctx=mx.cpu(1)) for k, v in values.items()})
     script = tmp_path / "dump.py"
     script.write_text(_MXNET_DUMP)
     result = subprocess.run([mxnet_python, str(script), path, "1" if np_shape else "0"],
