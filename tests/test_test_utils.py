@@ -200,3 +200,21 @@ def test_seed_fixture_seeds_numpy(minimx_seed):
     value = np.random.rand()
     with test_utils.random_seed(minimx_seed):
         assert np.random.rand() == value
+
+
+def test_check_consistency_of_symbols_compares_every_configuration():
+    data = mx.sym.Variable("data")
+    configs = [{"ctx": mx.cpu(), "data": (3, 4), "type_dict": {"data": dtype}}
+               for dtype in ("float64", "float32")]
+    executors = test_utils.check_consistency([mx.sym.tanh(data), mx.sym.tanh(data)], configs)
+    assert [e.arg_dict["data"].dtype for e in executors] == [np.float64, np.float32]
+    with pytest.raises(AssertionError, match="output 0"):
+        test_utils.check_consistency([mx.sym.tanh(data), mx.sym.sin(data)], configs,
+                                     scale=3.0)
+
+
+def test_a_bad_distribution_parameter_surfaces_at_the_sync_point():
+    drawn = nd.random.normal(0, -1, shape=(2, 2))     # returns, as MXNet's
+    product = nd.dot(nd.ones((2, 2)), drawn)
+    with pytest.raises(mx.base.MXNetError, match="_random_normal: scale must be positive"):
+        product.asnumpy()

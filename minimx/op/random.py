@@ -80,10 +80,15 @@ class RandomSampler(OpDef):
 
     def check_params(self):
         _check_dtype(self, self.dtypes)
-        self.check_distribution()
 
     def check_distribution(self):
-        """Check the distribution's parameters; raise ``self.param_error``."""
+        """Check the distribution's parameter *values*; raise ``self.param_error``.
+
+        ``draw`` calls it, inside the pushed work: as in MXNet, whose kernels check them,
+        ``nd.random.normal(0, -1, shape)`` returns and its error comes at the next sync
+        point (``asnumpy``, ``wait_to_read``, ``waitall``), naming the operator.  A
+        parameter of the wrong type or an impossible shape is refused at the call.
+        """
 
     def infer_shape(self):
         return self.shape
@@ -92,6 +97,7 @@ class RandomSampler(OpDef):
         return self.dtype or self.default_dtype
 
     def draw(self, xp, rng, size):
+        self.check_distribution()
         values = [getattr(self, name) for name in _distribution_parameters(self.params)]
         return type(self).distribution(xp, rng, size, *values)
 
@@ -231,6 +237,7 @@ class RandomRandint(RandomSampler):
             raise self.param_error(f"high must be > low, got low={self.low}, high={self.high}")
 
     def draw(self, xp, rng, size):
+        self.check_distribution()
         return rng.integers(self.low, self.high, size=size, dtype="int64")
 
 
@@ -251,7 +258,7 @@ class SamplerLike(OpDef):
         return data
 
     def check_params(self):
-        self.check_distribution()
+        """Nothing at the call: ``draw`` checks the distribution's values."""
 
     def forward(self, xp, data, rng):
         return self.draw(xp, rng, data.shape).astype(data.dtype)

@@ -415,5 +415,8 @@ def install_generated_functions(namespace, names, op_module, internal, array_cla
         if op_cls.method:
             method_name = op_cls.name if op_cls.method is True else op_cls.method
             if not hasattr(array_class, method_name):
-                setattr(array_class, method_name,
-                        register.make_method(getattr(op_module, op_cls.name)))
+                # a method named after an alias calls that alias (``x.flip()`` names its
+                # node ``flip0``, as MXNet's)
+                function = getattr(op_module, method_name, None) or getattr(op_module,
+                                                                            op_cls.name)
+                setattr(array_class, method_name, register.make_method(function))

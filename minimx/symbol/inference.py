@@ -252,12 +252,31 @@ def _infer_node_type(node, dtypes):
                 dtypes[entry] = known[0]
                 changed = True
         inputs = [dtypes[entry] for entry in node.inputs]
-    if (node, 0) in dtypes or (node.inputs and not known):
+    if (node, 0) in dtypes:
         return changed
+    if node.inputs and not known:
+        return _sampled_types(node, len(inputs), dtypes) or changed
     try:
         outputs = node.instance.output_types([dtype.name for dtype in inputs])
     except InvalidTypeError as error:
         raise InvalidTypeError(f"type inference failed at node '{node.name}': {error}") from None
     for index, dtype in enumerate(outputs):
+        dtypes[(node, index)] = dtype
+    return True
+
+
+def _sampled_types(node, count, dtypes):
+    """Output dtypes that do not depend on the unknown input dtypes (``Cast``'s): the type
+    rule runs with two stand-ins, and an output that comes out the same both times is
+    known (as the shape sampling above)."""
+    trials = []
+    for stand_in in ("float32", "float64"):
+        try:
+            trials.append(node.instance.output_types([stand_in] * count))
+        except (MXNetError, TypeError, ValueError):
+            return False
+    if trials[0] != trials[1]:
+        return False
+    for index, dtype in enumerate(trials[0]):
         dtypes[(node, index)] = dtype
     return True

@@ -8,6 +8,7 @@ import json
 
 from ..base import FileFormatError
 from ..op import OPS
+from ..util import is_np_shape
 from .graph import Node, hide_keys, is_aux_input, topo_order, unknown_params
 
 __all__ = ["to_json", "from_json"]
@@ -34,9 +35,30 @@ def to_json(entries):
         "arg_nodes": [position for position, node in enumerate(order) if node.is_variable],
         "node_row_ptr": row_pointer,
         "heads": [[index[id(node)], output, 0] for node, output in entries],
-        "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
+        "attrs": _graph_attrs(),
     }
     return _layout(graph, level=0, multi_line=True)
+
+
+def _graph_attrs():
+    """The graph's own attributes: the version, and ``is_np_shape`` when written under
+    ``mx.np_shape()`` (then a 0 in a shape is an empty axis, not an unknown size)."""
+    attrs = {"mxnet_version": ["int", MXNET_VERSION]}
+    if is_np_shape():
+        attrs["is_np_shape"] = ["int", 1]
+    return dict(sorted(attrs.items()))
+
+
+def _legacy_shapes_as_np(nodes):
+    """A file written without numpy shape semantics, loaded under them: its 0 sizes in
+    ``__shape__`` mean "unknown", which is -1 there (as MXNet's loader converts)."""
+    for node in nodes:
+        text = node.attrs.get("__shape__")
+        if text:
+            sizes = [item.strip() for item in text.strip("()[] ").split(",") if item.strip()]
+            converted = ["-1" if size == "0" else size for size in sizes]
+            node.attrs["__shape__"] = "(" + ", ".join(converted) + ("," if len(converted) == 1
+                                                                     else "") + ")"
 
 
 def _layout(value, level, multi_line=None):
@@ -81,6 +103,8 @@ def from_json(text, source=""):
     legacy = _version(graph) < 900
     nodes = [_load_node(record, position, source, legacy) for position, record in
              enumerate(graph["nodes"])]
+    if is_np_shape() and "is_np_shape" not in (graph.get("attrs") or {}):
+        _legacy_shapes_as_np(nodes)
     for position, (node, record) in enumerate(zip(nodes, graph["nodes"])):
         node.inputs = [_entry(item, nodes, position, source, f"input of node '{node.name}'")
                        for item in record.get("inputs", [])]

@@ -207,13 +207,18 @@ class Symbol(NDArrayOnly):
         return self._grouped(shapes, lambda shape: () if shape is None else tuple(shape))
 
     def infer_type(self, *args, **kwargs):
-        """(argument dtypes, output dtypes, auxiliary dtypes), as numpy types (np.float32)."""
-        known = self._known(args, kwargs, "infer_type")
-        _, dtypes = inference.infer_types(self._entries, known)
-        result = self._grouped(dtypes, lambda dtype: None if dtype is None else dtype.type)
+        """(argument dtypes, output dtypes, auxiliary dtypes), as numpy types (np.float32);
+        ``(None, None, None)`` when some dtype stays unknown."""
+        result = self.infer_type_partial(*args, **kwargs)
         if any(dtype is None for group in result for dtype in group):
             return None, None, None
         return result
+
+    def infer_type_partial(self, *args, **kwargs):
+        """Like ``infer_type``, with None for each dtype that stays unknown."""
+        known = self._known(args, kwargs, "infer_type")
+        _, dtypes = inference.infer_types(self._entries, known)
+        return self._grouped(dtypes, lambda dtype: None if dtype is None else dtype.type)
 
     def _known(self, args, kwargs, method):
         arguments = self.list_arguments()
@@ -341,6 +346,10 @@ class Symbol(NDArrayOnly):
 
     def __neg__(self):
         return _arith.binary(self, -1.0, "mul")
+
+    def __abs__(self):
+        from . import op
+        return op.abs(self)
 
     def __eq__(self, other):
         return _arith.binary(self, other, "eq")

@@ -417,6 +417,10 @@ def check_consistency(sym, ctx_list=None, scale=1.0, grad_req="write", arg_param
     or dict).  The first configuration (or ``ground_truth``) is the reference.
     Returns one ``{'outputs': [...], 'grads': {...}}`` per configuration.
     """
+    if is_symbol(sym) or (isinstance(sym, (list, tuple)) and sym and is_symbol(sym[0])):
+        return check_symbol_consistency(sym, ctx_list, scale, grad_req, arg_params, aux_params,
+                                        rtol, atol, raise_on_err, ground_truth, equal_nan,
+                                        use_uniform, rand_type)
     if arg_params is None:
         raise ValueError("check_consistency on a callable needs arg_params (its inputs)")
     configs = [_consistency_config(e) for e in ctx_list or ("NaiveEngine", "ThreadedEngine")]
@@ -511,6 +515,7 @@ def with_seed(seed=None):
 
 
 # -- Symbols: checked through an Executor, or (numeric gradient) op by op --------------------
+from .symbol_consistency import check_symbol_consistency  # noqa: E402
 from .symbolic import (check_symbolic_backward, check_symbolic_forward,  # noqa: E402
                        is_symbol, symbol_adapter)
 

@@ -159,3 +159,28 @@ def test_eval_computes():
     a = mx.sym.var("a")
     (result,) = (a * 2 + 1).eval(a=nd.array([1.0, 2.0]))
     assert result.asnumpy().tolist() == [3.0, 5.0]
+
+
+def test_infer_type_partial_keeps_what_does_not_depend_on_the_unknown():
+    data = mx.sym.Variable("data")
+    net = mx.sym.FullyConnected(mx.sym.Cast(data, dtype="float32"), num_hidden=4, name="fc")
+    assert net.infer_type_partial()[0] == [None, np.float32, np.float32]
+    assert net.infer_type() == (None, None, None)
+    assert net.infer_type(data=np.float16)[0] == [np.float16, np.float32, np.float32]
+
+
+def test_abs_and_alias_methods_compose_as_the_functions_do():
+    data = mx.sym.Variable("data")
+    assert abs(data).list_outputs()[0].startswith("abs")
+    with mx.name.NameManager():
+        assert data.flip(axis=0).name == "flip0"          # named after the alias called
+
+
+def test_json_records_np_shape_and_legacy_files_load_under_it():
+    data = mx.sym.var("data", shape=(0, 3))
+    text = data.tojson()
+    assert "is_np_shape" not in json.loads(text)["attrs"]
+    with mx.np_shape(True):
+        assert json.loads(mx.sym.var("x").tojson())["attrs"]["is_np_shape"] == ["int", 1]
+        loaded = mx.sym.load_json(text)                   # 0 meant unknown when saved
+        assert loaded.infer_shape_partial()[0] == [(-1, 3)]
