@@ -6,7 +6,7 @@ engine push that runs the whole plan (see ``run.py``): this is where the
 speed of ``hybridize()`` comes from.
 """
 from .. import backend, engine, random_state
-from ..base import InvalidShapeError, MXNetError
+from ..base import InvalidParameterError, InvalidShapeError, MXNetError
 from ..ndarray.ndarray import NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
@@ -237,8 +237,9 @@ class Executor:
                 if name in lookup:
                     value.copyto(lookup[name])
                 elif not allow_extra_params:
-                    raise MXNetError(f"copy_params_from: {name!r} is not an argument of the "
-                                     f"symbol (pass allow_extra_params=True to ignore it)")
+                    raise InvalidParameterError(
+                        f"copy_params_from: {name!r} is not an argument of the symbol (pass "
+                        f"allow_extra_params=True to ignore it)")
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """A new executor for new input shapes; arrays whose shape stays are shared."""

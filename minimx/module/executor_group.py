@@ -273,8 +273,9 @@ class DataParallelExecutorGroup:
         if is_train is None:
             is_train = self.for_training
         _load(data_batch.data, self.data_arrays, self.data_layouts, self.data_names)
-        if self.label_arrays is not None and data_batch.label:
-            _load(data_batch.label, self.label_arrays, self.label_layouts, self.label_names)
+        labels = getattr(data_batch, "label", None)    # a namedtuple Batch may have none
+        if self.label_arrays is not None and labels:
+            _load(labels, self.label_arrays, self.label_layouts, self.label_names)
         for executor in self.execs:
             executor.forward(is_train=is_train)
 

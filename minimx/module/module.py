@@ -364,7 +364,7 @@ class Module(BaseModule):
                     for d, shape in zip(self._data_shapes, given)]
         label = getattr(data_batch, "provide_label", None)
         if not label and self._label_shapes:
-            if data_batch.label:
+            if getattr(data_batch, "label", None):
                 label = [DataDesc(d.name, _shape(array), d.dtype, d.layout)
                          for d, array in zip(self._label_shapes, data_batch.label)]
             else:       # no labels (inference): the bound ones, for the new batch size
@@ -459,7 +459,8 @@ def _check_batch(data_batch, data_names):
         raise MXNetError(f"forward: the batch has {count} data arrays, the module expects "
                          f"{len(data_names)} ({data_names})")
     for descs, arrays in ((getattr(data_batch, "provide_data", None), data_batch.data),
-                          (getattr(data_batch, "provide_label", None), data_batch.label)):
+                          (getattr(data_batch, "provide_label", None),
+                           getattr(data_batch, "label", None))):
         for desc, array in zip(descs or [], arrays or []):
             if tuple(desc[1]) != _shape(array):
                 raise MXNetError(f"forward: batch input {desc[0]!r} has shape "
