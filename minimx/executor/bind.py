@@ -102,6 +102,9 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     ctx = ctx or current_context()
     _check_storage(stype_dict, "simple_bind")
     _check_one_context(ctx, group2ctx, "simple_bind")
+    # as MXNet's simple_bind: only tuples (and lists) are shapes; other keyword values
+    # (``axis=0`` passed along with the shapes) are not arguments and are ignored
+    shapes = {name: shape for name, shape in shapes.items() if isinstance(shape, (tuple, list))}
     arg_shapes, _, aux_shapes = symbol.infer_shape_partial(**shapes)
     names = symbol.list_arguments() + symbol.list_auxiliary_states()
     unknown = [n for n, s in zip(names, arg_shapes + aux_shapes) if not s or 0 in s or -1 in s]

@@ -8,6 +8,7 @@ listed in ``minimx.autograd.higher_order``, so the same ``backward`` also runs o
 NDArrays and can be differentiated again.  The families built on it: ``logexp.py``,
 ``trig.py``, ``rounding.py`` and ``activations.py``.
 """
+from ..base import normalize_dtype
 from .params import DType, Param
 from .registry import OpDef, TestHints, register_op
 
@@ -152,6 +153,69 @@ class Cast(Unary):
 
     def backward(self, xp, out_grad, data):
         return out_grad.astype(data.dtype)
+
+
+@register_op
+class AmpCast(Cast):
+    """The cast automatic mixed precision inserts: ``Cast`` that leaves integer inputs
+    alone (only float inputs change precision)."""
+    name = "amp_cast"
+    aliases = ()
+    test = TestHints(params={"dtype": "float16"}, rtol=1e-2, atol=1e-2,
+                     reference=lambda np, x, dtype="float16": x.astype(dtype))
+
+    def infer_type(self, data):
+        return self.dtype if normalize_dtype(data).kind == "f" else data
+
+    def compute(self, xp, data):
+        return data.astype(self.dtype) if data.dtype.kind == "f" else data
+
+
+_AMP_TYPES = ("float16", "float32")
+
+
+def _multicast_target(dtypes, narrow):
+    """The common AMP dtype of ``dtypes``: float32 if any is (float16 with ``narrow``);
+    other dtypes keep their own."""
+    amp = [d for d in dtypes if d in _AMP_TYPES]
+    if not amp:
+        return None
+    return ("float16" if "float16" in amp else "float32") if narrow else (
+        "float32" if "float32" in amp else "float16")
+
+
+@register_op
+class AmpMulticast(OpDef):
+    """Cast float16/float32 inputs to their common type (the widest, or with
+    ``cast_narrow`` the narrowest), as AMP does before an operator that needs one type."""
+    name = "amp_multicast"
+    variadic = True
+    params = {"num_outputs": Param(int, doc="number of inputs (and outputs)"),
+              "cast_narrow": Param(bool, default=False, doc="cast to the narrowest type")}
+    test = TestHints(shapes=((2, 3), (3,)), params={"num_outputs": 2},
+                     reference=lambda np, x, y, **_: (x, y))
+
+    def list_inputs(self, num_args=None):
+        count = num_args if num_args is not None else self.num_outputs
+        return tuple(f"data{index}" for index in range(count))
+
+    def list_outputs(self):
+        return tuple(f"output{index}" for index in range(self.num_outputs))
+
+    def infer_shape(self, *shapes):
+        return [tuple(shape) for shape in shapes]
+
+    def infer_type(self, *dtypes):
+        names = [normalize_dtype(d).name for d in dtypes]
+        target = _multicast_target(names, self.cast_narrow)
+        return [target if name in _AMP_TYPES else name for name in names]
+
+    def forward(self, xp, *arrays):
+        targets = self.infer_type(*(a.dtype for a in arrays))
+        return tuple(a.astype(t) for a, t in zip(arrays, targets))
+
+    def backward(self, xp, *out_grads, **saved):
+        return tuple(out_grads)
 
 
 @register_op

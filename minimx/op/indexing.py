@@ -56,10 +56,10 @@ class Take(OpDef):
 
     def _indices(self, xp, indices, size):
         indices = _integers(xp, indices)
-        if self.mode == "raise":
-            if indices.size and (int(indices.min()) < -size or int(indices.max()) >= size):
-                raise IndexError(f"operator take: an index is out of range [{-size}, {size})")
-            return xp.mod(indices, size)
+        if self.mode == "raise":      # as MXNet's: a negative index is out of range too
+            if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= size):
+                raise IndexError(f"operator take: an index is out of range [0, {size})")
+            return indices
         return _bound(xp, indices, size, self.mode)
 
     def forward(self, xp, a, indices):
@@ -678,3 +678,46 @@ class UnravelIndex(_FlatIndex):
                 rows.append(rest % size)
                 rest = rest // size
         return xp.stack(rows[::-1]).astype(data.dtype)
+
+
+def _reference_index_copy(np, old, index, new):
+    out = old.copy()
+    out[index.astype(int)] = new
+    return out
+
+
+def _distinct_rows(rng, shapes, dtype):
+    old, index, new = shapes
+    rows = rng.permutation(old[0])[:index[0]]
+    return [rng.uniform(-1, 1, old).astype(dtype), rows.astype(dtype),
+            rng.uniform(-1, 1, new).astype(dtype)]
+
+
+@register_op
+class IndexCopy(OpDef):
+    """``old`` with its rows ``index`` replaced by the rows of ``new``
+    (``nd.contrib.index_copy``)."""
+    name = "_contrib_index_copy"
+    inputs = ("old_tensor", "index_vector", "new_tensor")
+    no_grad_inputs = ("index_vector",)
+    saves = ("index_vector",)
+    test = TestHints(shapes=((5, 3), (2,), (2, 3)), reference=_reference_index_copy,
+                     inputs=_distinct_rows)
+
+    def infer_shape(self, old, index, new):
+        if len(index) != 1 or tuple(new) != (index[0],) + tuple(old[1:]):
+            raise self.shape_error(f"index_vector {tuple(index)} must be 1-D and new_tensor "
+                                   f"{tuple(new)} must be ({index[0] if index else '?'},) + "
+                                   f"old_tensor's rows {tuple(old[1:])}")
+        return tuple(old)
+
+    def forward(self, xp, old, index, new):
+        out = old.copy()
+        out[_integers(xp, index)] = new
+        return out
+
+    def backward(self, xp, out_grad, index_vector):
+        rows = _integers(xp, index_vector)
+        old_grad = out_grad.copy()
+        old_grad[rows] = 0
+        return old_grad, None, out_grad[rows]

@@ -146,6 +146,7 @@ def Choice(*choices):
         return value
 
     parse.type_name = "one of " + ", ".join(map(repr, choices))
+    parse.choices = choices
     return parse
 
 

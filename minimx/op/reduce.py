@@ -198,7 +198,8 @@ def _numpy_norm(np, x, ord=2, axis=None, out_dtype=None, keepdims=False):
 class Norm(Reduce):
     """The L1 (``ord=1``) or L2 (``ord=2``) norm over ``axis`` (an int or two axes).
 
-    Over two axes it is the entry-wise norm (Frobenius for ``ord=2``), as in MXNet.
+    Over several axes it is the entry-wise norm (Frobenius for ``ord=2`` over two), as in
+    MXNet.
     """
     name = "norm"
     params = {"ord": Param(int, default=2, doc="1 or 2"),
@@ -214,8 +215,6 @@ class Norm(Reduce):
     def check_params(self):
         if self.ord not in (1, 2):
             raise self.param_error(f"ord must be 1 or 2, got {self.ord}")
-        if isinstance(self.axis, tuple) and len(self.axis) > 2:
-            raise self.param_error(f"axis must be an int or two axes, got {self.axis}")
 
     def infer_type(self, data):
         return self.out_dtype or data

@@ -12,8 +12,10 @@ from . import example  # noqa: F401  (registers the op_type the registry tests u
 from .custom import Custom
 from .frontend import ndarray_custom, symbol_custom
 from .prop import CustomOp, CustomOpProp, register
+from .registry_info import OperatorArguments, get_all_registered_operators, get_operator_arguments
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "Custom"]
+__all__ = ["CustomOp", "CustomOpProp", "register", "Custom", "OperatorArguments",
+           "get_all_registered_operators", "get_operator_arguments"]
 
 
 def _attach(module, function):
