@@ -7,7 +7,8 @@ Lesson: 06-symbolic-programming.  ``list_ops()`` returns them all; the frontends
 from . import arithmetic, compare, creation, getitem  # noqa: F401
 from . import elemwise, logexp, trig, rounding, activations, reduce  # noqa: F401
 from . import shape, join_split, slicing, broadcast, rearrange  # noqa: F401
-from . import indexing, linalg, histogram, checks  # noqa: F401
+from . import indexing, linalg, linalg_products, linalg_factor, linalg_shapes  # noqa: F401
+from . import histogram, checks  # noqa: F401
 from . import nn, normalization, conv, upsampling, output, rnn, sequence  # noqa: F401
 from . import random  # noqa: F401
 from . import ctc, detection, roi  # noqa: F401

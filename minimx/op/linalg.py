@@ -199,7 +199,8 @@ class LinalgGemm2(OpDef):
 
     def infer_shape(self, A, B):
         ndim = len(A)
-        if ndim < 2 or len(B) != ndim or not -ndim <= self.axis < -1:
+        axis = self.axis - ndim if self.axis >= 0 else self.axis
+        if ndim < 2 or len(B) != ndim or not -ndim <= axis < -1:
             raise self.shape_error(f"expected inputs of one rank >= 2 and axis in "
                                    f"[-{ndim}, -2], got {tuple(A)}, {tuple(B)}, {self.axis}")
         moved = [self._moved(shape) for shape in (A, B)]

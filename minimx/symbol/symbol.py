@@ -6,6 +6,8 @@ query (``list_arguments``, ``infer_shape``, ``tojson``) walks that graph.
 """
 import warnings
 
+import numpy as np
+
 from .. import attribute, name as naming
 from ..base import (DTYPE_TO_FLAG, InvalidParameterError, MXNetError, check_dense,
                     is_attribute_key, normalize_dtype)
@@ -469,6 +471,8 @@ def _attr_string(value):
         return value
     if hasattr(value, "dtype") and hasattr(value, "name"):
         return value.name
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return np.dtype(value).name               # np.float64 -> "float64", as MXNet writes it
     return str(value)
 
 
