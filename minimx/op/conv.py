@@ -8,7 +8,9 @@ col2im for their data gradient, strided tap slices (or, when windows overlap,
 stride-phase runs) for pooling.  Every kernel window is also available as a
 strided *view* ``(N, C, *out, *kernel)`` of the padded input (``_windows``), the
 general path of the rarer pooling cases.
-Only channel-first layouts (NCW, NCHW, NCDHW) are supported.
+Channel-last layouts (NWC, NHWC, NDHWC) of Convolution and Pooling move the channels to
+axis 1, compute, and move them back (the weight of a channel-last convolution is
+``(num_filter, *kernel, C)``, as MXNet's).
 """
 import itertools
 import math
@@ -21,6 +23,33 @@ from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 Geometry = namedtuple("Geometry", "kernel stride dilate pad")
 _MAX_TAPS = 64          # Pooling reads windows tap by tap up to this kernel size
 _LAYOUTS = (None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
+
+
+# -- layouts: channel-last data is moved to channel-first and back --------------------------------
+def channel_last(layout):
+    """Whether ``layout`` puts the channels last (NWC, NHWC, NDHWC)."""
+    return bool(layout) and layout[1] != "C"
+
+
+def to_channel_first(shape):
+    return (shape[0], shape[-1]) + tuple(shape[1:-1])
+
+
+def to_channel_last(shape):
+    return (shape[0],) + tuple(shape[2:]) + (shape[1],)
+
+
+def _moved_first(xp, array):
+    return xp.moveaxis(array, -1, 1)
+
+
+def _moved_last(xp, array):
+    return xp.ascontiguousarray(xp.moveaxis(array, 1, -1))
+
+
+def _check_layout(op, layout, rank):
+    if layout is not None and len(layout) != rank + 2:
+        raise op.param_error(f"layout {layout} does not fit a kernel of {rank} axes")
 
 
 # -- window helpers shared by all three operators ----------------------------------------------
@@ -85,10 +114,14 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     With stride 1 the adjoint is itself a convolution: ``out_grad`` padded by
     ``dilate * (kernel - 1) - pad`` and correlated with the filters flipped in space, their
     channel and filter axes swapped (a "full" convolution), which runs on the forward's
-    fast path.  Other strides add each kernel tap back into place (``col2im``)."""
+    fast path.  Other strides add each kernel tap back into place (``col2im``), and so do
+    kernels larger than the output (a 224x224 kernel over a 224x224 input has one output
+    position: the full convolution would read a window the kernel's size at every input
+    position, col2im reads one)."""
     full_pad = tuple(d * (k - 1) - p for d, k, p in
                      zip(geometry.dilate, geometry.kernel, geometry.pad))
-    if all(s == 1 for s in geometry.stride) and min(full_pad) >= 0:
+    small_output = math.prod(out_grad.shape[2:]) < math.prod(geometry.kernel)
+    if all(s == 1 for s in geometry.stride) and min(full_pad) >= 0 and not small_output:
         full = geometry._replace(pad=full_pad)
         return _convolve(xp, out_grad, kernels.adjoint_filters(xp, weight, groups), full,
                          groups)
@@ -131,9 +164,10 @@ class ConvolutionBase(OpDef):
             value = getattr(self, name)
             if value and len(value) != rank:
                 raise self.param_error(f"{name} {value} must have {rank} entries like kernel")
-        if self.layout not in (None, "NCW", "NCHW", "NCDHW"):
-            raise self.param_error(f"layout {self.layout} is not supported; minimx supports "
-                                   f"channel-first layouts (NCW, NCHW, NCDHW)")
+        _check_layout(self, self.layout, rank)
+        if channel_last(self.layout) and type(self).__name__ != "Convolution":
+            raise self.param_error(f"layout {self.layout} is not supported for {self.name}; "
+                                   f"minimx supports channel-first layouts (NCW, NCHW, NCDHW)")
         if self.num_group < 1 or self.num_filter % self.num_group:
             raise self.param_error(f"num_filter ({self.num_filter}) must be a multiple of "
                                    f"num_group ({self.num_group})")
@@ -231,17 +265,43 @@ class Convolution(ConvolutionBase):
                 f"{attrs['num_filter']}")
 
     def weight_shape(self, data):
+        if channel_last(self.layout):
+            return (self.num_filter,) + tuple(self.kernel) + (data[-1] // self.num_group,)
         return (self.num_filter, data[1] // self.num_group) + tuple(self.kernel)
 
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        if channel_last(self.layout):
+            return list(input_shapes)
+        return super().infer_input_shapes_from_outputs(input_shapes, output_shapes)
+
     def infer_shape(self, data, weight, bias=None):
+        if channel_last(self.layout):
+            data, weight = to_channel_first(data), to_channel_first(weight)
+            first = Convolution.create(**dict(self.param_values(), layout=None))
+            return to_channel_last(first.infer_shape(data, weight, bias))
         self.check_inputs(data, weight, bias)
         return (data[0], self.num_filter) + _conv_size(data[2:], self.geometry())
 
     def forward(self, xp, data, weight, bias=None):
+        if channel_last(self.layout):
+            output = self._forward_first(xp, _moved_first(xp, data), _moved_first(xp, weight),
+                                         bias)
+            return _moved_last(xp, output)
+        return self._forward_first(xp, data, weight, bias)
+
+    def _forward_first(self, xp, data, weight, bias):
         output = _convolve(xp, data, weight, self.geometry(), self.num_group)
         return self.with_bias(xp, output, bias)
 
     def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
+        if not channel_last(self.layout):
+            return self._backward_first(xp, out_grad, data, weight, needs)
+        grads = self._backward_first(xp, _moved_first(xp, out_grad), _moved_first(xp, data),
+                                     _moved_first(xp, weight), needs)
+        return tuple(None if grad is None or position > 1 else _moved_last(xp, grad)
+                     for position, grad in enumerate(grads[:2])) + tuple(grads[2:])
+
+    def _backward_first(self, xp, out_grad, data, weight, needs):
         geometry = self.geometry()
         grad_data = grad_weight = None
         if needs[0]:        # skipped for the network's input data
@@ -356,28 +416,53 @@ class Pooling(OpDef):
                 f"{dims_text(attrs.get('stride', '1'))}")
 
     def check_params(self):
-        if self.layout not in (None, "NCW", "NCHW", "NCDHW"):
-            raise self.param_error(f"layout {self.layout} is not supported; minimx supports "
-                                   f"channel-first layouts (NCW, NCHW, NCDHW)")
-        if self.pooling_convention == "same":
-            raise self.param_error("pooling_convention 'same' is not supported in minimx")
         if not self.global_pool and not self.kernel:
             raise self.param_error("kernel is required unless global_pool is True")
+        if not self.global_pool:
+            _check_layout(self, self.layout, len(self.kernel))
+        if self.pooling_convention == "same" and any(self.pad or ()):
+            raise self.param_error(f"pooling_convention 'same' chooses the padding itself; "
+                                   f"pad must be 0, got {self.pad}")
 
     def geometry(self, spatial):
         if self.global_pool:
             rank = len(spatial)
             return Geometry(tuple(spatial), (1,) * rank, (1,) * rank, (0,) * rank)
         rank = len(self.kernel)
-        return Geometry(self.kernel, self.stride or (1,) * rank, (1,) * rank,
-                        self.pad or (0,) * rank)
+        stride = self.stride or (1,) * rank
+        if self.pooling_convention == "same":
+            # as TensorFlow's SAME: ceil(n / s) windows, the padding split with the odd
+            # element at the end (_layout adds that one as ``extra``)
+            pad = tuple(max((-(-n // s) - 1) * s + k - n, 0) // 2
+                        for n, k, s in zip(spatial, self.kernel, stride))
+            return Geometry(self.kernel, stride, (1,) * rank, pad)
+        return Geometry(self.kernel, stride, (1,) * rank, self.pad or (0,) * rank)
 
     def _out_size(self, spatial, geometry):
+        if self.pooling_convention == "same" and not self.global_pool:
+            return tuple(-(-n // s) for n, s in zip(spatial, geometry.stride))
         rounding = math.ceil if self.pooling_convention == "full" else math.floor
         return tuple(int(rounding((n + 2 * p - k) / s)) + 1 for n, k, s, p in zip(
             spatial, geometry.kernel, geometry.stride, geometry.pad))
 
     def infer_shape(self, data):
+        if channel_last(self.layout):
+            return to_channel_last(self._infer_shape_first(to_channel_first(data)))
+        return self._infer_shape_first(data)
+
+    def forward(self, xp, data):
+        if channel_last(self.layout):
+            return _moved_last(xp, self._forward_first(xp, _moved_first(xp, data)))
+        return self._forward_first(xp, data)
+
+    def backward(self, xp, out_grad, data, output):
+        if channel_last(self.layout):
+            grad = self._backward_first(xp, _moved_first(xp, out_grad), _moved_first(xp, data),
+                                        _moved_first(xp, output))
+            return _moved_last(xp, grad)
+        return self._backward_first(xp, out_grad, data, output)
+
+    def _infer_shape_first(self, data):
         if not self.global_pool and len(data) != len(self.kernel) + 2:
             raise self.shape_error(f"data must have {len(self.kernel) + 2} axes for kernel "
                                    f"{self.kernel}, got shape {tuple(data)}")
@@ -433,7 +518,7 @@ class Pooling(OpDef):
         counts = _windows(xp, ones, geometry, out_size).sum(axis=self._window_axes(data.ndim))
         return xp.maximum(counts, 1)
 
-    def forward(self, xp, data):
+    def _forward_first(self, xp, data):
         kind = self.pool_type
         fill = -xp.inf if kind == "max" else 0
         overlapping = self._overlapping(data.shape)
@@ -473,7 +558,7 @@ class Pooling(OpDef):
         scale = out_grad / self._divisor(xp, data) if kind == "avg" else out_grad
         return xp.broadcast_to(scale[expand], windows.shape), padded_shape, geometry
 
-    def backward(self, xp, out_grad, data, output):
+    def _backward_first(self, xp, out_grad, data, output):
         kind, overlapping = self.pool_type, self._overlapping(data.shape)
         if overlapping and kind in ("avg", "sum"):
             scale = out_grad / self._divisor(xp, data) if kind == "avg" else out_grad

@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import references  # noqa: E402
 from _nn_helpers import check_grads, compare_with_mxnet, requires_mxnet  # noqa: E402
 
-from minimx import nd  # noqa: E402
+from minimx import autograd, nd  # noqa: E402
 from minimx.base import InvalidParameterError, InvalidShapeError  # noqa: E402
 from minimx.op import get_op  # noqa: E402
 
@@ -37,7 +37,9 @@ def test_convolution_shapes_and_input_inference():
     with pytest.raises(InvalidShapeError, match="weight must have shape"):
         op.output_shapes([(2, 4, 9, 9), (8, 3, 3, 3), (8,)])
     with pytest.raises(InvalidParameterError, match="layout"):
-        get_op("Convolution")(kernel=(3, 3), num_filter=2, layout="NHWC")
+        get_op("Convolution")(kernel=(3, 3), num_filter=2, layout="NCW")     # rank mismatch
+    with pytest.raises(InvalidParameterError, match="layout"):
+        get_op("Deconvolution")(kernel=(3, 3), num_filter=2, layout="NHWC")
 
 
 def test_deconvolution_shapes():
@@ -135,3 +137,46 @@ def test_convolution_matches_mxnet(tmp_path, name, shapes, params):
 def test_pooling_matches_mxnet(tmp_path, params):
     (x,) = _random(6, (2, 2, 5, 5))
     compare_with_mxnet(tmp_path, "Pooling", [x], params, (0,))
+
+
+@pytest.mark.parametrize("layer", ["conv", "pool"])
+def test_channel_last_layouts_compute_the_channel_first_result(layer):
+    rng = np.random.RandomState(0)
+    data = rng.uniform(-1, 1, (2, 5, 6, 3)).astype(np.float32)     # NHWC
+    first = np.ascontiguousarray(data.transpose(0, 3, 1, 2))
+    if layer == "conv":
+        weight = rng.uniform(-1, 1, (4, 3, 3, 3)).astype(np.float32)   # (F, kh, kw, C)
+        args = [data, weight]
+        first_args = [first, np.ascontiguousarray(weight.transpose(0, 3, 1, 2))]
+        params = {"kernel": (3, 3), "num_filter": 4, "no_bias": True}
+        name = "Convolution"
+    else:
+        args, first_args = [data], [first]
+        params = {"kernel": (2, 2), "stride": (2, 2), "pool_type": "max"}
+        name = "Pooling"
+    arrays = [nd.array(a) for a in args]
+    for array in arrays:
+        array.attach_grad()
+    with autograd.record():
+        out = getattr(nd, name)(*arrays, layout="NHWC", **params)
+    out.backward(nd.ones(out.shape))
+    references = [nd.array(a) for a in first_args]
+    for array in references:
+        array.attach_grad()
+    with autograd.record():
+        want = getattr(nd, name)(*references, **params)
+    want.backward(nd.ones(want.shape))
+    np.testing.assert_allclose(out.asnumpy(), want.asnumpy().transpose(0, 2, 3, 1), rtol=1e-5,
+                               atol=1e-5)
+    for got, expected in zip(arrays, references):
+        np.testing.assert_allclose(got.grad.asnumpy(),
+                                   expected.grad.asnumpy().transpose(0, 2, 3, 1), rtol=1e-5,
+                                   atol=1e-5)
+
+
+def test_same_pooling_gives_ceil_of_size_over_stride_windows():
+    data = nd.array(np.arange(10, dtype=np.float32).reshape(1, 1, 10))
+    out = nd.Pooling(data, kernel=(3,), stride=(2,), pool_type="max", pooling_convention="same")
+    assert out.asnumpy().ravel().tolist() == [2, 4, 6, 8, 9]      # padding: 0 before, 1 after
+    with pytest.raises(InvalidParameterError, match="same"):
+        nd.Pooling(data, kernel=(2,), stride=(2,), pad=(2,), pooling_convention="same")

@@ -3,8 +3,9 @@
 Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/nn/conv_layers.py``.  One base
 class per family (``_Conv``, ``_Pooling``) turns the user's arguments into the
 operator's (``kernel``, ``stride``, ``pad``, ...); the numbered subclasses only
-fix the number of spatial axes.  minimx supports the channel-first layouts
-NCW, NCHW and NCDHW.
+fix the number of spatial axes.  Convolutions and pooling take the channel-first layouts
+(NCW, NCHW, NCDHW) and the channel-last ones (NWC, NHWC, NDHWC); transposed
+convolutions the channel-first ones.
 """
 from numbers import Number
 
@@ -17,12 +18,14 @@ __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "ReflectionPad2D"]
 
 _LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
+_CHANNEL_LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
 
 
-def _check_layout(layer, layout, dims):
-    if layout != _LAYOUTS[dims]:
-        raise ValueError(f"{layer}: layout {layout!r} is not supported; minimx supports only "
-                         f"the channel-first layout {_LAYOUTS[dims]!r} for {dims}-D data")
+def _check_layout(layer, layout, dims, channel_last_ok=True):
+    allowed = (_LAYOUTS[dims], _CHANNEL_LAST[dims]) if channel_last_ok else (_LAYOUTS[dims],)
+    if layout not in allowed:
+        raise ValueError(f"{layer}: layout {layout!r} is not supported; minimx supports "
+                         f"{' and '.join(map(repr, allowed))} for {dims}-D data")
 
 
 def _tuple(value, dims, what):
@@ -71,6 +74,8 @@ class _Conv(HybridBlock):
         groups, kernel = self._kwargs["num_group"], self._kwargs["kernel"]
         if self._op_name == "Deconvolution":
             return (self._in_channels, self._channels // groups) + tuple(kernel)
+        if self._kwargs["layout"][-1] == "C":        # channel-last: (out, *kernel, in)
+            return (self._channels,) + tuple(kernel) + (self._in_channels // groups,)
         return (self._channels, self._in_channels // groups) + tuple(kernel)
 
     def _alias(self):
@@ -110,9 +115,9 @@ class _ConvND(_Conv):
                  layout=None, activation=None, use_bias=True, weight_initializer=None,
                  bias_initializer="zeros", in_channels=0, **kwargs):
         layout = layout or _LAYOUTS[self.dims]
-        _check_layout(type(self).__name__, layout, self.dims)
-        kernel_size = _tuple(kernel_size, self.dims, "kernel_size")
         op_name = kwargs.pop("op_name", "Convolution")
+        _check_layout(type(self).__name__, layout, self.dims, op_name == "Convolution")
+        kernel_size = _tuple(kernel_size, self.dims, "kernel_size")
         super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
                          in_channels, activation, use_bias, weight_initializer,
                          bias_initializer, op_name, **kwargs)
@@ -191,7 +196,7 @@ class _ConvTransposeND(_Conv):
                  dilation=1, groups=1, layout=None, activation=None, use_bias=True,
                  weight_initializer=None, bias_initializer="zeros", in_channels=0, **kwargs):
         layout = layout or _LAYOUTS[self.dims]
-        _check_layout(type(self).__name__, layout, self.dims)
+        _check_layout(type(self).__name__, layout, self.dims, channel_last_ok=False)
         kernel_size = _tuple(kernel_size, self.dims, "kernel_size")
         output_padding = _tuple(output_padding, self.dims, "output_padding")
         op_name = kwargs.pop("op_name", "Deconvolution")
