@@ -5,6 +5,7 @@ Block owns Parameters and child Blocks (registered by assigning them as
 attributes), gives them names from its prefix, and computes ``forward``.
 """
 import re
+import warnings
 from collections import OrderedDict
 
 from ..base import MXNetError
@@ -94,10 +95,28 @@ class Block:
         collected = ParameterDict(self._params.prefix)
         pattern = None if select is None else re.compile(select)
         for block in self._walk():
+            block._warn_of_unregistered_blocks()
             for name, param in block.params.items():
                 if pattern is None or pattern.match(name):
                     collected._params[name] = param
         return collected
+
+    def _warn_of_unregistered_blocks(self):
+        """Blocks kept in a list, tuple or dict attribute are not children (their parameters
+        are not collected): warn, as MXNet does, naming the attribute."""
+        def holds_block(value):
+            if isinstance(value, Block):
+                return True
+            items = value.values() if isinstance(value, dict) else value
+            return isinstance(value, (list, tuple, dict)) and any(holds_block(v) for v in items)
+
+        for name, value in vars(self).items():
+            if isinstance(value, (list, tuple, dict)) and not name.startswith("_") and \
+                    holds_block(value):
+                warnings.warn(f"'{name}' of {type(self).__name__} is a container with Blocks. "
+                              f"Blocks inside a list, tuple or dict are not registered "
+                              f"automatically: register them with register_child() or use "
+                              f"nn.Sequential/nn.HybridSequential instead.", stacklevel=3)
 
     def _walk(self):
         yield self

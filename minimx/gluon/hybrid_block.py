@@ -134,30 +134,54 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Run ``hybrid_forward`` with ``F = nd`` (or the cached graph once hybridized);
         with a Symbol input, return the Symbol it builds."""
-        if isinstance(x, Symbol):
+        # as MXNet's: inputs may be nested lists, and None for an optional input left out;
+        # the first array among them decides the mode and the context
+        flat = _flatten((x,) + args)[0]
+        first = next((item for item in flat if isinstance(item, (NDArray, Symbol))), None)
+        if any(isinstance(item, Symbol) for item in flat) and any(
+                isinstance(item, NDArray) for item in flat):
+            raise ValueError(f"{type(self).__name__}: the inputs mix Symbols and NDArrays; "
+                             f"give all of one kind")
+        if isinstance(first, Symbol):
             params = {name: param.var() for name, param in self._reg_params.items()}
             with self.name_scope():
                 return self.hybrid_forward(sym, x, *args, **params)
-        if not isinstance(x, NDArray):
-            raise TypeError(f"{type(self).__name__}: expected an NDArray or Symbol input, "
-                            f"got {type(x).__name__}")
+        if first is None:
+            raise ValueError(f"{type(self).__name__}: there must be at least one NDArray or "
+                             f"Symbol among the inputs, got {type(x).__name__}")
         if self._active:
+            for item in flat:
+                if not isinstance(item, NDArray):
+                    raise ValueError(
+                        f"{type(self).__name__}: when hybridized, the inputs must be (nested "
+                        f"lists of) NDArrays, but got {item!r} of type {type(item).__name__}")
+                if item.context != first.context:
+                    raise ValueError(f"{type(self).__name__}: when hybridized, every input "
+                                     f"must be on one context, got {first.context} and "
+                                     f"{item.context}")
             return self._call_cached_op(x, *args)
-        with x.context:
+        ctx = first.context
+        with ctx:
             try:
-                params = {name: p.data(x.context) for name, p in self._reg_params.items()}
+                params = {name: p.data(ctx) for name, p in self._reg_params.items()}
             except DeferredInitializationError:
                 self._finish_deferred_init(x, *args)
-                params = {name: p.data(x.context) for name, p in self._reg_params.items()}
+                params = {name: p.data(ctx) for name, p in self._reg_params.items()}
             try:
                 return self.hybrid_forward(nd, x, *args, **params)
             except InvalidShapeError as error:
                 if getattr(error, "names_layer", False):
                     raise
-                raise _unfit_input_error(self, error, x.shape) from error
+                raise _unfit_input_error(self, error, first.shape) from error
 
     def _call_cached_op(self, *args):
-        ctx = args[0].context
+        arrays, fmt = _flatten(args)        # None inputs left out, lists flattened
+        traced = getattr(self, "_in_format", None)       # a SymbolBlock traces nothing
+        if self._cached_graph and traced is not None and _trimmed(fmt) != _trimmed(traced):
+            raise ValueError(f"{type(self).__name__}: the inputs' structure (which are None, "
+                             f"which are lists) differs from the call the graph was traced "
+                             f"with; call hybridize() again to trace a new one")
+        ctx = arrays[0].context
         if self._cached_op is None:
             with ctx:
                 self._build_cache(*args)
@@ -175,10 +199,10 @@ class HybridBlock(Block):
             # ``param.data(ctx)``'s context lookups (the largest per-call cost).
             self._param_cache = (ctx, self._cached_params, Parameter.data_version, params)
         try:
-            out = self._cached_op(*(args if len(args) == 1 else _flatten(args)[0]), *params)
+            out = self._cached_op(*arrays, *params)
         except InvalidShapeError as error:
             raise _unfit_input_error(_failing_layer(self, error.node_name), error,
-                                     args[0].shape, network=self) from error
+                                     arrays[0].shape, network=self) from error
         if self._out_format == "single":
             return out
         return _regroup(out if isinstance(out, list) else [out], self._out_format)
@@ -275,6 +299,16 @@ def _flatten(args):
         flat.extend(items)
         formats.append(fmt)
     return flat, (type(args), formats)
+
+
+def _trimmed(fmt):
+    """A call's format without trailing None arguments: ``f(x)`` and ``f(x, None)`` are one
+    call (a default left as it is)."""
+    kind, formats = fmt
+    formats = list(formats)
+    while formats and formats[-1] is None:
+        formats.pop()
+    return kind, formats
 
 
 def _regroup(flat, fmt):

@@ -3,6 +3,8 @@
 Lesson: 08-gluon.  Mirrors ``Sequential``/``HybridSequential`` in
 ``python/mxnet/gluon/nn/basic_layers.py``.
 """
+import warnings
+
 from ..block import Block
 from ..hybrid_block import HybridBlock
 
@@ -45,6 +47,14 @@ class Sequential(_Stack, Block):
 
     def forward(self, x, *args):
         return self._run_children(x, args)
+
+    def hybridize(self, active=True, **kwargs):
+        """Hybridize every child; warns, as MXNet, when all of them could be one graph."""
+        if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
+            warnings.warn(f"All children of this Sequential layer '{self.prefix}' are "
+                          f"HybridBlocks. Consider using HybridSequential for the best "
+                          f"performance.", stacklevel=2)
+        super().hybridize(active, **kwargs)
 
 
 class HybridSequential(_Stack, HybridBlock):
