@@ -176,7 +176,13 @@ class Block:
                 params[name]._load_init(value, ctx, cast_dtype=cast_dtype,
                                         dtype_source=dtype_source)
 
-    save_params = save_parameters
+    def save_params(self, filename):
+        """Deprecated MXNet name: writes the parameters by their full names, less this
+        Block's prefix (the format before ``save_parameters``; ``load_params`` and
+        ``SymbolBlock`` read it)."""
+        warnings.warn("save_params is deprecated. Please use save_parameters.",
+                      DeprecationWarning, stacklevel=2)
+        self.collect_params().save(filename, strip_prefix=self.prefix)
 
     def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
         """Deprecated MXNet name of ``load_parameters``."""

@@ -15,6 +15,7 @@ import numpy as np
 from .. import autograd, initializer, ndarray, symbol
 from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, MXNetError
 from ..context import Context, cpu, current_context
+from ..util import is_np_shape
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
            "tensor_types", "shape_is_known"]
@@ -422,7 +423,10 @@ class Parameter:
     def var(self):
         """This parameter as a Symbol variable (carrying shape, dtype, lr/wd mult, init)."""
         if self._var is None:
-            self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype,
+            shape = self.shape
+            if shape is not None and is_np_shape():     # there, an unknown size is -1
+                shape = tuple(-1 if size == 0 else size for size in shape)
+            self._var = symbol.var(self.name, shape=shape, dtype=self.dtype,
                                    lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=self.init)
         return self._var
 

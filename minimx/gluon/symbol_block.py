@@ -36,6 +36,12 @@ class SymbolBlock(HybridBlock):
                                      allow_deferred_init=True)
         self._cached_graph = (inputs, outputs)
         self._out_format = "single" if len(outputs) == 1 else list
+        # as MXNet's: the parameters are this block's own, named without their common
+        # prefix ('weight' for 'dense0_weight'), which is what save_parameters writes
+        names = list(self._params.keys())
+        common = _common_prefix(names)
+        for name in names:
+            self._reg_params[name[len(common):]] = self._params[name]
 
     def __repr__(self):     # MXNet's "SymbolBlock(\n<Symbol act> : 1 -> 1\n)"
         inputs, outputs = self._cached_graph
@@ -91,3 +97,15 @@ class SymbolBlock(HybridBlock):
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError("SymbolBlock runs its graph directly")
+
+
+def _common_prefix(names):
+    """The longest prefix, ending at an ``_``, that every name has and none is only."""
+    if not names:
+        return ""
+    prefix = names[0]
+    for name in names[1:]:
+        while not name.startswith(prefix):
+            prefix = prefix[:-1]
+    prefix = prefix[:prefix.rfind("_") + 1]
+    return "" if any(name == prefix for name in names) else prefix
