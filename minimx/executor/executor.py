@@ -160,7 +160,7 @@ class Executor:
                 values = {key: value for (key, _), value in zip(inputs, raw)}
                 run_forward(plan, xp, values, is_train, seeds,
                             lambda seed: backend.make_rng(ctx, seed), saved, monitor,
-                            monitor_all)
+                            monitor_all, monitor_variables=True)
                 results = [values[key] for key in entries]
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(value)
@@ -257,7 +257,7 @@ class Executor:
         """Call ``callback(name, array)`` on every node output in forward and every gradient
         in backward (``monitor_all``: on every node input too); it runs inside the engine."""
         self._monitor = None if callback is None else (
-            lambda name, value: callback(name, _as_ndarray(value, self._ctx)))
+            lambda name, value, op_name: callback(name, _as_ndarray(value, self._ctx)))
         self._monitor_all = monitor_all
         self._plans.clear()
         self._programs.clear()

@@ -9,11 +9,14 @@ __all__ = ["run_forward", "run_backward"]
 
 
 def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=None,
-                monitor_all=False):
+                monitor_all=False, monitor_variables=False):
     """Compute every step; ``values`` maps value keys to arrays and receives the results.
 
-    ``monitor(name, array)`` sees every node output (``fc1_output``) and, with
-    ``monitor_all``, every node input first (``fc1_weight``), as MXNet names them.
+    ``monitor(name, array, op_name)`` sees every node output (``fc1_output``) and, with
+    ``monitor_all``, every node input first (``fc1_weight``), as MXNet names them (an
+    operator MXNet gives no input names reports ``input0``: ``OpDef.monitor_input_names``).
+    With ``monitor_variables`` an input that is a graph variable is reported under the
+    variable's own name first (``data``, then ``fc1_data``), as an Executor's monitor does.
     """
     for index, step in enumerate(plan.steps):
         if step.constant is not None:
@@ -24,14 +27,18 @@ def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=
             call = node.call()
             rng = make_rng(rng_seeds[id(node)]) if call.random else None
             if monitor is not None and monitor_all:
-                for name, value in zip(call.input_names, arrays):
-                    monitor(f"{node.name}_{name}", value)
+                sources = step.inputs if node is step.nodes[0] else [None] * len(arrays)
+                for name, key, value in zip(node.instance.monitor_input_names(
+                        call.input_names), sources, arrays):
+                    if monitor_variables and key is not None and key[0].is_variable:
+                        monitor(key[0].name, value, "null")
+                    monitor(f"{node.name}_{name}", value, node.op.name)
             result = call.forward(xp, arrays, is_train, rng)
             if saved is not None:       # training, or a recorded call in predict mode
                 saved[id(node)] = call.saved(arrays, result)
             if monitor is not None:
                 for position, value in enumerate(result[:call.num_visible]):
-                    monitor(node.output_name(position), value)
+                    monitor(node.output_name(position), value, node.op.name)
             arrays = list(result)
         values.update(zip(step.outputs, arrays))
         for key in plan.release_after.get(index, ()):
@@ -42,7 +49,7 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monito
     """Gradients of every value that needs one: {value key: array}.
 
     ``meta`` maps a value key to its (shape, dtype), for outputs nobody sent a
-    gradient to (they count as zeros).  ``monitor(name, array)`` sees each
+    gradient to (they count as zeros).  ``monitor(name, array, op_name)`` sees each
     node's input gradients, named as MXNet's backward nodes: ``fc1_backward_output1``.
     """
     grads = dict(head_grads)
@@ -75,4 +82,4 @@ def _report_gradients(monitor, node, gradients):
     for position, value in enumerate(gradients):
         if value is not None:
             suffix = "" if len(node.inputs) == 1 else str(position)
-            monitor(f"{node.name}_backward_output{suffix}", value)
+            monitor(f"{node.name}_backward_output{suffix}", value, f"_backward_{node.op.name}")

@@ -228,7 +228,12 @@ class Block:
         raise NotImplementedError(f"{type(self).__name__} must define forward")
 
     def summary(self, *inputs):
-        """Print each layer's output shape and parameter count for ``inputs``."""
+        """Print each layer's output shape and parameter count for ``inputs``.  A hybridized
+        block runs as one graph, whose layers no hook sees: it is refused (an
+        ``AssertionError``, as MXNet's)."""
+        if getattr(self, "_active", False):
+            raise AssertionError(f"{self.name}: summary() cannot look inside a hybridized "
+                                 f"block; call it before hybridize()")
         from .summary import print_summary
         print_summary(self, inputs)
 

@@ -13,7 +13,7 @@ from ..tape.nodes import FunctionNode, live_entry
 from ..executor.plan import PlanInfo, build_plan
 from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import Chunk, NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
 from ..symbol.graph import aux_variables, entries_depending_on, topo_order
@@ -44,6 +44,7 @@ class CachedOp:
         self._needs_grad_cache = {}
         self.plans_built = 0
         self.calls = 0
+        self.op_hook = None      # (callback(name, op_name, array), monitor_all) or None
 
     def _plan_for(self, arrays, is_train, record):
         ctx = arrays[0].context
@@ -101,7 +102,7 @@ class CachedOp:
                                 [o._dtype for o in outputs], ctx)
             for index, output in enumerate(outputs):
                 output._autograd = (node, index)
-        elif entry.program is not None:
+        elif entry.program is not None and self.op_hook is None:
             self._push_program(entry, arrays, outputs, ctx)
         else:
             self._push_forward(entry, arrays, outputs, ctx, is_train, None)
@@ -138,16 +139,31 @@ class CachedOp:
         writes = [o._chunk.var for o in outputs]
         writes += [arrays[i]._chunk.var for i in entry.mutated]
 
+        monitor, monitor_all = self._hook_monitor(ctx)
+
         def run():
             inputs = [array._read() for array in arrays]
             values = dict(zip(keys, inputs))
-            run_forward(plan, xp, values, is_train, seeds, make_rng, saved)
+            run_forward(plan, xp, values, is_train, seeds, make_rng, saved, monitor,
+                        monitor_all)
             results = own_buffers([values[key] for key in result_keys],
                                   [*inputs, *plan.constants])
             for target, value in zip(outputs, results):
                 target._write(value)
 
         engine.push(run, reads, writes, ctx, "CachedOp", plan.work)
+
+
+    def _hook_monitor(self, ctx):
+        """The executor's monitor for ``op_hook`` (``HybridBlock.register_op_hook``)."""
+        if self.op_hook is None:
+            return None, False
+        callback, monitor_all = self.op_hook
+
+        def monitor(name, value, op_name):
+            callback(name, op_name, NDArray(Chunk(ctx, value.copy()), value.shape, value.dtype))
+
+        return monitor, monitor_all
 
 
 class _PlanEntry:

@@ -73,6 +73,16 @@ class HybridBlock(Block):
         self._cached_graph = ()
         self._cached_op = None
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """Call ``callback(name, op_name, array)`` on every operator output of the cached
+        graph (``monitor_all``: on every operator input too), as MXNet's op hooks; works on
+        hybridized blocks, whose graph then runs node by node."""
+        self._op_hook = (callback, monitor_all)
+        if self._cached_op is not None:
+            self._cached_op.op_hook = self._op_hook
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
     # -- inspection (lessons, the views) ------------------------------------------------------
     def cached_graph(self):
         """The Symbol ``hybridize()`` traced this block into, or None before the first call
@@ -226,6 +236,7 @@ class HybridBlock(Block):
             raise ValueError(f"{self.name}: the traced graph uses inputs {unknown} that are "
                              f"neither data nor parameters of this block")
         self._cached_op = CachedOp(out, data_names + param_names)
+        self._cached_op.op_hook = getattr(self, "_op_hook", None)
         self._cached_params = [params[name] for name in param_names]
 
     def hybrid_forward(self, F, x, *args, **kwargs):

@@ -28,7 +28,7 @@ class SymbolBlock(HybridBlock):
         auxiliary = set(outputs.list_auxiliary_states())
         for name in outputs.list_inputs():
             if name not in data_names:
-                shared = params.get(name) if params is not None and name in params else None
+                shared = params[name] if params is not None and name in params else None
                 if shared is not None:
                     self._params._params[name] = shared
                 else:

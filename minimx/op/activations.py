@@ -129,6 +129,7 @@ class Activation(OpDef):
     """Element-wise activation: ``relu``, ``sigmoid``, ``tanh``, ``softrelu`` or ``softsign``."""
     name = "Activation"
     family = "activation"
+    unnamed_inputs = True           # a monitor reports its input as ``input0``, as MXNet's
     params = {"act_type": Param(Choice(*_ACTIVATIONS), doc="which activation")}
     saves = ("data", "output")
     test = TestHints(params={"act_type": "tanh"}, low=-2, high=2,

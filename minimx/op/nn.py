@@ -191,6 +191,7 @@ class SoftmaxActivation(OpDef):
     on more than two axes MXNet 1.9.1's gradient does not match its own forward; minimx's
     is the gradient of the forward, which the generated numeric check confirms.)"""
     name = "SoftmaxActivation"
+    unnamed_inputs = True
     params = {"mode": Param(Choice("instance", "channel"), default="instance")}
     saves = ("output",)
     test = TestHints(shapes=((3, 4),), reference=_reference_softmax_activation,

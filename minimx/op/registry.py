@@ -144,6 +144,7 @@ class OpDef:
     family = None
     partial_shapes = True
     axiswise_shapes = False
+    unnamed_inputs = False
     test = TestHints()
 
     # filled in by register_op
@@ -214,6 +215,14 @@ class OpDef:
         if len(outputs) == 1:
             return ["output"]
         return [f"output{index}" for index in range(len(outputs))]
+
+    def monitor_input_names(self, input_names):
+        """The names a monitor (``monitor_all``) gives this node's inputs: its input names,
+        as MXNet's ``FListInputNames``, or ``input0``, ``input1``, ... for an operator
+        MXNet registers none for (``unnamed_inputs = True``)."""
+        if self.unnamed_inputs:
+            return [f"input{index}" for index in range(len(input_names))]
+        return input_names
 
     def num_visible(self):
         """How many outputs the user gets (the rest, like Dropout's mask, stay hidden)."""

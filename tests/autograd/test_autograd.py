@@ -1,6 +1,10 @@
 """autograd: recording, backward, grad_req, head gradients, Function, second order."""
+import json
+
 import numpy as np
 import pytest
+
+import minimx as mx
 
 from minimx import autograd, nd
 from minimx.base import GradientError
@@ -183,3 +187,17 @@ def test_backward_runs_through_the_engine_lazily():
 def test_grad_without_attach_grad_is_clear():
     with pytest.raises(GradientError, match="attach_grad"):
         nd.ones((2,)).grad
+
+
+def test_get_symbol_gives_the_recorded_graph_with_leaves_as_variables():
+    x, z = mx.nd.ones((1,)), mx.nd.ones((1,))
+    x.attach_grad()
+    z.attach_grad()
+    with mx.autograd.record():
+        y = x * x + 2 * z - 1
+    graph = mx.autograd.get_symbol(y)
+    assert graph.list_arguments() == ["var0", "var1"]
+    ops = [node["op"] for node in json.loads(graph.tojson())["nodes"] if node["op"] != "null"]
+    assert ops == ["broadcast_mul", "_mul_scalar", "broadcast_add", "_minus_scalar"]
+    with pytest.raises(mx.base.MXNetError, match="not computed under autograd.record"):
+        mx.autograd.get_symbol(mx.nd.ones((1,)))

@@ -261,3 +261,42 @@ def test_hybridized_block_sees_new_parameter_arrays(tmp_path):
     np.testing.assert_allclose(net(x).asnumpy(), [[-3, -3]])
     net.cast("float64")
     assert net(x.astype("float64")).dtype == np.float64
+
+
+def test_op_hooks_see_every_operator_of_a_hybridized_block():
+    model = nn.HybridSequential(prefix="net_")
+    with model.name_scope():
+        model.add(nn.Dense(2), nn.Activation("relu"))
+    model.initialize()
+    model.hybridize()
+    seen = []
+    model.register_op_hook(lambda name, op_name, array: seen.append((name, op_name,
+                                                                      array.shape)), True)
+    model(mx.nd.ones((3, 4)))
+    mx.nd.waitall()
+    assert [name for name, _, _ in seen] == [
+        "net_dense0_fwd_data", "net_dense0_fwd_weight", "net_dense0_fwd_bias",
+        "net_dense0_fwd_output", "net_relu0_fwd_input0", "net_relu0_fwd_output"]
+    assert seen[3][1:] == ("FullyConnected", (3, 2))
+
+
+def test_hybridized_inputs_follow_mxnet_rules():
+    class Add(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, a, b=None):
+            return a if b is None else a + b
+
+    block = Add()
+    block.hybridize()
+    assert block(mx.nd.ones((2,))).shape == (2,)
+    assert block(mx.nd.ones((2,)), None).shape == (2,)        # a trailing None: the default
+    with pytest.raises(ValueError, match="structure"):
+        block(mx.nd.ones((2,)), mx.nd.ones((2,)))
+    with pytest.raises(ValueError, match="NDArrays"):
+        _hybridized(Add())(mx.nd.ones((2,)), 1)
+    with pytest.raises(ValueError, match="at least one NDArray"):
+        Add()(None, None)
+
+
+def _hybridized(block):
+    block.hybridize()
+    return block
