@@ -14,6 +14,7 @@ import time
 
 from . import engine
 from .base import InvalidParameterError, MXNetError
+from .engine import events
 
 __all__ = ["set_config", "set_state", "pause", "resume", "dump", "dumps", "profiler_set_config",
            "profiler_set_state", "dump_profile", "Domain", "Task", "Frame", "Event", "Counter",
@@ -24,6 +25,7 @@ _DEFAULTS = {"profile_all": False, "profile_symbolic": True, "profile_imperative
              "continuous_dump": True, "dump_period": 1.0, "aggregate_stats": False,
              "profile_process": "worker"}
 _SORT_KEYS = ("total", "avg", "min", "max", "count")
+_OPERATOR, _CUSTOM = "operator", "Custom Operator"      # the domains of dumps()' times
 
 
 class _Profiler:
@@ -37,12 +39,39 @@ class _Profiler:
         self.dumped_spans = []        # spans already written by dump, kept for dumps()
         self.stats_since = 0.0        # dumps(reset=True) forgets spans that started earlier
         self.origin = time.perf_counter()   # trace time 0
+        self.written = []             # events already in the trace file (continuous dumps)
+        self.regions = {}             # thread -> the custom operator region it is in
+        self.custom = {}              # op_id -> the custom operator it ran inside
+        self.memory = []              # (time, resident kB) at each operation's end
 
     def listen(self, on):
         if on:
-            engine.subscribe(self.events.append)
+            engine.subscribe(self.on_event)
+            if self.on_region not in events.region_subscribers:
+                events.region_subscribers.append(self.on_region)
         else:
-            engine.unsubscribe(self.events.append)
+            engine.unsubscribe(self.on_event)
+            if self.on_region in events.region_subscribers:
+                events.region_subscribers.remove(self.on_region)
+
+    def on_event(self, event):
+        self.events.append(event)
+        if event.kind == "start" and event.thread in self.regions:
+            self.custom[event.op_id] = self.regions[event.thread][0]
+        elif (event.kind == "end" and self.config["profile_memory"]
+              and (not self.memory or event.time - self.memory[-1][0] > 1e-3)):
+            # at most one sample per millisecond: reading the size costs about 20 us
+            self.memory.append((event.time, resident_memory_mb() * 1e3))
+
+    def on_region(self, name, phase, thread, moment):
+        """A custom operator's Python body: its time is ``<op_type>::pure_python`` in the
+        'Custom Operator' domain, and operations run inside it are named after it."""
+        if phase == "begin":
+            self.regions[thread] = (name, moment)
+        elif thread in self.regions:
+            _, start = self.regions.pop(thread)
+            self.events.append(_Span(f"{name}::pure_python", thread, start, moment,
+                                     _CUSTOM))
 
     def record(self, item):
         if self.state == "run" and not self.paused:
@@ -81,6 +110,8 @@ def set_state(state="stop", profile_process="worker"):
         raise ValueError(f"profiler state must be 'run' or 'stop', got {state!r}")
     if state == _profiler.state:
         return
+    if state == "run":
+        _profiler.written = []        # a new run starts a new trace file
     _profiler.state = state
     _profiler.paused = False
     _profiler.listen(state == "run")
@@ -110,7 +141,8 @@ def dump(finished=True, profile_process="worker"):
     """
     _check_process(profile_process)
     events = list(_profiler.events)
-    trace = chrome_trace(events)
+    # each dump writes the whole trace so far: the file grows, as MXNet's continuous dump
+    trace = chrome_trace(_profiler.written + events)
     with open(_profiler.config["filename"], "w") as file:
         json.dump(trace, file, indent=1)
     # Written events leave the buffer, as in MXNet; operations still running keep their start.
@@ -120,7 +152,11 @@ def dump(finished=True, profile_process="worker"):
     _profiler.events[:0] = [event for event in events if getattr(event, "kind", None) == "start"
                             and event.op_id not in ended]
     _profiler.dumped_spans.extend(spans)
+    _profiler.written.extend(event for event in events
+                             if getattr(event, "kind", None) != "start"
+                             or event.op_id in ended)
     if finished:
+        _profiler.written = []
         set_state("stop")
 
 
@@ -136,18 +172,51 @@ def dumps(reset=False, format="table", sort_by="total", ascending=False):
         raise ValueError(f"sort_by must be one of {', '.join(_SORT_KEYS)}, got {sort_by!r}")
     if not _profiler.config["aggregate_stats"]:
         return ""
+    since = _profiler.stats_since
     spans = _profiler.dumped_spans + _durations(list(_profiler.events))
-    stats = _aggregate([span for span in spans if span[2] >= _profiler.stats_since])
-    rows = sorted(stats.items(), key=lambda item: item[1][sort_by], reverse=not ascending)
+    by_domain = {}
+    for span in spans:
+        if span[2] >= since:
+            domain, name = _domain_and_name(span)
+            by_domain.setdefault(domain, []).append((name,) + span[1:])
+    order = lambda item: item[1][sort_by]     # noqa: E731
+    times = {domain: sorted(_aggregate(items).items(), key=order, reverse=not ascending)
+             for domain, items in by_domain.items()}
+    memory = _memory_stats([kb for moment, kb in _profiler.memory if moment >= since])
     if reset:
         _profiler.dumped_spans = []
         _profiler.stats_since = time.perf_counter()
     if format == "json":
-        return json.dumps({"Time": {"operator": {name: {key.capitalize(): value
-                                                         for key, value in row.items()}
-                                                  for name, row in rows}},
-                           "Unit": {"Time": "ms"}}, indent=4)
-    return _table(rows)
+        memory_order = "count" if sort_by == "total" else sort_by
+        memory_rows = sorted(memory.items(), key=lambda item: item[1][memory_order],
+                             reverse=not ascending)
+        return json.dumps({
+            "Time": {domain: {name: {key.capitalize(): value for key, value in row.items()}
+                              for name, row in rows} for domain, rows in times.items()},
+            "Memory": {"cpu/0": {name: {key.capitalize(): value for key, value in row.items()}
+                                 for name, row in memory_rows}},
+            "Unit": {"Time": "ms", "Memory": "kB"}}, indent=4)
+    return "".join(_table(domain, rows) for domain, rows in times.items()) or _table(
+        _OPERATOR, [])
+
+
+def _domain_and_name(span):
+    """Which table a span belongs to, and its row name there."""
+    name, event = span[0], span[4]
+    if isinstance(event, _Span):
+        return event.domain, name
+    custom = _profiler.custom.get(event.op_id)
+    return (_CUSTOM, f"{custom}::{name}") if custom else (_OPERATOR, name)
+
+
+def _memory_stats(samples):
+    """Resident memory at the ends of operations (kB): MXNet reports device memory per
+    storage; minimx's host arrays live in the process, so it samples the process."""
+    if not samples:
+        return {}
+    return {"Memory: cpu/0 (resident) ": {"count": len(samples), "min": min(samples),
+                                           "max": max(samples),
+                                           "avg": sum(samples) / len(samples)}}
 
 
 # -- MXNet's older names ------------------------------------------------------------------------
@@ -197,11 +266,11 @@ def _aggregate(spans):
     return stats
 
 
-def _table(rows):
+def _table(domain, rows):
     header = (f"{'Name':<30}{'Total Count':>14}{'Time (ms)':>17}{'Min Time (ms)':>17}"
               f"{'Max Time (ms)':>17}{'Avg Time (ms)':>17}")
     lines = ["", "Profile Statistics:", "\tNote the difference in units for different entries.",
-             "operator", "=================", header,
+             domain, "=================", header,
              f"{'----':<30}{'-----------':>14}{'---------':>17}" + f"{'-------------':>17}" * 3]
     for name, row in rows:
         lines.append(f"{name:<30}{row['count']:>14}{row['total']:>17.4f}{row['min']:>17.4f}"
@@ -253,10 +322,11 @@ def chrome_trace(events):
 
 # -- user annotations (MXNet's Domain, Task, Frame, Event, Counter, Marker) -----------------
 class _Span:
-    __slots__ = ("name", "thread", "start", "end")
+    __slots__ = ("name", "thread", "start", "end", "domain")
 
-    def __init__(self, name, thread, start, end):
+    def __init__(self, name, thread, start, end, domain=_OPERATOR):
         self.name, self.thread, self.start, self.end = name, thread, start, end
+        self.domain = domain
 
 
 class _Instant:

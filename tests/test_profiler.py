@@ -132,3 +132,38 @@ def test_profiling_stops_listening_to_the_engine(trace_file):
     profiler.set_state("run")
     profiler.set_state("stop")
     assert profiler._profiler.events.append not in engine.events.subscribers
+
+
+def test_continuous_dumps_grow_the_file_and_stats_report_memory(trace_file):
+    profiler.set_state("run")
+    sizes = []
+    for _ in range(3):
+        run_ops(1)
+        profiler.dump(finished=False)
+        sizes.append(trace_file.stat().st_size)
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1]
+    stats = json.loads(profiler.dumps(format="json", sort_by="max"))
+    assert stats["Unit"] == {"Time": "ms", "Memory": "kB"}
+    (row,) = stats["Memory"]["cpu/0"].values()
+    assert 0 < row["Min"] <= row["Avg"] <= row["Max"] and row["Count"] >= 1
+
+
+@mx.operator.register("_profiled_square")
+class _ProfiledSquareProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return _ProfiledSquare()
+
+
+class _ProfiledSquare(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0] * in_data[0] + nd.zeros(in_data[0].shape))
+
+
+def test_a_custom_operator_is_timed_in_its_own_domain(trace_file):
+    profiler.set_state("run")
+    nd.Custom(nd.ones((3,)), op_type="_profiled_square").wait_to_read()
+    nd.waitall()
+    times = json.loads(profiler.dumps(format="json"))["Time"]
+    assert "_profiled_square::pure_python" in times["Custom Operator"]
+    assert "_profiled_square::_zeros" in times["Custom Operator"]    # run inside its body
+    assert "Custom" in times["operator"]                             # the op itself

@@ -3,14 +3,21 @@
 Lesson: 04-lazy-evaluation.  Every operation produces ``push`` (the frontend
 handed it over), ``ready`` (its inputs are done), ``start`` and ``end`` (a
 worker ran it).  The core never formats events; it only hands them out.
+
+``region(name)`` marks a stretch of Python on the calling thread (a custom operator's
+body): region observers (the profiler) get ``(name, 'begin' | 'end', thread, time)``, so
+the operations run inline inside it can be told apart from the others.
 """
+import contextlib
 import threading
 import time
 from typing import NamedTuple
 
-__all__ = ["EngineEvent", "subscribe", "unsubscribe", "subscribers"]
+__all__ = ["EngineEvent", "subscribe", "unsubscribe", "subscribers", "region",
+           "region_subscribers"]
 
 subscribers = []        # callables taking one EngineEvent; read on the hot path
+region_subscribers = []   # callables taking (name, 'begin' or 'end', thread, time)
 
 
 class EngineEvent(NamedTuple):
@@ -52,3 +59,19 @@ def emit(kind, op, pending, error=None):
         time.perf_counter(), pending, "" if error is None else str(error))
     for callback in list(subscribers):
         callback(event)
+
+
+@contextlib.contextmanager
+def region(name):
+    """Mark the body as region ``name`` of the calling thread (for region observers)."""
+    if not region_subscribers:
+        yield
+        return
+    thread = threading.current_thread().name
+    for callback in list(region_subscribers):
+        callback(name, "begin", thread, time.perf_counter())
+    try:
+        yield
+    finally:
+        for callback in list(region_subscribers):
+            callback(name, "end", thread, time.perf_counter())

@@ -14,6 +14,7 @@ import contextlib
 import numpy as np
 
 from .. import autograd, engine
+from ..engine import events
 from ..base import (DTYPE_TO_FLAG, InvalidParameterError, InvalidShapeError, InvalidTypeError,
                     MXNetError, OperatorFailedError)
 from ..context import Context
@@ -205,7 +206,7 @@ class Custom(OpDef):
         dtypes = self.output_types([np.dtype(a.dtype).name for a in arrays])
         out_data = [_wrap(xp.zeros(shape, dtype), ctx) for shape, dtype in zip(shapes, dtypes)]
         operator = self._operator(ctx, arrays)
-        with self._running("forward", is_train):
+        with self._running("forward", is_train), events.region(self.op_type):
             operator.forward(is_train=int(bool(is_train)), req=["write"] * len(out_data),
                              in_data=in_data, out_data=out_data, aux=aux)
         for raw, state in zip(arrays[count:], aux):
@@ -221,7 +222,7 @@ class Custom(OpDef):
         aux = [_wrap(saved[name], ctx) for name in self.aux]
         in_grad = [_wrap(xp.zeros(x.shape, x._dtype), ctx) for x in in_data]
         operator = self._operator(ctx, [saved[name] for name in self.inputs])
-        with self._running("backward", True):
+        with self._running("backward", True), events.region(f"_backward_{self.op_type}"):
             operator.backward(req=["write"] * len(in_grad),
                               out_grad=[_wrap(g, ctx) for g in out_grads], in_data=in_data,
                               out_data=out_data, in_grad=in_grad, aux=aux)
