@@ -8,7 +8,20 @@ import threading
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "num_gpus", "current_context"]
 
 
-class Context:
+class _ContextClass(type):
+    """Gives the class MXNet's ``Context.default_ctx``: this thread's default, readable and
+    settable on the class itself."""
+
+    @property
+    def default_ctx(cls):
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, ctx):
+        cls._default.value = ctx
+
+
+class Context(metaclass=_ContextClass):
     """A device: its type (``'cpu'`` or ``'gpu'``) and its id.
 
     Examples

@@ -20,7 +20,10 @@ _TENSORS = (ndarray.NDArray, symbol.Symbol)
 
 
 def _as_list(value):
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+    """A list of steps: a list stays, a Symbol of several outputs (a split) gives one each."""
+    if isinstance(value, (list, tuple)) or (isinstance(value, symbol.Symbol) and len(value) > 1):
+        return list(value)
+    return [value]
 
 
 def _indent(text, spaces):

@@ -34,6 +34,10 @@ class _RNNLayer(HybridBlock):
         self._input_size = input_size
         self._dtype = dtype
         self._gates = _GATES[mode]
+        self._initializers = {"i2h_weight_initializer": i2h_weight_initializer,
+                              "h2h_weight_initializer": h2h_weight_initializer,
+                              "i2h_bias_initializer": i2h_bias_initializer,
+                              "h2h_bias_initializer": h2h_bias_initializer}
         self.skip_states = None
         rows, width = self._gates * hidden_size, input_size
         for layer in range(num_layers):
@@ -78,6 +82,32 @@ class _RNNLayer(HybridBlock):
     def cast(self, dtype):
         super().cast(dtype)
         self._dtype = dtype
+
+    def _unfuse(self):
+        """The same network as a stack of cells that share this layer's Parameters (MXNet's
+        ``_unfuse``): a cell per layer (a BidirectionalCell of two when bidirectional), with
+        a DropoutCell between layers; unroll it to compute what the fused layer does."""
+        from .rnn_cell import GRUCell, LSTMCell, RNNCell
+        from .rnn_containers import BidirectionalCell, DropoutCell, SequentialRNNCell
+        cells = {"rnn_relu": lambda **kw: RNNCell(self._hidden_size, activation="relu", **kw),
+                 "rnn_tanh": lambda **kw: RNNCell(self._hidden_size, activation="tanh", **kw),
+                 "lstm": lambda **kw: LSTMCell(self._hidden_size, **kw),
+                 "gru": lambda **kw: GRUCell(self._hidden_size, **kw)}
+        make = cells[self._mode]
+        stack = SequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            width = self._input_size
+            for layer in range(self._num_layers):
+                kwargs = dict(self._initializers, input_size=width)
+                if self._dir == 2:
+                    stack.add(BidirectionalCell(make(prefix=f"l{layer}_", **kwargs),
+                                                make(prefix=f"r{layer}_", **kwargs)))
+                else:
+                    stack.add(make(prefix=f"l{layer}_", **kwargs))
+                if self._dropout > 0 and layer != self._num_layers - 1:
+                    stack.add(DropoutCell(self._dropout))
+                width = self._hidden_size * self._dir
+        return stack
 
     def state_info(self, batch_size=0):
         shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
