@@ -9,12 +9,13 @@ Every loss computes an element-wise loss, multiplies it by ``sample_weight``
 import math
 
 from .. import ndarray
+from ..ndarray import NDArray
 from .hybrid_block import HybridBlock
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "CTCLoss", "HuberLoss",
            "HingeLoss", "SquaredHingeLoss", "LogisticLoss", "TripletLoss", "PoissonNLLLoss",
-           "CosineEmbeddingLoss"]
+           "CosineEmbeddingLoss", "SDMLLoss"]
 
 
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
@@ -212,9 +213,12 @@ class CTCLoss(Loss):
             pred = F.swapaxes(pred, 0, 1)
         if self._batch_axis == 1:
             label = F.swapaxes(label, 0, 1)
-        inputs = [x for x in (pred, label, pred_lengths, label_lengths) if x is not None]
-        loss = F.CTCLoss(*inputs, use_data_lengths=pred_lengths is not None,
-                         use_label_lengths=label_lengths is not None, blank_label="last")
+        lengths = {name: value for name, value in (("data_lengths", pred_lengths),
+                                                    ("label_lengths", label_lengths))
+                   if value is not None}        # by name: either may be left out
+        loss = F.CTCLoss(pred, label, use_data_lengths=pred_lengths is not None,
+                         use_label_lengths=label_lengths is not None, blank_label="last",
+                         **lengths)
         return _apply_weighting(F, loss, self._weight, sample_weight)
 
 
@@ -341,3 +345,32 @@ class CosineEmbeddingLoss(Loss):
         y_norm = F.reshape(F.norm(y, axis=axis), shape=(-1, 1))
         dot = F.reshape(F.sum(x * y, axis=axis), shape=(-1, 1))
         return dot / F.broadcast_maximum(x_norm * y_norm, F.full((1, 1), 1e-12))
+
+
+class SDMLLoss(Loss):
+    """Smoothed deep metric learning (Bonadiman et al., 2019): a batch of ``N`` aligned
+    pairs ``(x1[i], x2[i])``; each ``x1[i]`` should be nearer to its own ``x2[i]`` than to
+    the others.  With ``d[i, j] = |x1[i] - x2[j]|^2``, row ``i`` of ``softmax(-d)`` is
+    compared (KL divergence) with the smoothed target ``1 - s`` at ``j = i`` and
+    ``s / (N - 1)`` elsewhere (``s``: ``smoothing_parameter``).  It reads the batch size,
+    so it runs imperatively (as MXNet's)."""
+
+    def __init__(self, smoothing_parameter=0.3, weight=1., batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._smoothing = smoothing_parameter
+
+    def hybrid_forward(self, F, x1, x2):
+        if not isinstance(x1, NDArray):
+            raise TypeError("SDMLLoss needs the batch size: call it on NDArrays, "
+                            "not hybridized")
+        size = x1.shape[0]
+        if size < 2:
+            raise ValueError(f"SDMLLoss needs at least 2 pairs in a batch, got {size}")
+        differences = F.expand_dims(x1, axis=1) - F.expand_dims(x2, axis=0)
+        distances = F.sum(differences * differences, axis=2)
+        off = self._smoothing / (size - 1)
+        eye = F.one_hot(F.arange(size, ctx=x1.context), depth=size, dtype=x1.dtype)
+        target = eye * (1 - self._smoothing) + (1 - eye) * off
+        log_probs = F.log_softmax(-distances, axis=1)
+        loss = F.sum(target * (F.log(target) - log_probs), axis=1)
+        return _apply_weighting(F, loss, self._weight)

@@ -301,3 +301,17 @@ def test_bad_arguments_fail_clearly():
     assert gloss.SigmoidBCELoss is gloss.SigmoidBinaryCrossEntropyLoss
     assert gloss.SoftmaxCELoss is gloss.SoftmaxCrossEntropyLoss
     assert isinstance(gloss.L2Loss(), mx.gluon.HybridBlock)
+
+
+def test_sdml_loss_is_the_kl_divergence_to_the_smoothed_pairing():
+    rng = np.random.RandomState(0)
+    x1 = rng.uniform(-1, 1, (4, 3))
+    x2 = x1 + rng.uniform(-0.3, 0.3, (4, 3))
+    got = mx.gluon.loss.SDMLLoss()(mx.nd.array(x1), mx.nd.array(x2)).asnumpy()
+    distances = ((x1[:, None, :] - x2[None, :, :]) ** 2).sum(-1)
+    log_probs = -distances - np.log(np.exp(-distances).sum(1, keepdims=True))
+    target = np.full((4, 4), 0.3 / 3)
+    np.fill_diagonal(target, 0.7)
+    np.testing.assert_allclose(got, (target * (np.log(target) - log_probs)).sum(1), rtol=1e-5)
+    with pytest.raises(ValueError, match="at least 2 pairs"):
+        mx.gluon.loss.SDMLLoss()(mx.nd.ones((1, 3)), mx.nd.ones((1, 3)))
