@@ -9,7 +9,7 @@ import math
 
 from .ndarray import NDArray
 
-__all__ = ["isinf", "isfinite", "isnan"]
+__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian"]
 
 
 def _check(data, name):
@@ -35,3 +35,23 @@ def isnan(data):
     """1 where ``data`` is NaN, else 0."""
     _check(data, "isnan")
     return data != data
+
+
+def rand_zipfian(true_classes, num_sampled, range_max, ctx=None, F=None):
+    """Sampled-softmax candidates: ``num_sampled`` log-uniform classes in ``[0, range_max)``
+    (P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)), with the expected counts of
+    ``true_classes`` and of the sampled ones.  ``F`` is ``nd`` (default) or ``sym`` (the
+    Symbol version, ``sym.contrib.rand_zipfian``, is this function with ``F = sym``)."""
+    from .. import ndarray
+    F = F or ndarray
+    kwargs = {"ctx": ctx} if F is ndarray and ctx is not None else {}
+    log_range = math.log(range_max + 1)
+    rand = F.random.uniform(0, log_range, shape=(num_sampled,), dtype="float64", **kwargs)
+    sampled = F.cast(F.exp(rand) - 1, dtype="int64") % range_max
+
+    def expected(classes):
+        classes = F.cast(classes, dtype="float64")
+        return F.cast((F.log(classes + 2) - F.log(classes + 1)) / log_range * num_sampled,
+                      dtype="float32")
+
+    return sampled, expected(true_classes), expected(sampled)

@@ -24,6 +24,18 @@ def _uniform(xp, rng, size, low, high):
     return low + (high - low) * rng.random(size)
 
 
+def _in_dtype(xp, values, dtype, distribution, high=None):
+    """``values`` (float64 draws) as ``dtype``.  Rounding to float32 can carry a uniform
+    draw just below ``high`` onto ``high`` itself: those become the largest value below it,
+    so ``uniform`` stays in ``[low, high)`` in every dtype."""
+    out = values.astype(dtype)
+    if distribution is _uniform and high is not None and out.dtype.kind == "f":
+        top = xp.asarray(high).astype(dtype)
+        below = xp.nextafter(top, xp.asarray(-xp.inf, dtype=out.dtype)).astype(dtype)
+        out = xp.where(out >= top, below, out)
+    return out
+
+
 def _normal(xp, rng, size, loc, scale):
     return loc + scale * rng.standard_normal(size)
 
@@ -102,7 +114,8 @@ class RandomSampler(OpDef):
         return type(self).distribution(xp, rng, size, *values)
 
     def forward(self, xp, rng):
-        return self.draw(xp, rng, self.shape).astype(self.infer_type())
+        return _in_dtype(xp, self.draw(xp, rng, self.shape), self.infer_type(),
+                         type(self).distribution, getattr(self, "high", None))
 
 
 def _positive(op, **values):
@@ -261,7 +274,8 @@ class SamplerLike(OpDef):
         """Nothing at the call: ``draw`` checks the distribution's values."""
 
     def forward(self, xp, data, rng):
-        return self.draw(xp, rng, data.shape).astype(data.dtype)
+        return _in_dtype(xp, self.draw(xp, rng, data.shape), data.dtype,
+                         type(self).distribution, getattr(self, "high", None))
 
 
 def _like(sampler):
@@ -315,8 +329,10 @@ class ElementwiseSampler(OpDef):
         # parameters of shape s broadcast against samples of shape s + shape
         expanded = [a.astype("float64").reshape(a.shape + (1,) * len(self.shape))
                     for a in arrays]
-        result = type(self).distribution(xp, rng, size, *expanded)
-        return result.astype(self.infer_type(*[a.dtype.name for a in arrays]))
+        distribution = type(self).distribution
+        result = distribution(xp, rng, size, *expanded)
+        return _in_dtype(xp, result, self.infer_type(*[a.dtype.name for a in arrays]),
+                         distribution, expanded[1] if distribution is _uniform else None)
 
 
 def _elementwise(name, distribution, inputs, doc, low=0.5, high=1.5):
@@ -436,3 +452,53 @@ class Shuffle(OpDef):
     def forward(self, xp, data, rng):
         order = xp.argsort(rng.random(data.shape[0]))
         return data[order]
+
+
+# -- log-uniform (Zipfian) class sampling, for sampled softmax --------------------------------
+def _log_uniform(xp, rng, size, range_max):
+    """Classes in ``[0, range_max)`` with P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)."""
+    classes = xp.floor(xp.exp(rng.random(size) * math.log(range_max + 1))) - 1
+    return xp.clip(classes, 0, range_max - 1).astype("int64")
+
+
+@register_op
+class SampleUniqueZipfian(OpDef):
+    """Per row of ``shape = (batch, num_sampled)``: ``num_sampled`` distinct log-uniform
+    classes in ``[0, range_max)`` (drawn until that many distinct ones came up), and how many
+    draws each row took (what sampled softmax corrects its probabilities with)."""
+    name = "_sample_unique_zipfian"
+    inputs = ()
+    outputs = ("classes", "num_trials")
+    differentiable = False
+    params = {"range_max": Param(int, doc="the number of classes"),
+              "shape": Param(Shape, doc="(batch, num_sampled)")}
+    test = TestHints(shapes=(), params={"range_max": 50, "shape": (2, 10)}, grad=False,
+                     random=True)
+
+    def check_params(self):
+        if len(self.shape) != 2 or not 0 < self.shape[1] <= self.range_max:
+            raise self.param_error(f"shape must be (batch, num_sampled) with num_sampled in "
+                                   f"[1, range_max={self.range_max}], got {self.shape}")
+
+    def infer_shape(self):
+        return [tuple(self.shape), (self.shape[0],)]
+
+    def infer_type(self):
+        return ["int64", "int64"]
+
+    def forward(self, xp, rng):
+        batch, wanted = self.shape
+        classes = xp.empty((batch, wanted), dtype="int64")
+        trials = xp.empty((batch,), dtype="int64")
+        for row in range(batch):
+            drawn = xp.empty((0,), dtype="int64")
+            while True:
+                drawn = xp.concatenate([drawn, _log_uniform(xp, rng, 2 * wanted,
+                                                            self.range_max)])
+                values, first = xp.unique(drawn, return_index=True)
+                if values.size >= wanted:
+                    break
+            order = xp.sort(first)[:wanted]           # the first ``wanted`` distinct draws
+            classes[row] = drawn[order]
+            trials[row] = int(order[-1]) + 1
+        return classes, trials
