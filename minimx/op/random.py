@@ -32,7 +32,7 @@ def _in_dtype(xp, values, dtype, distribution, high=None):
     if distribution is _uniform and high is not None and out.dtype.kind == "f":
         top = xp.asarray(high).astype(dtype)
         below = xp.nextafter(top, xp.asarray(-xp.inf, dtype=out.dtype)).astype(dtype)
-        out = xp.where(out >= top, below, out)
+        out = xp.where((out >= top) & (values < high), below, out)   # (low == high: high)
     return out
 
 

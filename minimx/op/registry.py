@@ -10,7 +10,6 @@ per-operator tests.  ``forward`` and ``backward`` take ``xp`` (numpy or CuPy)
 and raw arrays, and return raw arrays: no NDArray, engine or global state.
 """
 import inspect
-import warnings
 from dataclasses import dataclass, field
 
 from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, normalize_dtype
@@ -155,15 +154,10 @@ class OpDef:
     def __init__(self, **kwargs):
         for key, value in kwargs.items():
             declared = self.params.get(key)
-            if declared is None and not self.params:
-                # MXNet's operators without parameters ignore any given (its test of
-                # CosineEmbeddingLoss passes ``axis`` to broadcast_maximum): so does minimx,
-                # but it says so
-                warnings.warn(f"operator {self.name} takes no parameters; '{key}' is ignored",
-                              stacklevel=4)
-                continue
             if declared is None:
-                expected = ", ".join(self.params)
+                # (MXNet's operators without parameters ignore any given; minimx refuses
+                # them, naming the operator, so a misspelt parameter never goes unnoticed)
+                expected = ", ".join(self.params) or "no parameters"
                 raise InvalidParameterError(
                     f"operator {self.name}: unknown parameter '{key}'; expected: {expected}")
             setattr(self, key, declared.parse(value, self.name, key))
