@@ -5,6 +5,7 @@
 Each script also runs alone and prints its own detailed table.  The machine's load
 changes every figure: compare ratios measured in the same run, not across runs.
 """
+import course_workloads
 import executor_bench
 import gluon_bench
 import lazy_dot
@@ -25,6 +26,7 @@ def main():
     graphs = executor_bench.main()
     training = module_fit.main()
     gluon = gluon_bench.main()
+    course = course_workloads.main(["--rounds", "2"])
 
     threaded, naive = overhead["minimx ThreadedEngine"], overhead["minimx NaiveEngine"]
     mxnet = overhead["MXNet 1.9.1"]
@@ -84,6 +86,12 @@ def main():
         rows.append((f"Trainer {key}", fmt(ours.get(key), " samples/s"),
                      fmt(theirs.get(key), " samples/s"), ratio(ours.get(key), theirs.get(key)),
                      ">= 1.00x of MXNet" if key.startswith("MLP") else ""))
+    for machine, target in (("idle", "<= 1.25x"), ("busy", "<= 1.50x")):
+        for name in course_workloads.PROGRAMS:
+            mine, theirs = course[machine].get((name, "minimx")), course[machine].get(
+                (name, "mxnet"))
+            rows.append((f"course: {name} ({machine})", fmt(mine, " s"), fmt(theirs, " s"),
+                         ratio(mine, theirs), target))
     print_table("Summary", ("measure", "minimx", "reference", "ratio", "target"), rows)
 
 

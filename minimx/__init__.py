@@ -33,6 +33,7 @@ from . import initializer as init
 from . import kvstore as kv
 from . import module as mod
 from . import monitor as mon
+from . import image as img    # MXNet's short name for mx.image
 from . import model
 from . import test_utils, runtime, compat
 from .compat import install_as_mxnet
@@ -42,7 +43,7 @@ __version__ = "0.1.0"
 __all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "random", "symbol",
            "sym", "name", "attribute", "AttrScope", "executor", "registry", "operator",
            "initializer", "init", "lr_scheduler", "optimizer", "metric", "callback", "monitor",
-           "mon", "model", "recordio", "image", "rnn", "io", "kvstore", "kv", "viz", "gluon",
+           "mon", "model", "recordio", "image", "img", "rnn", "io", "kvstore", "kv", "viz", "gluon",
            "module", "mod", "profiler", "test_utils", "MXNetError", "Context", "cpu", "gpu",
            "cpu_pinned", "current_context", "num_gpus", "compat", "install_as_mxnet", "util",
            "is_np_shape", "np_shape", "set_np_shape", "use_np_shape",

@@ -14,6 +14,7 @@ def trace_file(tmp_path):
     profiler.dumps(reset=True)
     yield path
     profiler.set_state("stop")
+    profiler.dump()             # flush what the test left, so no later trace contains it
     profiler.set_config(aggregate_stats=False, filename="profile.json")
 
 

@@ -10,11 +10,12 @@ from .augmenters import (Augmenter, BrightnessJitterAug, CastAug, CenterCropAug,
                          RandomGrayAug, RandomOrderAug, RandomSizedCropAug, ResizeAug,
                          SaturationJitterAug, SequentialAug)
 from .image_iter import ImageIter
+from .rotate import imrotate, random_rotate
 from .detection import (CreateDetAugmenter, CreateMultiRandCropAugmenter, DetAugmenter,
                         DetBorrowAug, DetHorizontalFlipAug, DetRandomCropAug, DetRandomPadAug,
                         DetRandomSelectAug, ImageDetIter)
 
-__all__ = ["center_crop", "color_normalize", "copyMakeBorder", "fixed_crop", "imdecode", "imread",
+__all__ = ["imrotate", "random_rotate", "center_crop", "color_normalize", "copyMakeBorder", "fixed_crop", "imdecode", "imread",
            "imresize", "random_crop", "random_size_crop", "resize_short", "scale_down",
            "Augmenter", "BrightnessJitterAug", "CastAug", "CenterCropAug", "ColorJitterAug",
            "ColorNormalizeAug", "ContrastJitterAug", "CreateAugmenter", "ForceResizeAug",

@@ -53,10 +53,19 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
     return result
 
 
+class ImageNotFoundError(MXNetError, FileNotFoundError):
+    """``imread`` of a file that is not there (an MXNetError, as MXNet's, and a
+    FileNotFoundError)."""
+
+
 def imread(filename, flag=1, to_rgb=True, out=None):
     """Read and decode an image file."""
-    with open(filename, "rb") as handle:
-        return imdecode(handle.read(), flag=flag, to_rgb=to_rgb, out=out)
+    try:
+        with open(filename, "rb") as handle:
+            content = handle.read()
+    except FileNotFoundError:
+        raise ImageNotFoundError(f"imread: {filename} does not exist") from None
+    return imdecode(content, flag=flag, to_rgb=to_rgb, out=out)
 
 
 def imresize(src, w, h, interp=1, out=None):

@@ -10,7 +10,7 @@ import types
 
 from .. import engine
 from ..op.registry import install_generated_functions
-from . import contrib, linalg, random, register, sparse, utils
+from . import contrib, image, linalg, random, register, sparse, utils
 from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, lesser_equal,
                          logical_and, logical_or, logical_xor, maximum, minimum, modulo,
                          multiply, negative, not_equal, power, subtract, true_divide)
@@ -24,7 +24,7 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye"
            "power", "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal",
            "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "negative",
            "waitall", "concatenate", "save", "load", "load_frombuffer", "_internal", "op",
-           "random", "utils", "contrib", "linalg", "from_numpy", "linspace",
+           "random", "utils", "contrib", "linalg", "image", "from_numpy", "linspace",
            "moveaxis", "onehot_encode", "split_v2", "histogram"]
 
 
@@ -37,7 +37,7 @@ _internal = types.ModuleType("minimx.ndarray._internal", "Operators whose names 
 op = types.ModuleType("minimx.ndarray.op", "Every generated operator function.")
 
 install_generated_functions(globals(), __all__, op, _internal, NDArray, register,
-                            {"contrib": contrib, "linalg": linalg})
+                            {"contrib": contrib, "linalg": linalg, "image": image})
 
 
 def concatenate(arrays, axis=0, always_copy=True):

@@ -204,7 +204,7 @@ class Where(OpDef):
 
     def backward(self, xp, out_grad, condition):
         mask = self._mask(xp, condition, out_grad.ndim)
-        zero = xp.zeros((), dtype=out_grad.dtype)
+        zero = xp.zeros_like(out_grad)      # zeros_like: differentiable again (xp_name)
         return None, xp.where(mask, out_grad, zero), xp.where(mask, zero, out_grad)
 
 

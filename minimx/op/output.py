@@ -27,7 +27,8 @@ def _softmax(xp, data, axis):
 
 @register_op
 class SoftmaxOutput(OpDef):
-    """Softmax forward; backward gives ``(softmax - one_hot(label)) * grad_scale / norm``.
+    """Softmax forward; backward gives ``(softmax - one_hot(label)) * grad_scale / norm``
+    (a label shaped like the data holds target probabilities: ``softmax - label``).
 
     The class axis is 1 with ``multi_output`` (data ``(N, C, ...)``, label
     ``(N, ...)``), the last axis with ``preserve_shape``, and otherwise the
@@ -72,8 +73,9 @@ class SoftmaxOutput(OpDef):
 
     def infer_shape(self, data, label):
         expected = self._label_shape(data)
-        if math.prod(label) != math.prod(expected):
-            raise self.shape_error(f"label must have shape {expected} for data {tuple(data)}, "
+        if tuple(label) != tuple(data) and math.prod(label) != math.prod(expected):
+            raise self.shape_error(f"label must have shape {expected} (class ids) or "
+                                   f"{tuple(data)} (probabilities) for data {tuple(data)}, "
                                    f"got {tuple(label)}")
         return data
 
@@ -91,6 +93,14 @@ class SoftmaxOutput(OpDef):
         probs = self._rows(output)
         axis = self._class_axis(probs.ndim)
         classes = probs.shape[axis]
+        if label.shape == output.shape and label.size != math.prod(
+                self._label_shape(probs.shape)):
+            # a label shaped like the data holds target probabilities (as MXNet's)
+            grad = probs - self._rows(label).astype(probs.dtype)
+            if self.out_grad:
+                grad = grad * self._rows(out_grad)
+            count = 1 if self.normalization == "null" else probs.shape[0]
+            return (grad * (self.grad_scale / count)).reshape(output.shape), None
         label = label.reshape(self._label_shape(probs.shape))
         target = _one_hot(xp, label, classes, axis, probs.dtype)
         if self.smooth_alpha:

@@ -359,6 +359,47 @@ def index(np, data, *index_arrays, key):
     return np.asarray(result).reshape(result.shape or (1,))
 
 
+# -- spatial transformers: one output point at a time ---------------------------------------
+def _read_pixel(image, y, x):
+    """``image[:, y, x]`` or zeros outside the picture."""
+    if 0 <= y < image.shape[1] and 0 <= x < image.shape[2]:
+        return image[:, y, x]
+    return np.zeros(image.shape[0])
+
+
+def bilinear_sampler(np, data, grid):
+    n, c, height, width = data.shape
+    out = np.zeros((n, c) + grid.shape[2:])
+    for b, i, j in itertools.product(range(n), range(grid.shape[2]), range(grid.shape[3])):
+        x = (grid[b, 0, i, j] + 1) * (width - 1) / 2
+        y = (grid[b, 1, i, j] + 1) * (height - 1) / 2
+        x0, y0 = math.floor(x), math.floor(y)
+        for yy, xx in itertools.product((y0, y0 + 1), (x0, x0 + 1)):
+            weight = (1 - abs(y - yy)) * (1 - abs(x - xx))
+            out[b, :, i, j] += weight * _read_pixel(data[b], yy, xx)
+    return out
+
+
+def grid_generator(np, data, transform_type, target_shape=(0, 0)):
+    if transform_type == "warp":
+        height, width = data.shape[2:]
+        out = np.zeros(data.shape)
+        for i, j in itertools.product(range(height), range(width)):
+            out[:, 0, i, j] = (j + data[:, 0, i, j]) * 2 / (width - 1) - 1
+            out[:, 1, i, j] = (i + data[:, 1, i, j]) * 2 / (height - 1) - 1
+        return out
+    height, width = target_shape
+    out = np.zeros((data.shape[0], 2, height, width))
+    for b, i, j in itertools.product(range(data.shape[0]), range(height), range(width)):
+        point = np.array([-1 + 2 * j / (width - 1), -1 + 2 * i / (height - 1), 1.0])
+        out[b, :, i, j] = data[b].reshape(2, 3) @ point
+    return out
+
+
+def spatial_transformer(np, data, loc, target_shape, **_):
+    return bilinear_sampler(np, data, grid_generator(np, loc, "affine", target_shape))
+
+
 REFERENCES = {
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
@@ -368,6 +409,8 @@ REFERENCES = {
     "Convolution": convolution, "Deconvolution": deconvolution, "Pooling": pooling,
     "RNN": rnn, "CTCLoss": ctc_loss, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,
     "SequenceReverse": sequence_reverse, "_index": index,
+    "BilinearSampler": bilinear_sampler, "GridGenerator": grid_generator,
+    "SpatialTransformer": spatial_transformer,
 }
 REFERENCES.update(OUTPUT_REFERENCES)
 REFERENCES.update(DETECTION_REFERENCES)

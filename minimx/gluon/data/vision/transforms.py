@@ -89,8 +89,7 @@ class ToTensor(HybridBlock):
     """
 
     def hybrid_forward(self, F, x):
-        channels_first = F.swapaxes(F.swapaxes(x, -1, -3), -1, -2)
-        return F.cast(channels_first, "float32") / 255.0
+        return F.image.to_tensor(x)
 
 
 class Normalize(HybridBlock):
@@ -111,14 +110,7 @@ class Normalize(HybridBlock):
                                         f"numbers of channels")
 
     def hybrid_forward(self, F, x):
-        channels = max(len(self._mean), len(self._std))
-        if channels == 1:
-            return (x - self._mean[0]) / self._std[0]
-        parts = F.split(x, num_outputs=channels, axis=-3)
-        mean = self._mean * channels if len(self._mean) == 1 else self._mean
-        std = self._std * channels if len(self._std) == 1 else self._std
-        parts = [(part - m) / s for part, m, s in zip(parts, mean, std)]
-        return F.concat(*parts, dim=-3)
+        return F.image.normalize(x, mean=self._mean, std=self._std)
 
 
 def _as_tuple(value):
