@@ -4,6 +4,7 @@ Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/init_op.cc``.  Th
 inputs, so the frontend passes the context; ``zeros_like``/``ones_like`` take
 their shape from an input.
 """
+from ..util import is_np_shape
 from .params import DType, Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
 
@@ -16,6 +17,9 @@ class Creation(OpDef):
     test = TestHints(shapes=(), params={"shape": (2, 3)}, grad=False)
 
     def infer_shape(self):
+        # in a graph, -1 (as 0 under MXNet's legacy shapes) marks a size to be inferred
+        if not is_np_shape():
+            return tuple(0 if size < 0 else size for size in self.shape)
         return self.shape
 
     def infer_type(self):
@@ -24,7 +28,7 @@ class Creation(OpDef):
     def with_inferred_shapes(self, output_shapes):
         """In a graph, unknown sizes (0) in ``shape`` take the sizes inference found."""
         shape, inferred = self.param_values().get("shape"), output_shapes[0]
-        if not shape or 0 not in shape or inferred is None or 0 in inferred:
+        if not shape or min(shape) > 0 or inferred is None or min(inferred) <= 0:
             return self
         return self.create(**{**self.param_values(), "shape": tuple(output_shapes[0])})
 

@@ -183,6 +183,19 @@ class Transpose(OpDef):
     def infer_shape(self, data):
         return tuple(data[axis] for axis in self._axes(len(data)))
 
+    def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
+        """The input's sizes are the output's, permuted back (each 0 stays unknown)."""
+        (data,), output = input_shapes, output_shapes[0]
+        if output is None:
+            return list(input_shapes)
+        axes = self._axes(len(output))
+        back = [0] * len(output)
+        for position, axis in enumerate(axes):
+            back[axis] = output[position]
+        if data is not None and len(data) == len(back):
+            back = [size or found for size, found in zip(data, back)]
+        return [tuple(back)]
+
     def forward(self, xp, data):
         return xp.transpose(data, self._axes(data.ndim))
 

@@ -97,3 +97,10 @@ def test_under_np_shape_zero_is_a_size_and_minus_one_is_unknown():
         assert index.infer_shape(data=(0, 2))[1] == [(0, 2, 2)]
         out = mx.sym.slice(mx.sym.var("data", shape=(-1, 20)), begin=(None, 3), end=(5, 10))
         assert out.infer_shape_partial()[1][0] == (-1, 7)
+
+
+def test_a_creation_with_unknown_sizes_takes_them_back_through_a_transpose():
+    known = mx.sym.ones(shape=(2, 3))
+    unknown = mx.sym.ones(shape=(3, -1))          # -1: a size to be inferred, as MXNet's
+    out = (known + mx.sym.transpose(unknown)).bind(mx.cpu(), args={}).forward()[0]
+    assert out.shape == (2, 3) and (out.asnumpy() == 2).all()
