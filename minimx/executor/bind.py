@@ -4,6 +4,8 @@ Lesson: 07-executors.  ``bind`` takes the arrays you give it; ``simple_bind``
 infers every shape from the input shapes you name and allocates the arrays
 (zeros) itself, as MXNet's does.
 """
+import warnings
+
 from ..base import MXNetError, check_dense
 from ..context import current_context
 from ..ndarray import NDArray, zeros
@@ -18,8 +20,10 @@ def _as_list(symbol_names, given, what, allow_missing=False):
     if isinstance(given, dict):
         unknown = set(given) - set(symbol_names)
         if unknown:
-            raise MXNetError(f"bind: {what} has unknown names {sorted(unknown)}; expected "
-                             f"names from {symbol_names}")
+            # MXNet's bind ignores entries the graph has no input for (one dict of arrays
+            # can serve several graphs); minimx does too, and says which
+            warnings.warn(f"bind: {what} has names the graph does not use, ignored: "
+                          f"{sorted(unknown)} (its inputs are {symbol_names})", stacklevel=4)
         missing = [n for n in symbol_names if n not in given]
         if missing and not allow_missing:
             raise MXNetError(f"bind: {what} is missing {missing}")

@@ -180,3 +180,12 @@ def test_monitor_callback_sees_outputs():
     executor.forward()
     nd.waitall()
     assert ("fc1_output", (2, 8)) in seen and ("softmax_output", (2, 3)) in seen
+
+
+def test_bind_ignores_arrays_the_graph_does_not_use_and_says_so():
+    x, w = mx.sym.var("x"), mx.sym.var("w")
+    y = mx.sym.FullyConnected(x, w, num_hidden=2, no_bias=True)
+    arrays = {"x": mx.nd.ones((1, 3)), "w": mx.nd.ones((2, 3)), "b": mx.nd.ones((2,))}
+    with pytest.warns(UserWarning, match=r"ignored: \['b'\]"):
+        exe = y.bind(mx.cpu(), args=arrays)
+    assert exe.forward()[0].asnumpy().tolist() == [[3.0, 3.0]]
