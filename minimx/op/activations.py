@@ -7,7 +7,7 @@ function by ``act_type``; ``LeakyReLU`` adds the parametrised and random rectifi
 """
 import math
 
-from .common import channel_view, sigmoid
+from .common import channel_view, sigmoid, sum_to_shape
 from .elemwise import Unary, UnaryFromOutput, as_mask
 from .params import Choice, Param
 from .registry import OpDef, TestHints, register_op
@@ -176,6 +176,7 @@ class LeakyReLU(OpDef):
     saves = ("data", "gamma", "mask")
     test = TestHints(low=-2, high=2,
                      cases=(({"act_type": "prelu"}, ((2, 3, 2), (3,))),
+                            ({"act_type": "prelu"}, ((2, 3, 2, 2), (2, 3))),
                             ({"act_type": "elu", "slope": 0.5}, ((2, 3),)),
                             ({"act_type": "gelu"}, ((2, 3),))))
 
@@ -207,6 +208,8 @@ class LeakyReLU(OpDef):
             return self.slope
         if gamma.size == 1 or data.ndim < 2:
             return gamma.reshape(()) if gamma.size == 1 else gamma
+        if gamma.ndim > 1:              # slopes for the leading axes (MXNet aligns them left)
+            return gamma.reshape(gamma.shape + (1,) * (data.ndim - gamma.ndim))
         return channel_view(gamma, data.ndim, 1)
 
     def forward(self, xp, data, gamma=None, rng=None, is_train=False):
@@ -232,8 +235,12 @@ class LeakyReLU(OpDef):
         positive = data > 0
         if kind == "prelu":
             grad_gamma = xp.where(positive, 0, out_grad * data)
-            axes = tuple(a for a in range(data.ndim) if gamma.size == 1 or a != 1)
-            grad_gamma = grad_gamma.sum(axis=axes).reshape(gamma.shape)
+            if gamma.ndim > 1 and gamma.size > 1:
+                aligned = gamma.shape + (1,) * (data.ndim - gamma.ndim)
+                grad_gamma = sum_to_shape(xp, grad_gamma, aligned).reshape(gamma.shape)
+            else:
+                axes = tuple(a for a in range(data.ndim) if gamma.size == 1 or a != 1)
+                grad_gamma = grad_gamma.sum(axis=axes).reshape(gamma.shape)
             slope = self._slope(xp, data, gamma)
             return xp.where(positive, out_grad, out_grad * slope), grad_gamma
         if kind == "leaky":

@@ -17,9 +17,11 @@ from .registry import OpDef, TestHints, register_op
 # -- normalisation -----------------------------------------------------------------------------
 def _normalize_grad(xp, grad_xhat, xhat, invstd, axes):
     """Gradient through ``xhat = (x - mean(x)) * invstd`` with statistics over ``axes``."""
-    mean_grad = grad_xhat.mean(axis=axes, keepdims=True)
-    mean_proj = (grad_xhat * xhat).mean(axis=axes, keepdims=True)
-    return (grad_xhat - mean_grad - xhat * mean_proj) * invstd
+    # the two means are differences of large terms: accumulated in float64, as MXNet's
+    # kernels accumulate in a wider type (AccReal)
+    mean_grad = grad_xhat.mean(axis=axes, keepdims=True, dtype="float64")
+    mean_proj = (grad_xhat * xhat).mean(axis=axes, keepdims=True, dtype="float64")
+    return ((grad_xhat - mean_grad - xhat * mean_proj) * invstd).astype(grad_xhat.dtype)
 
 
 def _moments(data, axes):

@@ -39,7 +39,11 @@ _SELU_LAMBDA = 1.0507009873554804934193349852946
 
 def leaky_relu(np, x, gamma=None, act_type="leaky", slope=0.25):
     if act_type == "prelu":
-        return np.where(x > 0, x, gamma.reshape(1, -1, *([1] * (x.ndim - 2))) * x)
+        if gamma.ndim > 1:          # one slope per element of the leading axes
+            slopes = gamma.reshape(gamma.shape + (1,) * (x.ndim - gamma.ndim))
+        else:
+            slopes = gamma.reshape(1, -1, *([1] * (x.ndim - 2)))
+        return np.where(x > 0, x, slopes * x)
     if act_type == "elu":
         return np.where(x > 0, x, slope * (np.exp(x) - 1))
     if act_type == "selu":
