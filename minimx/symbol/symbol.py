@@ -488,6 +488,8 @@ def _split(op_cls, args, kwargs):
     for input_name in op_cls.inputs:
         if positional and isinstance(positional[0], Symbol):
             symbols[input_name] = positional.pop(0)
+        elif positional and positional[0] is None:
+            positional.pop(0)           # an optional input left out, as in MXNet's signature
     for key, value in zip(op_cls.params, positional):
         params[key] = value
     for key, value in kwargs.items():

@@ -404,6 +404,28 @@ def spatial_transformer(np, data, loc, target_shape, **_):
     return bilinear_sampler(np, data, grid_generator(np, loc, "affine", target_shape))
 
 
+def bilinear_resize(np, x, height=1, width=1, mode="size", align_corners=True, **_):
+    """Every output pixel from the four input pixels around its source point."""
+    in_h, in_w = x.shape[2:]
+    if mode == "to_odd_up":
+        height, width = in_h + (in_h % 2 == 0), in_w + (in_w % 2 == 0)
+
+    def source(out, size_in, size_out):
+        if align_corners:
+            return out * (size_in - 1) / (size_out - 1) if size_out > 1 else 0.0
+        return max((out + 0.5) * size_in / size_out - 0.5, 0.0)
+
+    y = np.zeros(x.shape[:2] + (height, width))
+    for i, j in itertools.product(range(height), range(width)):
+        sy, sx = source(i, in_h, height), source(j, in_w, width)
+        y0, x0 = min(int(sy), in_h - 1), min(int(sx), in_w - 1)
+        y1, x1 = min(y0 + 1, in_h - 1), min(x0 + 1, in_w - 1)
+        wy, wx = sy - y0, sx - x0
+        y[:, :, i, j] = ((1 - wy) * ((1 - wx) * x[:, :, y0, x0] + wx * x[:, :, y0, x1])
+                         + wy * ((1 - wx) * x[:, :, y1, x0] + wx * x[:, :, y1, x1]))
+    return y
+
+
 REFERENCES = {
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
@@ -414,7 +436,7 @@ REFERENCES = {
     "RNN": rnn, "CTCLoss": ctc_loss, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,
     "SequenceReverse": sequence_reverse, "_index": index,
     "BilinearSampler": bilinear_sampler, "GridGenerator": grid_generator,
-    "SpatialTransformer": spatial_transformer,
+    "SpatialTransformer": spatial_transformer, "_contrib_BilinearResize2D": bilinear_resize,
 }
 REFERENCES.update(OUTPUT_REFERENCES)
 REFERENCES.update(DETECTION_REFERENCES)
