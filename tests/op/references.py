@@ -426,6 +426,27 @@ def bilinear_resize(np, x, height=1, width=1, mode="size", align_corners=True, *
     return y
 
 
+def correlation(np, a, b, kernel_size=1, max_displacement=1, stride1=1, stride2=1,
+                pad_size=0, is_multiply=True):
+    """Every output element as its patch sum, one displacement at a time."""
+    pad = [(0, 0), (0, 0), (pad_size, pad_size), (pad_size, pad_size)]
+    a, b = np.pad(a, pad), np.pad(b, pad)
+    border = max_displacement + (kernel_size - 1) // 2
+    height = math.ceil((a.shape[2] - 2 * border) / stride1)
+    width = math.ceil((a.shape[3] - 2 * border) / stride1)
+    radius = max_displacement // stride2
+    side = 2 * radius + 1
+    out = np.zeros((a.shape[0], side * side, height, width))
+    for channel, i, j in itertools.product(range(side * side), range(height), range(width)):
+        dx = (channel % side - radius) * stride2
+        dy = (channel // side - radius) * stride2
+        y, x = i * stride1 + max_displacement, j * stride1 + max_displacement
+        for h, w in itertools.product(range(kernel_size), range(kernel_size)):
+            p, q = a[:, :, y + h, x + w], b[:, :, y + dy + h, x + dx + w]
+            out[:, channel, i, j] += (p * q if is_multiply else abs(p - q)).sum(axis=1)
+    return out / (kernel_size ** 2 * a.shape[1])
+
+
 REFERENCES = {
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
@@ -437,6 +458,7 @@ REFERENCES = {
     "SequenceReverse": sequence_reverse, "_index": index,
     "BilinearSampler": bilinear_sampler, "GridGenerator": grid_generator,
     "SpatialTransformer": spatial_transformer, "_contrib_BilinearResize2D": bilinear_resize,
+    "Correlation": correlation,
 }
 REFERENCES.update(OUTPUT_REFERENCES)
 REFERENCES.update(DETECTION_REFERENCES)
