@@ -14,7 +14,7 @@ from .common import on_host, to_device
 from .params import Param, Shape
 from .registry import OpDef, TestHints, register_op
 
-__all__ = ["ROIPooling", "ROIAlign"]
+__all__ = ["ROIPooling", "ROIAlign", "PSROIPooling"]
 
 
 def _roi_inputs(rng, shapes, dtype):
@@ -229,3 +229,83 @@ class ROIAlign(_RoiOp):
                     for row, col, w in taps:
                         plane[row, col] += w * grads[r, c, ph, pw]
         return to_device(xp, grad, out_grad.dtype), None
+
+
+def _ps_bins(box, spatial_scale, pooled, height, width):
+    """Per bin (ph, pw): its cells (h0, h1, w0, w1) in one PSROIPooling region."""
+    start_w, start_h = _round(box[1]) * spatial_scale, _round(box[2]) * spatial_scale
+    end_w, end_h = (_round(box[3]) + 1) * spatial_scale, (_round(box[4]) + 1) * spatial_scale
+    bin_h = max(end_h - start_h, 0.1) / pooled
+    bin_w = max(end_w - start_w, 0.1) / pooled
+    for ph in range(pooled):
+        h0 = min(max(math.floor(ph * bin_h + start_h), 0), height)
+        h1 = min(max(math.ceil((ph + 1) * bin_h + start_h), 0), height)
+        for pw in range(pooled):
+            w0 = min(max(math.floor(pw * bin_w + start_w), 0), width)
+            w1 = min(max(math.ceil((pw + 1) * bin_w + start_w), 0), width)
+            yield ph, pw, h0, h1, w0, w1
+
+
+@register_op
+class PSROIPooling(_RoiOp):
+    """Position-sensitive ROI pooling (R-FCN): the region is split into ``pooled_size``
+    squared bins, and bin (i, j) of output channel ``k`` averages its cells of the input
+    channel ``(k * group_size + gi) * group_size + gj`` (``gi, gj`` the bin's place in a
+    ``group_size`` grid), so each bin reads a map trained for that part of an object."""
+    name = "_contrib_PSROIPooling"
+    saves = ("data_shape", "rois")
+    params = {"spatial_scale": Param(float, doc="feature-map cells per image pixel"),
+              "output_dim": Param(int, doc="output channels"),
+              "pooled_size": Param(int, doc="bins per side"),
+              "group_size": Param(int, default=0, doc="the channel grid (0: pooled_size)")}
+    test = TestHints(shapes=((1, 8, 6, 6), (3, 5)),
+                     params={"spatial_scale": 0.5, "output_dim": 2, "pooled_size": 2},
+                     inputs=_roi_inputs, grad_rtol=5e-2)
+
+    def group(self):
+        return self.group_size or self.pooled_size
+
+    def infer_shape(self, data, rois):
+        if len(data) != 4 or len(rois) != 2 or rois[1] != 5:
+            raise self.shape_error(f"data must be (batch, channel, height, width) and rois "
+                                   f"(regions, 5), got {tuple(data)} and {tuple(rois)}")
+        if data[1] != self.output_dim * self.group() ** 2:
+            raise self.shape_error(f"data needs output_dim * group_size^2 = "
+                                   f"{self.output_dim * self.group() ** 2} channels, got "
+                                   f"{data[1]}")
+        return (rois[0], self.output_dim, self.pooled_size, self.pooled_size)
+
+    def _channel(self, k, ph, pw):
+        group, pooled = self.group(), self.pooled_size
+        gh, gw = min(ph * group // pooled, group - 1), min(pw * group // pooled, group - 1)
+        return (k * group + gh) * group + gw
+
+    def forward(self, xp, data, rois):
+        values, boxes = on_host(xp, data), on_host(xp, rois)
+        height, width = values.shape[2:]
+        out = np.zeros((len(boxes), self.output_dim, self.pooled_size, self.pooled_size),
+                       dtype=values.dtype)
+        for r, box in enumerate(boxes):
+            image = values[int(box[0])]
+            for ph, pw, h0, h1, w0, w1 in _ps_bins(box, self.spatial_scale, self.pooled_size,
+                                                    height, width):
+                if h1 <= h0 or w1 <= w0:
+                    continue
+                for k in range(self.output_dim):
+                    out[r, k, ph, pw] = image[self._channel(k, ph, pw), h0:h1, w0:w1].mean()
+        return to_device(xp, out)
+
+    def backward(self, xp, out_grad, data_shape, rois):
+        grads, boxes = on_host(xp, out_grad), on_host(xp, rois)
+        grad = np.zeros(data_shape, dtype=grads.dtype)
+        height, width = data_shape[2:]
+        for r, box in enumerate(boxes):
+            image = grad[int(box[0])]
+            for ph, pw, h0, h1, w0, w1 in _ps_bins(box, self.spatial_scale, self.pooled_size,
+                                                    height, width):
+                if h1 <= h0 or w1 <= w0:
+                    continue
+                area = (h1 - h0) * (w1 - w0)
+                for k in range(self.output_dim):
+                    image[self._channel(k, ph, pw), h0:h1, w0:w1] += grads[r, k, ph, pw] / area
+        return to_device(xp, grad), None

@@ -447,6 +447,30 @@ def correlation(np, a, b, kernel_size=1, max_displacement=1, stride1=1, stride2=
     return out / (kernel_size ** 2 * a.shape[1])
 
 
+def psroi_pooling(np, data, rois, spatial_scale, output_dim, pooled_size, group_size=0):
+    """Every output element as the mean of its bin of its position's channel."""
+    group = group_size or pooled_size
+    height, width = data.shape[2:]
+    out = np.zeros((len(rois), output_dim, pooled_size, pooled_size))
+    c_round = lambda v: math.floor(v + 0.5) if v >= 0 else math.ceil(v - 0.5)   # noqa: E731
+    for r, (batch, x1, y1, x2, y2) in enumerate(rois):
+        sw, sh = c_round(x1) * spatial_scale, c_round(y1) * spatial_scale
+        ew, eh = (c_round(x2) + 1) * spatial_scale, (c_round(y2) + 1) * spatial_scale
+        bh, bw = max(eh - sh, 0.1) / pooled_size, max(ew - sw, 0.1) / pooled_size
+        for k, i, j in itertools.product(range(output_dim), range(pooled_size),
+                                         range(pooled_size)):
+            top = min(max(math.floor(i * bh + sh), 0), height)
+            bottom = min(max(math.ceil((i + 1) * bh + sh), 0), height)
+            left = min(max(math.floor(j * bw + sw), 0), width)
+            right = min(max(math.ceil((j + 1) * bw + sw), 0), width)
+            gi, gj = min(i * group // pooled_size, group - 1), min(j * group // pooled_size,
+                                                                    group - 1)
+            if bottom > top and right > left:
+                channel = (k * group + gi) * group + gj
+                out[r, k, i, j] = data[int(batch), channel, top:bottom, left:right].mean()
+    return out
+
+
 REFERENCES = {
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
@@ -458,7 +482,7 @@ REFERENCES = {
     "SequenceReverse": sequence_reverse, "_index": index,
     "BilinearSampler": bilinear_sampler, "GridGenerator": grid_generator,
     "SpatialTransformer": spatial_transformer, "_contrib_BilinearResize2D": bilinear_resize,
-    "Correlation": correlation,
+    "Correlation": correlation, "_contrib_PSROIPooling": psroi_pooling,
 }
 REFERENCES.update(OUTPUT_REFERENCES)
 REFERENCES.update(DETECTION_REFERENCES)
