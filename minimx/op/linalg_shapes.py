@@ -64,111 +64,33 @@ def _trian_length(n, offset):
     return m * (m + 1) // 2
 
 
-@register_op
-class ExtractDiag(LinalgOp):
-    """The diagonal ``offset`` of each matrix, as a vector."""
-    name = "_linalg_extractdiag"
-    aliases = ("linalg_extractdiag",)
+class _Extract(LinalgOp):
+    """A vector of each square matrix's entries at ``positions(xp, n)``; its gradient puts
+    them back into zeros."""
     inputs = ("A",)
-    params = {"offset": _OFFSET}
     saves = ("A_shape",)
-    test = TestHints(shapes=((3, 3),), params={"offset": 1},
-                     reference=lambda np, a, offset: np.diagonal(a, offset, -2, -1),
-                     cases=(({"offset": -1}, ((2, 3, 3),)),))
 
     def infer_shape(self, A):
         square_check(self, A)
         if abs(self.offset) >= A[-1]:
             raise self.shape_error(f"offset {self.offset} is outside matrices {tuple(A)}")
-        return tuple(A[:-2]) + (A[-1] - abs(self.offset),)
+        return tuple(A[:-2]) + (self.length(A[-1]),)
 
     def forward(self, xp, A):
-        rows, cols = _diagonal_positions(xp, A.shape[-1], self.offset)
+        rows, cols = self.positions(xp, A.shape[-1])
         return A[..., rows, cols]
 
     def backward(self, xp, out_grad, A_shape):
         grad = xp.zeros(A_shape, dtype=out_grad.dtype)
-        rows, cols = _diagonal_positions(xp, A_shape[-1], self.offset)
+        rows, cols = self.positions(xp, A_shape[-1])
         grad[..., rows, cols] = out_grad
         return grad
 
 
-@register_op
-class MakeDiag(LinalgOp):
-    """Square matrices with each vector of ``A`` on diagonal ``offset``, zeros elsewhere."""
-    name = "_linalg_makediag"
-    aliases = ("linalg_makediag",)
+class _Make(LinalgOp):
+    """Square matrices of zeros with each vector of ``A`` at ``positions(xp, n)``; the
+    gradient reads those entries back."""
     inputs = ("A",)
-    params = {"offset": _OFFSET}
-    test = TestHints(shapes=((3,),), params={"offset": 1},
-                     reference=lambda np, a, offset: np.diagflat(a, offset),
-                     cases=(({"offset": -2}, ((2,),)),))
-
-    def infer_shape(self, A):
-        n = A[-1] + abs(self.offset)
-        return tuple(A[:-1]) + (n, n)
-
-    def forward(self, xp, A):
-        n = A.shape[-1] + abs(self.offset)
-        out = xp.zeros(A.shape[:-1] + (n, n), dtype=A.dtype)
-        rows, cols = _diagonal_positions(xp, n, self.offset)
-        out[..., rows, cols] = A
-        return out
-
-    def backward(self, xp, out_grad):
-        rows, cols = _diagonal_positions(xp, out_grad.shape[-1], self.offset)
-        return out_grad[..., rows, cols]
-
-
-class _Triangle(LinalgOp):
-    inputs = ("A",)
-    params = {"offset": _OFFSET, "lower": Param(bool, default=True,
-                                                doc="offset 0: the lower triangle")}
-
-
-@register_op
-class ExtractTrian(_Triangle):
-    """The entries of each matrix's triangle (see the module), as a vector."""
-    name = "_linalg_extracttrian"
-    aliases = ("linalg_extracttrian",)
-    saves = ("A_shape",)
-    test = TestHints(shapes=((3, 3),), params={"offset": 1},
-                     reference=_reference_extract,
-                     cases=(({"offset": 0, "lower": False}, ((2, 3, 3),)),
-                            ({"offset": -1}, ((4, 4),))))
-
-    def infer_shape(self, A):
-        square_check(self, A)
-        if abs(self.offset) >= A[-1]:
-            raise self.shape_error(f"offset {self.offset} is outside matrices {tuple(A)}")
-        return tuple(A[:-2]) + (_trian_length(A[-1], self.offset),)
-
-    def forward(self, xp, A):
-        rows, cols = _triangle_positions(xp, A.shape[-1], self.offset, self.lower)
-        return A[..., rows, cols]
-
-    def backward(self, xp, out_grad, A_shape):
-        grad = xp.zeros(A_shape, dtype=out_grad.dtype)
-        rows, cols = _triangle_positions(xp, A_shape[-1], self.offset, self.lower)
-        grad[..., rows, cols] = out_grad
-        return grad
-
-
-@register_op
-class MakeTrian(_Triangle):
-    """Square matrices holding each vector of ``A`` in their triangle, zeros elsewhere."""
-    name = "_linalg_maketrian"
-    aliases = ("linalg_maketrian",)
-    test = TestHints(shapes=((3,),), params={"offset": 1},
-                     reference=_reference_make,
-                     cases=(({"offset": 0, "lower": False}, ((2, 6),)),
-                            ({"offset": -1}, ((3,),))))
-
-    def size(self, length):
-        m = (math.isqrt(8 * length + 1) - 1) // 2
-        if m * (m + 1) // 2 != length:
-            raise self.shape_error(f"{length} entries do not fill a triangle")
-        return m + abs(self.offset)
 
     def infer_shape(self, A):
         n = self.size(A[-1])
@@ -177,10 +99,82 @@ class MakeTrian(_Triangle):
     def forward(self, xp, A):
         n = self.size(A.shape[-1])
         out = xp.zeros(A.shape[:-1] + (n, n), dtype=A.dtype)
-        rows, cols = _triangle_positions(xp, n, self.offset, self.lower)
+        rows, cols = self.positions(xp, n)
         out[..., rows, cols] = A
         return out
 
     def backward(self, xp, out_grad):
-        rows, cols = _triangle_positions(xp, out_grad.shape[-1], self.offset, self.lower)
+        rows, cols = self.positions(xp, out_grad.shape[-1])
         return out_grad[..., rows, cols]
+
+
+class _Diagonal:
+    params = {"offset": _OFFSET}
+
+    def positions(self, xp, n):
+        return _diagonal_positions(xp, n, self.offset)
+
+    def length(self, n):
+        return n - abs(self.offset)
+
+    def size(self, length):
+        return length + abs(self.offset)
+
+
+class _Triangle:
+    params = {"offset": _OFFSET, "lower": Param(bool, default=True,
+                                                doc="offset 0: the lower triangle")}
+
+    def positions(self, xp, n):
+        return _triangle_positions(xp, n, self.offset, self.lower)
+
+    def length(self, n):
+        return _trian_length(n, self.offset)
+
+    def size(self, length):
+        m = (math.isqrt(8 * length + 1) - 1) // 2
+        if m * (m + 1) // 2 != length:
+            raise self.shape_error(f"{length} entries do not fill a triangle")
+        return m + abs(self.offset)
+
+
+@register_op
+class ExtractDiag(_Diagonal, _Extract):
+    """The diagonal ``offset`` of each matrix, as a vector."""
+    name = "_linalg_extractdiag"
+    aliases = ("linalg_extractdiag",)
+    test = TestHints(shapes=((3, 3),), params={"offset": 1},
+                     reference=lambda np, a, offset: np.diagonal(a, offset, -2, -1),
+                     cases=(({"offset": -1}, ((2, 3, 3),)),))
+
+
+@register_op
+class MakeDiag(_Diagonal, _Make):
+    """Square matrices with each vector of ``A`` on diagonal ``offset``, zeros elsewhere."""
+    name = "_linalg_makediag"
+    aliases = ("linalg_makediag",)
+    test = TestHints(shapes=((3,),), params={"offset": 1},
+                     reference=lambda np, a, offset: np.diagflat(a, offset),
+                     cases=(({"offset": -2}, ((2,),)),))
+
+
+@register_op
+class ExtractTrian(_Triangle, _Extract):
+    """The entries of each matrix's triangle (see the module), as a vector."""
+    name = "_linalg_extracttrian"
+    aliases = ("linalg_extracttrian",)
+    test = TestHints(shapes=((3, 3),), params={"offset": 1},
+                     reference=_reference_extract,
+                     cases=(({"offset": 0, "lower": False}, ((2, 3, 3),)),
+                            ({"offset": -1}, ((4, 4),))))
+
+
+@register_op
+class MakeTrian(_Triangle, _Make):
+    """Square matrices holding each vector of ``A`` in their triangle, zeros elsewhere."""
+    name = "_linalg_maketrian"
+    aliases = ("linalg_maketrian",)
+    test = TestHints(shapes=((3,),), params={"offset": 1},
+                     reference=_reference_make,
+                     cases=(({"offset": 0, "lower": False}, ((2, 6),)),
+                            ({"offset": -1}, ((3,),))))
