@@ -184,3 +184,10 @@ def test_json_records_np_shape_and_legacy_files_load_under_it():
         assert json.loads(mx.sym.var("x").tojson())["attrs"]["is_np_shape"] == ["int", 1]
         loaded = mx.sym.load_json(text)                   # 0 meant unknown when saved
         assert loaded.infer_shape_partial()[0] == [(-1, 3)]
+
+
+def test_a_positional_none_leaves_an_optional_input_out():
+    data = mx.sym.var("data")
+    resized = mx.sym.contrib.BilinearResize2D(data, None, scale_height=2.0, scale_width=2.0)
+    assert resized.list_arguments() == ["data"]
+    assert resized.infer_shape(data=(1, 1, 3, 4))[1] == [(1, 1, 6, 8)]
