@@ -82,3 +82,31 @@ def multinomial(data, shape=None, get_prob=False, dtype="int32", **kwargs):
 def shuffle(data, **kwargs):
     """A node shuffling ``data`` along its first axis."""
     return compose_op(get_op("_shuffle"), (data,), kwargs, "_shuffle")
+
+
+# the samplers shaped like an input (``sym.random.normal_like(data, loc=0, scale=1)``), one
+# generated function each, as nd.random has them
+def _like(op_name, public_name):
+    from .register import make_function
+    return make_function(get_op(op_name), public_name)
+
+
+uniform_like = _like("_random_uniform_like", "uniform_like")
+normal_like = _like("_random_normal_like", "normal_like")
+gamma_like = _like("_random_gamma_like", "gamma_like")
+exponential_like = _like("_random_exponential_like", "exponential_like")
+poisson_like = _like("_random_poisson_like", "poisson_like")
+negative_binomial_like = _like("_random_negative_binomial_like", "negative_binomial_like")
+generalized_negative_binomial_like = _like("_random_generalized_negative_binomial_like",
+                                           "generalized_negative_binomial_like")
+__all__ += ["uniform_like", "normal_like", "gamma_like", "exponential_like", "poisson_like",
+            "negative_binomial_like", "generalized_negative_binomial_like"]
+
+
+def randn(*shape, loc=0, scale=1, dtype=None, **kwargs):
+    """A node sampling the normal distribution, the shape given as positional sizes
+    (``sym.random.randn(2, 3)``), as ``nd.random.randn``."""
+    return normal(loc, scale, shape or None, dtype, **kwargs)
+
+
+__all__ += ["randn"]
