@@ -166,7 +166,9 @@ class MultiBoxTarget(OpDef):
     (centre shifts and log size ratios over ``variances``, loc_mask 1).  The rest are
     background (0) -- or, with ``negative_mining_ratio > 0``, only the hardest
     ``ratio * positives`` of those overlapping less than ``negative_mining_thresh`` (lowest
-    softmax background probability), the others ``ignore_label``.
+    softmax background probability), the others ``ignore_label``.  MXNet 1.9.1's kernel
+    accepts ``minimum_negative_samples`` but never reads it; minimx does the same, so that
+    both give a model the same targets.
     """
 
     name = "_contrib_MultiBoxTarget"
@@ -263,7 +265,7 @@ class MultiBoxTarget(OpDef):
     def _mine_negatives(self, flags, best_overlap, preds):
         positives = int((flags == 1).sum())
         wanted = int(positives * self.negative_mining_ratio)
-        wanted = min(max(wanted, self.minimum_negative_samples), len(flags) - positives)
+        wanted = min(wanted, len(flags) - positives)    # (minimum_negative_samples unread)
         if wanted <= 0:
             return
         candidates = [index for index in range(len(flags))

@@ -82,8 +82,8 @@ def multibox_target(np, anchor, label, cls_pred, overlap_threshold=0.5, ignore_l
                     flag[i], match[i] = 1, k
         if negative_mining_ratio > 0:
             positives = flag.count(1)
-            wanted = min(max(int(positives * negative_mining_ratio), minimum_negative_samples),
-                         count - positives)
+            # MXNet 1.9.1 never reads minimum_negative_samples (checked against it)
+            wanted = min(int(positives * negative_mining_ratio), count - positives)
             scored = []
             for i in range(count):
                 if flag[i] != 1 and overlap[i] < negative_mining_thresh:
