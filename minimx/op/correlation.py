@@ -117,13 +117,20 @@ class Correlation(OpDef):
         rows, cols = self._corners(height, width)
         norm = k ** 2 * data1.shape[1]
         grad_first, grad_second = xp.zeros_like(first), xp.zeros_like(second)
+        r, c = xp.asarray(rows)[:, None], xp.asarray(cols)[None, :]
+        padded_h, padded_w = first.shape[2:]
         for index, (dy, dx) in enumerate(self.displacements()):
-            # every padded position's share of the outputs whose patch covers it
-            spread = xp.zeros(first.shape[:1] + first.shape[2:], dtype=first.dtype)
-            for i, row in enumerate(rows):
-                for j, col in enumerate(cols):
-                    spread[:, row:row + k, col:col + k] += out_grad[:, index, i, j, None,
-                                                                    None] / norm
+            # every padded position's share of the outputs whose patch covers it: each
+            # output marks its patch's four corners on a difference image, and two
+            # cumulative sums fill the patches in
+            corners = xp.zeros((first.shape[0], padded_h + 1, padded_w + 1))
+            share = out_grad[:, index].astype("float64") / norm
+            for rows_at, cols_at, sign in ((r, c, 1), (r, c + k, -1), (r + k, c, -1),
+                                           (r + k, c + k, 1)):
+                rows_b, cols_b = xp.broadcast_arrays(rows_at, cols_at)
+                xp.add.at(corners, (slice(None), rows_b, cols_b), sign * share)
+            spread = corners.cumsum(axis=1).cumsum(axis=2)[:, :padded_h, :padded_w]
+            spread = spread.astype(first.dtype)
             other = _shifted(xp, second, dy, dx)
             spread = spread[:, None]
             if self.is_multiply:
