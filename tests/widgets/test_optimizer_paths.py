@@ -59,9 +59,16 @@ def numpy_rule(label, lr, adaptive_lr, momentum):
             "RMSProp": rmsprop, "AdaDelta": adadelta, "Adam": adam}[label]
 
 
+def _coordinate(bound):
+    """0, or a magnitude from 1e-3 to ``bound``: the float32 optimizer and the float64
+    reference part ways below that, where a gradient's square underflows float32 (Adam then
+    divides by epsilon instead of the gradient's size; hypothesis found y = 1.4e-45)."""
+    return st.one_of(st.just(0.0), st.floats(1e-3, bound), st.floats(-bound, -1e-3))
+
+
 @pytest.mark.parametrize("label", LABELS)
 @settings(max_examples=4, deadline=None)
-@given(x=st.floats(-4.5, 4.5), y=st.floats(-2.0, 2.0), lr=st.floats(0.01, 0.15),
+@given(x=_coordinate(4.5), y=_coordinate(2.0), lr=st.floats(0.01, 0.15),
        adaptive_lr=st.floats(0.01, 0.5), momentum=st.floats(0.0, 0.95))
 def test_trajectory_matches_numpy_update_rule(label, x, y, lr, adaptive_lr, momentum):
     optimizer, _ = make_optimizer(label, lr, adaptive_lr, momentum)
