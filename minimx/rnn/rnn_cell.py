@@ -717,19 +717,29 @@ def _conv_arguments(given):
     return {key: given.get(key, value) for key, value in _CONV_DEFAULTS.items()}
 
 
-class ConvRNNCell(BaseConvRNNCell):
-    """``h = activation(conv(x) + conv(h_prev))``."""
+class _ConvCell(BaseConvRNNCell):
+    """The constructor the three convolutional cells share: MXNet's arguments, the kernel
+    geometry as keywords (``h2h_kernel``, ``i2h_pad``, ... with MXNet's defaults), and the
+    cell's own ``default_prefix``."""
+
+    default_prefix = ""
 
     def __init__(self, input_shape, num_hidden, i2h_weight_initializer=None,
                  h2h_weight_initializer=None, i2h_bias_initializer="zeros",
-                 h2h_bias_initializer="zeros", activation=_LEAKY, prefix="ConvRNN_",
+                 h2h_bias_initializer="zeros", activation=_LEAKY, prefix=None,
                  params=None, conv_layout="NCHW", **geometry):
         super().__init__(input_shape, num_hidden, i2h_weight_initializer=i2h_weight_initializer,
                          h2h_weight_initializer=h2h_weight_initializer,
                          i2h_bias_initializer=i2h_bias_initializer,
                          h2h_bias_initializer=h2h_bias_initializer, activation=activation,
-                         prefix=prefix, params=params, conv_layout=conv_layout,
-                         **_conv_arguments(geometry))
+                         prefix=self.default_prefix if prefix is None else prefix,
+                         params=params, conv_layout=conv_layout, **_conv_arguments(geometry))
+
+
+class ConvRNNCell(_ConvCell):
+    """``h = activation(conv(x) + conv(h_prev))``."""
+
+    default_prefix = "ConvRNN_"
 
     @property
     def _gate_names(self):
@@ -742,21 +752,15 @@ class ConvRNNCell(BaseConvRNNCell):
         return output, [output]
 
 
-class ConvLSTMCell(BaseConvRNNCell):
+class ConvLSTMCell(_ConvCell):
     """The LSTM with convolutions (Shi et al., 2015)."""
 
     _num_states = 2
+    default_prefix = "ConvLSTM_"
 
-    def __init__(self, input_shape, num_hidden, i2h_weight_initializer=None,
-                 h2h_weight_initializer=None, i2h_bias_initializer="zeros",
-                 h2h_bias_initializer="zeros", activation=_LEAKY, prefix="ConvLSTM_",
-                 params=None, forget_bias=1.0, conv_layout="NCHW", **geometry):
-        super().__init__(input_shape, num_hidden, i2h_weight_initializer=i2h_weight_initializer,
-                         h2h_weight_initializer=h2h_weight_initializer,
-                         i2h_bias_initializer=i2h_bias_initializer,
-                         h2h_bias_initializer=h2h_bias_initializer, activation=activation,
-                         prefix=prefix, params=params, conv_layout=conv_layout,
-                         **_conv_arguments(geometry))
+    def __init__(self, *args, forget_bias=1.0, **kwargs):
+        """As the other convolutional cells; ``forget_bias`` is accepted as MXNet's is."""
+        super().__init__(*args, **kwargs)
 
     @property
     def _gate_names(self):
@@ -778,19 +782,10 @@ class ConvLSTMCell(BaseConvRNNCell):
         return next_h, [next_h, next_c]
 
 
-class ConvGRUCell(BaseConvRNNCell):
+class ConvGRUCell(_ConvCell):
     """The GRU with convolutions."""
 
-    def __init__(self, input_shape, num_hidden, i2h_weight_initializer=None,
-                 h2h_weight_initializer=None, i2h_bias_initializer="zeros",
-                 h2h_bias_initializer="zeros", activation=_LEAKY, prefix="ConvGRU_",
-                 params=None, conv_layout="NCHW", **geometry):
-        super().__init__(input_shape, num_hidden, i2h_weight_initializer=i2h_weight_initializer,
-                         h2h_weight_initializer=h2h_weight_initializer,
-                         i2h_bias_initializer=i2h_bias_initializer,
-                         h2h_bias_initializer=h2h_bias_initializer, activation=activation,
-                         prefix=prefix, params=params, conv_layout=conv_layout,
-                         **_conv_arguments(geometry))
+    default_prefix = "ConvGRU_"
 
     @property
     def _gate_names(self):
