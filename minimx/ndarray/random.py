@@ -10,6 +10,7 @@ import numbers
 
 from ..base import InvalidParameterError
 from ..op import get_op
+from ..op.random import LIKE_SAMPLERS
 from .ndarray import NDArray
 from .register import call, make_function
 
@@ -127,15 +128,5 @@ def shuffle(data, **kwargs):
     return call("_shuffle", data, out=kwargs.get("out"))
 
 
-def _like(op_name, public_name):
-    return make_function(get_op(op_name), public_name, module=__name__)
-
-
-uniform_like = _like("_random_uniform_like", "uniform_like")
-normal_like = _like("_random_normal_like", "normal_like")
-gamma_like = _like("_random_gamma_like", "gamma_like")
-exponential_like = _like("_random_exponential_like", "exponential_like")
-poisson_like = _like("_random_poisson_like", "poisson_like")
-negative_binomial_like = _like("_random_negative_binomial_like", "negative_binomial_like")
-generalized_negative_binomial_like = _like("_random_generalized_negative_binomial_like",
-                                           "generalized_negative_binomial_like")
+for _public, _op_name in LIKE_SAMPLERS.items():      # uniform_like, normal_like, ...
+    globals()[_public] = make_function(get_op(_op_name), _public, module=__name__)

@@ -295,6 +295,11 @@ RandomExponentialLike = _like(RandomExponential)
 RandomPoissonLike = _like(RandomPoisson)
 RandomNegativeBinomialLike = _like(RandomNegativeBinomial)
 RandomGeneralizedNegativeBinomialLike = _like(RandomGeneralizedNegativeBinomial)
+# the public names of the ``_like`` samplers (``normal_like``): nd.random and sym.random
+# each make one function per name from these operators
+LIKE_SAMPLERS = {op.name[len("_random_"):]: op.name for op in (
+    RandomUniformLike, RandomNormalLike, RandomGammaLike, RandomExponentialLike,
+    RandomPoissonLike, RandomNegativeBinomialLike, RandomGeneralizedNegativeBinomialLike)}
 
 
 # -- per-element parameters given as arrays: _sample_<distribution> --------------------------

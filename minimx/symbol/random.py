@@ -9,6 +9,7 @@ import numbers
 
 from ..base import InvalidParameterError
 from ..op import get_op
+from ..op.random import LIKE_SAMPLERS
 from .symbol import Symbol, compose_op
 
 __all__ = ["uniform", "normal", "randint", "exponential", "gamma", "poisson",
@@ -86,21 +87,14 @@ def shuffle(data, **kwargs):
 
 # the samplers shaped like an input (``sym.random.normal_like(data, loc=0, scale=1)``), one
 # generated function each, as nd.random has them
-def _like(op_name, public_name):
+def _install_like_samplers():
     from .register import make_function
-    return make_function(get_op(op_name), public_name)
+    for public, op_name in LIKE_SAMPLERS.items():
+        globals()[public] = make_function(get_op(op_name), public)
+        __all__.append(public)
 
 
-uniform_like = _like("_random_uniform_like", "uniform_like")
-normal_like = _like("_random_normal_like", "normal_like")
-gamma_like = _like("_random_gamma_like", "gamma_like")
-exponential_like = _like("_random_exponential_like", "exponential_like")
-poisson_like = _like("_random_poisson_like", "poisson_like")
-negative_binomial_like = _like("_random_negative_binomial_like", "negative_binomial_like")
-generalized_negative_binomial_like = _like("_random_generalized_negative_binomial_like",
-                                           "generalized_negative_binomial_like")
-__all__ += ["uniform_like", "normal_like", "gamma_like", "exponential_like", "poisson_like",
-            "negative_binomial_like", "generalized_negative_binomial_like"]
+_install_like_samplers()
 
 
 def randn(*shape, loc=0, scale=1, dtype=None, **kwargs):
