@@ -14,6 +14,18 @@ def best_of(repeats, function):
     return min(function() for _ in range(repeats))
 
 
+# The MLP 784-512-256-10 of the Module benchmarks, as program text (``mx`` is the framework):
+# bench/module_fit.py and the course workloads both train it with Module.fit.
+MLP_SYMBOL = """
+net = mx.sym.Variable("data")
+for i, width in enumerate((512, 256)):
+    net = mx.sym.FullyConnected(net, num_hidden=width, name="fc%d" % (i + 1))
+    net = mx.sym.Activation(net, act_type="relu")
+net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(net, num_hidden=10, name="fc3"),
+                           name="softmax")
+"""
+
+
 def mxnet_python():
     """The interpreter that has MXNet 1.9.1: $MINIMX_MXNET_PYTHON, else /opt/mxref/bin/python."""
     path = os.environ.get("MINIMX_MXNET_PYTHON", "/opt/mxref/bin/python")

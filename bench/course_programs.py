@@ -7,6 +7,7 @@ on the same numbers without downloads.  The programs follow what the course's co
 (Dive into Deep Learning's MXNet edition): hybridized Gluon networks, ``autograd.record``,
 ``Trainer.step``, truncated BPTT with ``clip_global_norm``, ``Module.fit``, RecordIO.
 """
+from _util import MLP_SYMBOL
 
 PRELUDE = """
 import os, sys, tempfile, time, warnings
@@ -28,6 +29,14 @@ def train_steps(net, batches, loss_fn, trainer):
         trainer.step(x.shape[0])
         total += loss.mean().asscalar()           # the course prints the loss: a sync
     return total
+
+
+def hybridized_classifier(net, learning_rate):
+    # initialize (Xavier) and hybridize net; return its SGD Trainer and softmax loss
+    net.initialize(init.Xavier())
+    net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {{"learning_rate": learning_rate}})
+    return trainer, gluon.loss.SoftmaxCrossEntropyLoss()
 
 
 def images(count, channels, size, classes=10):
@@ -60,10 +69,8 @@ start = time.perf_counter()
 net = nn.HybridSequential()
 net.add(nn.Conv2D(32, 3, padding=1), nn.BatchNorm(), nn.Activation("relu"),
         Residual(32), Residual(64, strides=2), nn.GlobalAvgPool2D(), nn.Dense(10))
-net.initialize(init.Xavier())
-net.hybridize()
-trainer = gluon.Trainer(net.collect_params(), "sgd", {{"learning_rate": 0.05}})
-train_steps(net, batches, gluon.loss.SoftmaxCrossEntropyLoss(), trainer)
+trainer, loss_fn = hybridized_classifier(net, 0.05)
+train_steps(net, batches, loss_fn, trainer)
 nd.waitall()
 print(time.perf_counter() - start)
 """
@@ -120,10 +127,8 @@ net = nn.HybridSequential()
 net.add(nn.Conv2D(6, 5, activation="sigmoid"), nn.MaxPool2D(2, 2),
         nn.Conv2D(16, 5, activation="sigmoid"), nn.MaxPool2D(2, 2),
         nn.Dense(120, activation="sigmoid"), nn.Dense(84, activation="sigmoid"), nn.Dense(10))
-net.initialize(init.Xavier())
-net.hybridize()
-trainer = gluon.Trainer(net.collect_params(), "sgd", {{"learning_rate": 0.9}})
-train_steps(net, batches, gluon.loss.SoftmaxCrossEntropyLoss(), trainer)
+trainer, loss_fn = hybridized_classifier(net, 0.9)
+train_steps(net, batches, loss_fn, trainer)
 prefix = os.path.join(folder, "lenet")
 net.export(prefix)
 loaded = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
@@ -138,13 +143,7 @@ features = rng.rand(n, 784).astype("float32")
 classes = rng.randint(0, 10, n).astype("float32")
 start = time.perf_counter()
 train = mx.io.NDArrayIter(features, classes, batch_size=128, shuffle=True)
-net = mx.sym.Variable("data")
-for i, width in enumerate((512, 256)):
-    net = mx.sym.FullyConnected(net, num_hidden=width, name="fc%d" % (i + 1))
-    net = mx.sym.Activation(net, act_type="relu")
-net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(net, num_hidden=10, name="fc3"),
-                           name="softmax")
-module = mx.mod.Module(net)
+""" + MLP_SYMBOL + """module = mx.mod.Module(net)
 module.fit(train, num_epoch=4, optimizer="sgd", optimizer_params={{"learning_rate": 0.05}},
            eval_metric="acc")
 print(time.perf_counter() - start)
@@ -173,10 +172,8 @@ loader = gluon.data.DataLoader(dataset.transform_first(augment), batch_size=64, 
 net = nn.HybridSequential()
 net.add(nn.Conv2D(16, 3, padding=1, activation="relu"), nn.MaxPool2D(2, 2),
         nn.Conv2D(32, 3, padding=1, activation="relu"), nn.MaxPool2D(2, 2), nn.Dense(10))
-net.initialize(init.Xavier())
-net.hybridize()
-trainer = gluon.Trainer(net.collect_params(), "sgd", {{"learning_rate": 0.1}})
-train_steps(net, loader, gluon.loss.SoftmaxCrossEntropyLoss(), trainer)
+trainer, loss_fn = hybridized_classifier(net, 0.1)
+train_steps(net, loader, loss_fn, trainer)
 nd.waitall()
 print(time.perf_counter() - start)
 """
@@ -186,10 +183,7 @@ from {lib}.gluon.model_zoo import vision
 x, y = images(64 * 4, 1, 96)
 batches = [(x[i:i + 64], y[i:i + 64]) for i in range(0, 64 * 4, 64)]
 net = vision.resnet18_v1(classes=10)
-net.initialize(init.Xavier())
-net.hybridize()
-trainer = gluon.Trainer(net.collect_params(), "sgd", {{"learning_rate": 0.05}})
-loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+trainer, loss_fn = hybridized_classifier(net, 0.05)
 train_steps(net, batches[:1], loss_fn, trainer)             # first step: shapes, plans
 nd.waitall()
 start = time.perf_counter()

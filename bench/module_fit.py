@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 
-from _util import REPO, fmt, print_table, ratio, run_mxnet
+from _util import MLP_SYMBOL, REPO, fmt, print_table, ratio, run_mxnet
 
 BATCHES = 20           # per epoch
 WORKLOAD = """
@@ -32,13 +32,7 @@ n = 128 * {batches}
 x = rng.rand(n, 784).astype("float32")
 y = rng.randint(0, 10, n).astype("float32")
 train = mx.io.NDArrayIter(x, y, batch_size=128)
-net = mx.sym.Variable("data")
-for i, hidden in enumerate((512, 256)):
-    net = mx.sym.FullyConnected(net, num_hidden=hidden, name="fc%d" % (i + 1))
-    net = mx.sym.Activation(net, act_type="relu")
-net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(net, num_hidden=10, name="fc3"),
-                           name="softmax")
-mod = mx.mod.Module(net)
+""" + MLP_SYMBOL + """mod = mx.mod.Module(net)
 fit = dict(optimizer="sgd", optimizer_params={{"learning_rate": 0.01}}, **{fit_extra})
 mod.fit(train, num_epoch=1, **fit)
 best = 0.0
