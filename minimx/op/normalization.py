@@ -17,11 +17,12 @@ from .registry import OpDef, TestHints, register_op
 # -- normalisation -----------------------------------------------------------------------------
 def _normalize_grad(xp, grad_xhat, xhat, invstd, axes):
     """Gradient through ``xhat = (x - mean(x)) * invstd`` with statistics over ``axes``."""
-    # the two means are differences of large terms: accumulated in float64, as MXNet's
-    # kernels accumulate in a wider type (AccReal)
-    mean_grad = grad_xhat.mean(axis=axes, keepdims=True, dtype="float64")
-    mean_proj = (grad_xhat * xhat).mean(axis=axes, keepdims=True, dtype="float64")
-    return ((grad_xhat - mean_grad - xhat * mean_proj) * invstd).astype(grad_xhat.dtype)
+    # the two means are sums of many terms: accumulated in float64, as MXNet's kernels
+    # accumulate in a wider type (AccReal); the elementwise part stays in the input's dtype
+    dtype = grad_xhat.dtype
+    mean_grad = grad_xhat.mean(axis=axes, keepdims=True, dtype="float64").astype(dtype)
+    mean_proj = (grad_xhat * xhat).mean(axis=axes, keepdims=True, dtype="float64").astype(dtype)
+    return (grad_xhat - mean_grad - xhat * mean_proj) * invstd
 
 
 def _moments(data, axes):
