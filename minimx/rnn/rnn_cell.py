@@ -173,6 +173,35 @@ class BaseRNNCell:
             return symbol.Activation(inputs, act_type=activation, **kwargs)
         return activation(inputs, **kwargs)
 
+    def _slice(self, data, count, name, axis):
+        """SliceChannel into the gates; ``axis`` None keeps MXNet's default (no attribute)."""
+        extra = {} if axis is None else {"axis": axis}
+        return symbol.SliceChannel(data, num_outputs=count, name=name, **extra)
+
+    def _lstm_step(self, i2h, h2h, prev_c, name, activation="tanh", axis=None):
+        """One LSTM step from the two products: (next_h, next_c), MXNet's node names."""
+        gates = self._slice(i2h + h2h, 4, f"{name}slice", axis)
+        in_gate = symbol.Activation(gates[0], act_type="sigmoid", name=f"{name}i")
+        forget_gate = symbol.Activation(gates[1], act_type="sigmoid", name=f"{name}f")
+        candidate = self._get_activation(gates[2], activation, name=f"{name}c")
+        out_gate = symbol.Activation(gates[3], act_type="sigmoid", name=f"{name}o")
+        next_c = symbol.elemwise_add(forget_gate * prev_c, in_gate * candidate,
+                                     name=f"{name}state")
+        next_h = symbol.elemwise_mul(out_gate, self._get_activation(next_c, activation),
+                                     name=f"{name}out")
+        return next_h, next_c
+
+    def _gru_step(self, i2h, h2h, prev_h, name, activation="tanh", axis=None):
+        """One GRU step from the two products: next_h, MXNet's node names."""
+        i2h_r, i2h_z, i2h_n = self._slice(i2h, 3, f"{name}i2h_slice", axis)
+        h2h_r, h2h_z, h2h_n = self._slice(h2h, 3, f"{name}h2h_slice", axis)
+        reset = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid", name=f"{name}r_act")
+        update = symbol.Activation(i2h_z + h2h_z, act_type="sigmoid", name=f"{name}z_act")
+        candidate = self._get_activation(i2h_n + reset * h2h_n, activation,
+                                         name=f"{name}h_act")
+        return symbol.elemwise_add((1.0 - update) * candidate, update * prev_h,
+                                   name=f"{name}out")
+
     def _step_name(self):
         self._counter += 1
         return f"{self._prefix}t{self._counter}_"
@@ -240,15 +269,7 @@ class LSTMCell(_DenseCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._dense_pair(inputs, states[0], name, 4 * self._num_hidden)
-        gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, name=f"{name}slice")
-        in_gate = symbol.Activation(gates[0], act_type="sigmoid", name=f"{name}i")
-        forget_gate = symbol.Activation(gates[1], act_type="sigmoid", name=f"{name}f")
-        candidate = symbol.Activation(gates[2], act_type="tanh", name=f"{name}c")
-        out_gate = symbol.Activation(gates[3], act_type="sigmoid", name=f"{name}o")
-        next_c = symbol.elemwise_add(forget_gate * states[1], in_gate * candidate,
-                                     name=f"{name}state")
-        next_h = symbol.elemwise_mul(out_gate, symbol.Activation(next_c, act_type="tanh"),
-                                     name=f"{name}out")
+        next_h, next_c = self._lstm_step(i2h, h2h, states[1], name)
         return next_h, [next_h, next_c]
 
 
@@ -269,14 +290,7 @@ class GRUCell(_DenseCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._dense_pair(inputs, states[0], name, 3 * self._num_hidden)
-        i2h_r, i2h_z, i2h_n = symbol.SliceChannel(i2h, num_outputs=3, name=f"{name}i2h_slice")
-        h2h_r, h2h_z, h2h_n = symbol.SliceChannel(h2h, num_outputs=3, name=f"{name}h2h_slice")
-        reset = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid", name=f"{name}r_act")
-        update = symbol.Activation(i2h_z + h2h_z, act_type="sigmoid", name=f"{name}z_act")
-        candidate = symbol.Activation(i2h_n + reset * h2h_n, act_type="tanh",
-                                      name=f"{name}h_act")
-        next_h = symbol.elemwise_add((1.0 - update) * candidate, update * states[0],
-                                     name=f"{name}out")
+        next_h = self._gru_step(i2h, h2h, states[0], name)
         return next_h, [next_h]
 
 
@@ -769,16 +783,8 @@ class ConvLSTMCell(_ConvCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._conv_forward(inputs, states, name)
-        gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, name=f"{name}slice",
-                                    axis=self._conv_layout.find("C"))
-        in_gate = symbol.Activation(gates[0], act_type="sigmoid", name=f"{name}i")
-        forget_gate = symbol.Activation(gates[1], act_type="sigmoid", name=f"{name}f")
-        candidate = self._get_activation(gates[2], self._activation, name=f"{name}c")
-        out_gate = symbol.Activation(gates[3], act_type="sigmoid", name=f"{name}o")
-        next_c = symbol.elemwise_add(forget_gate * states[1], in_gate * candidate,
-                                     name=f"{name}state")
-        next_h = symbol.elemwise_mul(out_gate, self._get_activation(next_c, self._activation),
-                                     name=f"{name}out")
+        next_h, next_c = self._lstm_step(i2h, h2h, states[1], name, self._activation,
+                                         self._conv_layout.find("C"))
         return next_h, [next_h, next_c]
 
 
@@ -794,15 +800,6 @@ class ConvGRUCell(_ConvCell):
     def __call__(self, inputs, states):
         name = self._step_name()
         i2h, h2h = self._conv_forward(inputs, states, name)
-        axis = self._conv_layout.find("C")
-        i2h_r, i2h_z, i2h_n = symbol.SliceChannel(i2h, num_outputs=3, axis=axis,
-                                                  name=f"{name}i2h_slice")
-        h2h_r, h2h_z, h2h_n = symbol.SliceChannel(h2h, num_outputs=3, axis=axis,
-                                                  name=f"{name}h2h_slice")
-        reset = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid", name=f"{name}r_act")
-        update = symbol.Activation(i2h_z + h2h_z, act_type="sigmoid", name=f"{name}z_act")
-        candidate = self._get_activation(i2h_n + reset * h2h_n, self._activation,
-                                         name=f"{name}h_act")
-        next_h = symbol.elemwise_add((1.0 - update) * candidate, update * states[0],
-                                     name=f"{name}out")
+        next_h = self._gru_step(i2h, h2h, states[0], name, self._activation,
+                                self._conv_layout.find("C"))
         return next_h, [next_h]
