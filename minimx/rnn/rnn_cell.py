@@ -110,9 +110,7 @@ class BaseRNNCell:
     def state_shape(self):
         return [info["shape"] for info in self.state_info]
 
-    @property
-    def _gate_names(self):
-        return ()
+    _gate_names = ()             # the gates a cell's weights stack (``GATE_NAMES``)
 
     def begin_state(self, func=symbol.zeros, **kwargs):
         """One initial state per ``state_info`` entry, made by ``func`` (``sym.zeros``, or
@@ -226,8 +224,12 @@ class _DenseCell(BaseRNNCell):
         self._hW = self.params.get("h2h_weight")
         self._hB = self.params.get("h2h_bias")
 
-    def _states(self, count):
-        return [{"shape": (0, self._num_hidden), "__layout__": "NC"} for _ in range(count)]
+    _num_states = 1
+
+    @property
+    def state_info(self):
+        return [{"shape": (0, self._num_hidden), "__layout__": "NC"}
+                for _ in range(self._num_states)]
 
 
 class RNNCell(_DenseCell):
@@ -237,13 +239,7 @@ class RNNCell(_DenseCell):
         super().__init__(num_hidden, prefix, params)
         self._activation = activation
 
-    @property
-    def state_info(self):
-        return self._states(1)
-
-    @property
-    def _gate_names(self):
-        return ("",)
+    _gate_names = ("",)
 
     def __call__(self, inputs, states):
         name = self._step_name()
@@ -258,13 +254,8 @@ class LSTMCell(_DenseCell):
     def __init__(self, num_hidden, prefix="lstm_", params=None, forget_bias=1.0):
         super().__init__(num_hidden, prefix, params, init.LSTMBias(forget_bias=forget_bias))
 
-    @property
-    def state_info(self):
-        return self._states(2)
-
-    @property
-    def _gate_names(self):
-        return GATE_NAMES["lstm"]
+    _num_states = 2
+    _gate_names = GATE_NAMES["lstm"]
 
     def __call__(self, inputs, states):
         name = self._step_name()
@@ -279,13 +270,7 @@ class GRUCell(_DenseCell):
     def __init__(self, num_hidden, prefix="gru_", params=None):
         super().__init__(num_hidden, prefix, params)
 
-    @property
-    def state_info(self):
-        return self._states(1)
-
-    @property
-    def _gate_names(self):
-        return GATE_NAMES["gru"]
+    _gate_names = GATE_NAMES["gru"]
 
     def __call__(self, inputs, states):
         name = self._step_name()
@@ -754,10 +739,7 @@ class ConvRNNCell(_ConvCell):
     """``h = activation(conv(x) + conv(h_prev))``."""
 
     default_prefix = "ConvRNN_"
-
-    @property
-    def _gate_names(self):
-        return ("",)
+    _gate_names = ("",)
 
     def __call__(self, inputs, states):
         name = self._step_name()
@@ -771,14 +753,11 @@ class ConvLSTMCell(_ConvCell):
 
     _num_states = 2
     default_prefix = "ConvLSTM_"
+    _gate_names = GATE_NAMES["lstm"]
 
     def __init__(self, *args, forget_bias=1.0, **kwargs):
         """As the other convolutional cells; ``forget_bias`` is accepted as MXNet's is."""
         super().__init__(*args, **kwargs)
-
-    @property
-    def _gate_names(self):
-        return GATE_NAMES["lstm"]
 
     def __call__(self, inputs, states):
         name = self._step_name()
@@ -792,10 +771,7 @@ class ConvGRUCell(_ConvCell):
     """The GRU with convolutions."""
 
     default_prefix = "ConvGRU_"
-
-    @property
-    def _gate_names(self):
-        return GATE_NAMES["gru"]
+    _gate_names = GATE_NAMES["gru"]
 
     def __call__(self, inputs, states):
         name = self._step_name()
