@@ -384,22 +384,27 @@ class FusedRNNCell(BaseRNNCell):
         return stack
 
 
-class SequentialRNNCell(BaseRNNCell):
-    """Cells stacked: each step's output is the next cell's input."""
+class _CellGroup(BaseRNNCell):
+    """A cell made of child cells (``self._cells``): its states are theirs one after
+    another, and each child packs and unpacks its own weights."""
 
     def __init__(self, params=None):
         super().__init__(prefix="", params=params)
         self._override_cell_params = params is not None
         self._cells = []
 
-    def add(self, cell):
-        self._cells.append(cell)
+    def _adopt(self, *cells):
+        """Take ``cells`` as children, sharing parameters with them (the group's given
+        ``params`` override theirs)."""
         if self._override_cell_params:
-            if not cell._own_params:
-                raise ValueError("Either specify params for SequentialRNNCell or child cells, "
-                                 "not both.")
-            cell.params._params.update(self.params._params)
-        self.params._params.update(cell.params._params)
+            if not all(cell._own_params for cell in cells):
+                raise ValueError(f"Either specify params for {type(self).__name__} or child "
+                                 "cells, not both.")
+            for cell in cells:
+                cell.params._params.update(self.params._params)
+        for cell in cells:
+            self.params._params.update(cell.params._params)
+        self._cells.extend(cells)
 
     @property
     def state_info(self):
@@ -427,6 +432,13 @@ class SequentialRNNCell(BaseRNNCell):
             count = len(cell.state_info)
             yield cell, states[position:position + count]
             position += count
+
+
+class SequentialRNNCell(_CellGroup):
+    """Cells stacked: each step's output is the next cell's input."""
+
+    def add(self, cell):
+        self._adopt(cell)
 
     def __call__(self, inputs, states):
         self._counter += 1
@@ -580,46 +592,17 @@ class ResidualCell(ModifierCell):
                 for o, i in zip(outputs, inputs)], states
 
 
-class BidirectionalCell(BaseRNNCell):
+class BidirectionalCell(_CellGroup):
     """Two cells over the sequence, one forwards and one backwards; each step's output is
     the two outputs joined (``<output_prefix>t<i>``)."""
 
     def __init__(self, l_cell, r_cell, params=None, output_prefix="bi_"):
-        super().__init__("", params=params)
+        super().__init__(params)
         self._output_prefix = output_prefix
-        self._override_cell_params = params is not None
-        if self._override_cell_params:
-            if not (l_cell._own_params and r_cell._own_params):
-                raise ValueError("Either specify params for BidirectionalCell or child "
-                                 "cells, not both.")
-            l_cell.params._params.update(self.params._params)
-            r_cell.params._params.update(self.params._params)
-        self.params._params.update(l_cell.params._params)
-        self.params._params.update(r_cell.params._params)
-        self._cells = [l_cell, r_cell]
-
-    def unpack_weights(self, args):
-        for cell in self._cells:
-            args = cell.unpack_weights(args)
-        return args
-
-    def pack_weights(self, args):
-        for cell in self._cells:
-            args = cell.pack_weights(args)
-        return args
+        self._adopt(l_cell, r_cell)
 
     def __call__(self, inputs, states):
         raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
-
-    @property
-    def state_info(self):
-        return self._cells[0].state_info + self._cells[1].state_info
-
-    def begin_state(self, **kwargs):
-        if self._modified:
-            raise RuntimeError("After applying modifier cells the base cell cannot be called "
-                               "directly. Call the modifier cell instead.")
-        return self._cells[0].begin_state(**kwargs) + self._cells[1].begin_state(**kwargs)
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None):
         self.reset()
