@@ -6,6 +6,9 @@
 #   PORT=8890 IP=0.0.0.0 bash scripts/course.sh   # another port / listen beyond localhost
 # The lessons are jupytext MyST .md files: JupyterLab opens them as notebooks (the settings in
 # tools/lab-overrides.json, installed into .venv) and saves your edits back to the .md.
+# The exercises as assignments (solutions taken out, nbgrader's Validate button in the
+# notebook toolbar) are in the folder assignments/: the release scripts/assignments.sh builds
+# (built here on the first start; rebuild with bash scripts/assignments.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
@@ -15,6 +18,11 @@ if [ "${1:-}" = --run ]; then
   shift
   exec .venv/bin/python tools/run_lessons.py "$@"
 fi
+if [ ! -d _build/course/release ]; then
+  echo "building the assignments (the lessons' exercises, solutions taken out) ..."
+  .venv/bin/python tools/assignments.py build > /dev/null
+fi
+ln -sfn ../_build/course/release notebooks/assignments
 PORT=${PORT:-8888}
 IP=${IP:-127.0.0.1}
 ARGS=(--ServerApp.root_dir="$PWD/notebooks" --ip="$IP" --port="$PORT" --no-browser)

@@ -29,9 +29,10 @@ echo "set-up done after $SECONDS s"
 status=0
 if [ $# -eq 0 ]; then
   # The book build runs every lesson top to bottom in a fresh kernel and fails on any cell
-  # error, so it is the lesson gate: tests/test_lessons.py (the same execution again) skips
-  # each lesson this build executed (its _build/jupyter_execute/NN-*.ipynb exists; a failing
-  # lesson leaves none, and the build stops there), and tests/browser opens the pages built.
+  # error (the exercises' reference solutions and their tests included), so it is the lesson
+  # gate: tests/test_lessons.py runs again only the lessons whose stated figures it checks,
+  # and skips the others this build executed (its _build/jupyter_execute/NN-*.ipynb exists;
+  # a failing lesson leaves none); tests/browser opens the pages built.
   mkdir -p _build
   echo "building the book (executes every lesson; log: _build/book-build.log)"
   start=$SECONDS

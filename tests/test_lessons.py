@@ -1,8 +1,15 @@
-"""Every lesson notebook runs top to bottom without an error (its exercises check themselves)."""
+"""Every lesson runs top to bottom, its exercises' reference solutions pass their own tests, and
+the figures the lesson's text states hold.
+
+The figures are checked here, not in the lessons: after a lesson runs, the check for it below
+runs in the same kernel (so it sees the lesson's variables).  A student's notebook holds only
+the exercises and their tests.
+"""
 import importlib.util
 import os
 import pathlib
 import sys
+import textwrap
 
 import pytest
 
@@ -14,14 +21,91 @@ import run_lessons  # noqa: E402
 
 LESSONS = run_lessons.lesson_paths()
 
+# What each lesson's text claims, as code run after the lesson (keyed by lesson number).
+CHECKS = {
+    "03": """
+        np.testing.assert_allclose(s.grad.asnumpy(), -np.sin([0.5, 1.0]), rtol=1e-5)
+    """,
+    "04": """
+        assert queued < 0.05 * finished, "the dot call should return long before it finishes"
+    """,
+    "05": """
+        # the ordering table: unordered pairs took about one PAUSE, ordered ones two
+        for label, seconds in sleep_times.items():
+            ordered = "(independent)" not in label and "(two readers)" not in label
+            assert (seconds > 1.7 * PAUSE) == ordered, (label, seconds)
+        assert worker_times[1] > 3.5 * PAUSE and worker_times[4] < 2.5 * PAUSE, worker_times
+        assert naive_time > 3.5 * PAUSE
+        assert mx.engine.num_threads()["blas"] == "auto"
+        assert set(budget_times) == {"idle", "one core busy"}
+        assert len(chain_edges) == 1 and not independent_edges
+    """,
+    "06": """
+        assert graph_view.model["planned"]["steps_after"] == 6
+    """,
+    "07": """
+        np.testing.assert_allclose(added["bias"], 3 * written["bias"], rtol=1e-5)
+        assert graph_pushes == ["executor_forward"] and len(eager_pushes) >= 9
+        assert len(report.passes["remove_identities"]) == 1
+        assert len(report.passes["fold_constants"]) == 2
+        fusions = report.passes["fuse_elementwise"]
+        assert [c.split(":")[0] for c in fusions] == ["fused 3 ops into one step"], fusions
+        assert report.memory_planned < report.memory_unplanned
+        assert train_report.memory_planned == train_report.memory_unplanned
+    """,
+    "09": """
+        assert pushes_per_call(net, x)[0] == 1 and pushes_per_call(imperative_net, x)[0] == 5
+        assert hybrid_counts == [hybrid_counts[0]] * 3 and imperative_counts == [1.0, 2.0, 3.0]
+        assert hybrid_result is None
+        assert isinstance(branch_error, mx.base.NotImplementedForSymbol)
+        pushes = {row["mode"]: row["pushes_per_forward"] for row in big_batch["results"]}
+        assert pushes == {"imperative": 5, "hybridized": 1}
+    """,
+    "10": """
+        assert handled["roll_over", 1][0] == ([8, 9, 0, 1], 2)
+    """,
+    "11": """
+        assert val_accuracy >= 0.9, f"validation accuracy {val_accuracy} is below 0.9"
+        assert same and len([f for f in os.listdir(workdir) if f.endswith(".params")]) == EPOCHS
+        assert perplexity["perplexity"] < 1.5
+    """,
+    "12": """
+        assert all(difference < 1e-9 for difference in worst.values()), worst
+        np.testing.assert_allclose(four / one, 4.0, rtol=1e-5)
+        assert steps[:4] == [1.0, 1.0, 0.5, 0.5] and gluon_frozen
+    """,
+    "13": """
+        np.testing.assert_allclose(summed[0].asnumpy(), whole.asnumpy(), rtol=1e-5)
+        assert (copies[0] == copies[1]).all() and gluon_difference < 1e-5
+        assert module_difference < 1e-4
+        if mpi_ready:
+            assert [w["rank"] for w in workers] == [0, 1] and workers[0]["workers"] == 2
+            assert between_workers == 0.0 and versus_single < 1e-4
+    """,
+    "14": """
+        assert "cpu(0)" in str(mixing_error) and "gpu(0)" in str(mixing_error)
+        np.testing.assert_allclose(device_grad.asnumpy(), cpu_grad.asnumpy(), rtol=1e-5,
+                                   atol=1e-6)
+        np.testing.assert_allclose(device_losses, cpu_losses, rtol=1e-4)
+        assert device_losses[-1] < device_losses[0]
+    """,
+}
+
+
+def test_every_check_names_a_lesson():
+    numbers = {path.name[:2] for path in LESSONS}
+    assert set(CHECKS) <= numbers, set(CHECKS) - numbers
+
 
 # scripts/test.sh builds the book first: that build executes every lesson of book.yml in a fresh
-# kernel and fails on any cell error, so the lessons it executed are not run a second time.
+# kernel and fails on any cell error, so a lesson it executed that has no figures to check here
+# is not run a second time.
 EXECUTED = os.environ.get("MINIMX_LESSONS_EXECUTED")
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
-def test_lesson_runs(path):
-    if EXECUTED and (pathlib.Path(EXECUTED) / f"{path.stem}.ipynb").exists():
-        pytest.skip("executed by this run's book build (scripts/test.sh)")
-    run_lessons.execute(path, timeout=300)
+def test_lesson_runs_and_its_figures_hold(path):
+    check = textwrap.dedent(CHECKS.get(path.name[:2], ""))
+    if not check and EXECUTED and (pathlib.Path(EXECUTED) / f"{path.stem}.ipynb").exists():
+        pytest.skip("executed by this run's book build (scripts/test.sh), nothing more to check")
+    run_lessons.execute(path, timeout=300, then=check)

@@ -21,9 +21,12 @@ def lesson_paths():
     return sorted(path for path in LESSONS.glob("*.md") if path.name[:2].isdigit())
 
 
-def execute(path, timeout=600):
-    """Run one lesson top to bottom; return the executed notebook."""
+def execute(path, timeout=600, then=""):
+    """Run one lesson top to bottom (then the code ``then``, in the same kernel, if given);
+    return the executed notebook."""
     notebook = jupytext.read(path)
+    if then.strip():
+        notebook.cells.append(nbformat.v4.new_code_cell(then))
     client = NotebookClient(notebook, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
