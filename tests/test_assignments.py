@@ -26,6 +26,7 @@ def test_every_lesson_has_graded_exercises(path):
     graded = assignments.graded_cells(jupytext.read(path), path.stem)
     solutions = [g for g, kind, _ in graded if kind == "solution"]
     assert len(solutions) >= 3, f"{path.name}: {len(solutions)} exercises"
+    assert len(assignments.exercises(jupytext.read(path), path.stem)) == len(solutions)
     for exercise in solutions:
         tests = [(g, points) for g, kind, points in graded if g.startswith(exercise + "-")]
         assert tests, f"{path.name}: {exercise} has no test cell"

@@ -3,6 +3,7 @@
     .venv/bin/python tools/assignments.py build [--course DIR] [NN ...]
     .venv/bin/python tools/assignments.py grade SUBMISSIONS [--course DIR] [--json FILE]
     .venv/bin/python tools/assignments.py samples DIR [--course DIR]
+    .venv/bin/python tools/assignments.py list
 
 ``build`` writes an nbgrader course folder (default ``_build/course``): ``source/NN-name/``
 holds each lesson as a notebook with nbgrader's cell metadata, ``release/`` the same with the
@@ -28,9 +29,12 @@ nbgrader metadata -- the only place that knows nbgrader's schema:
                              own test files, which are not beside a student's notebook)
 
 Every other cell is locked: autograding runs the lesson's own code, whatever a student typed.
+Each exercise opens with a heading ``### Exercise N.M: title (P points)``, where P is the sum of
+its test cells' points (checked); ``list`` prints every exercise with its points.
 """
 import argparse
 import json
+import re
 import os
 import pathlib
 import shutil
@@ -45,6 +49,7 @@ LESSONS = ROOT / "notebooks"
 COURSE = ROOT / "_build" / "course"
 BIN = pathlib.Path(sys.executable).parent            # nbgrader runs alembic from PATH
 HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+HEADING = re.compile(r"^### Exercise (\d+)\.(\d+): (.+) \((\d+) points?\)$", re.M)
 BOOK_TAG = {"solution": "hide-input", "hidden-test": "remove-cell"}   # how the book shows them
 CONFIG = """c = get_config()
 c.CourseDirectory.course_id = "minimx"
@@ -95,6 +100,28 @@ def graded_cells(notebook, lesson):
         same = sum(1 for g, k, _ in found if g.startswith(f"ex{lesson[:2]}_{number}-"))
         found.append((f"ex{lesson[:2]}_{number}-{kind}{same + 1}", kind, points))
     return found
+
+
+def exercises(notebook, lesson):
+    """[(number, title, points)] of a lesson's exercises, from their ``### Exercise N.M: title
+    (P points)`` headings; a heading's points must be the sum of its test cells' points."""
+    headings = [match for cell in notebook.cells if cell.cell_type == "markdown"
+                for match in HEADING.finditer(cell.source)]
+    graded = graded_cells(notebook, lesson)
+    solutions = [g for g, kind, _ in graded if kind == "solution"]
+    if len(headings) != len(solutions):
+        raise ValueError(f"{lesson}: {len(headings)} exercise headings for {len(solutions)} "
+                         f"solution cells")
+    table = []
+    for index, (heading, exercise) in enumerate(zip(headings, solutions), 1):
+        lesson_number, number, title, claimed = heading.groups()
+        points = sum(p for g, _, p in graded if g.startswith(exercise + "-"))
+        if (int(lesson_number), int(number)) != (int(lesson[:2]), index) or \
+                int(claimed) != points:
+            raise ValueError(f"{lesson}: heading {heading.group(0)!r} should be exercise "
+                             f"{int(lesson[:2])}.{index} with {points} points (its tests)")
+        table.append((f"{int(lesson_number)}.{number}", title, points))
+    return table
 
 
 def source_notebook(path):
@@ -187,12 +214,20 @@ def samples(target, course=COURSE):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["build", "grade", "samples"])
+    parser.add_argument("command", choices=["build", "grade", "samples", "list"])
     parser.add_argument("paths", nargs="*",
                         help="build: lesson numbers; grade: SUBMISSIONS; samples: DIR")
     parser.add_argument("--course", default=str(COURSE))
     parser.add_argument("--json", help="grade: write every cell's score to this file")
     options = parser.parse_args(argv)
+    if options.command == "list":
+        total = 0
+        for path in lesson_paths(options.paths):
+            for number, title, points in exercises(jupytext.read(path), path.stem):
+                print(f"{number:>5}  {points} points  {title}")
+                total += points
+        print(f"{total} points in all")
+        return 0
     if options.command == "build":
         made = build(options.course, options.paths)
         print(f"{len(made)} assignment(s) in {options.course}: source/, release/, gradebook.db")
