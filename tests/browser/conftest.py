@@ -207,6 +207,12 @@ def jupyterlab(browser, tmp_path_factory):
     root = tmp_path_factory.mktemp("lab-root")
     for source in (ROOT / "notebooks" / "_widgets_demo").glob("*.md"):
         shutil.copy(source, root / source.name)
+    yield from lab_serving(root, tmp_path_factory)
+
+
+def lab_serving(root, tmp_path_factory):
+    """Start JupyterLab on ``root`` (the course's settings, autosave off), yield it, stop it:
+    the body of a JupyterLab fixture."""
     overrides = tmp_path_factory.mktemp("lab-settings") / "overrides.json"
     settings = json.loads((ROOT / "tools" / "lab-overrides.json").read_text())
     settings.setdefault("@jupyterlab/docmanager-extension:plugin", {})["autosave"] = False

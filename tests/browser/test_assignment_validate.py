@@ -6,13 +6,12 @@ failing cells) and with the reference solutions typed in (validation must pass).
 Screenshots: _build/screenshots/assignments/.
 """
 import importlib.util
-import json
 import pathlib
 import sys
 
 import pytest
 
-from .conftest import ROOT, LabServer, requires_browser, screenshot_dir
+from .conftest import ROOT, lab_serving, requires_browser, screenshot_dir
 
 pytestmark = [pytest.mark.browser, requires_browser]
 
@@ -37,15 +36,7 @@ def student_lab(browser, tmp_path_factory):
         target.mkdir()
         source = samples / student / LESSON / f"{LESSON}.ipynb"
         (target / source.name).write_bytes(source.read_bytes())
-    overrides = tmp_path_factory.mktemp("lab-settings") / "overrides.json"
-    settings = json.loads((ROOT / "tools" / "lab-overrides.json").read_text())
-    settings.setdefault("@jupyterlab/docmanager-extension:plugin", {})["autosave"] = False
-    overrides.write_text(json.dumps(settings))
-    server = LabServer(root, overrides)
-    try:
-        yield server.start()
-    finally:
-        server.stop()
+    yield from lab_serving(root, tmp_path_factory)
 
 
 def validate(lab, new_page, folder):
@@ -60,15 +51,14 @@ def validate(lab, new_page, folder):
     dialog = page.locator(".jp-Dialog")
     dialog.filter(has_text="Validat").first.wait_for(timeout=VALIDATE_TIMEOUT_MS)
     body = page.locator(".jp-Dialog-body")
-    deadline_text = None
-    for _ in range(int(VALIDATE_TIMEOUT_MS / 500)):       # "Validating..." comes first
-        deadline_text = body.first.inner_text() if body.count() else ""
-        if deadline_text.strip() and "Validating" not in deadline_text:
+    text = ""
+    for _ in range(VALIDATE_TIMEOUT_MS // 500):           # "Validating..." may come first
+        text = body.first.inner_text() if body.count() else ""
+        if text.strip() and "Validating" not in text:
             break
         page.wait_for_timeout(500)
-    folder_shots = screenshot_dir("assignments")
-    page.screenshot(path=str(pathlib.Path(folder_shots) / f"validate-{folder}.png"))
-    return deadline_text
+    page.screenshot(path=str(pathlib.Path(screenshot_dir("assignments")) / f"validate-{folder}.png"))
+    return text
 
 
 def test_validate_reports_the_unsolved_exercises(student_lab, new_page):
