@@ -15,7 +15,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 if importlib.util.find_spec("nbclient") is None or importlib.util.find_spec("jupytext") is None:
-    pytest.skip("nbclient/jupytext not installed (pip install -e '.[dev]')", allow_module_level=True)
+    pytest.skip("nbclient/jupytext not installed (pip install -e '.[dev]')",
+                allow_module_level=True)
 sys.path.insert(0, str(ROOT / "tools"))
 import run_lessons  # noqa: E402
 

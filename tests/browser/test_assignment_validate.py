@@ -57,7 +57,8 @@ def validate(lab, new_page, folder):
         if text.strip() and "Validating" not in text:
             break
         page.wait_for_timeout(500)
-    page.screenshot(path=str(pathlib.Path(screenshot_dir("assignments")) / f"validate-{folder}.png"))
+    shot = pathlib.Path(screenshot_dir("assignments")) / f"validate-{folder}.png"
+    page.screenshot(path=str(shot))
     return text
 
 
