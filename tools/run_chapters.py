@@ -14,8 +14,10 @@ paths work), with ``MPLBACKEND=Agg``, through ``python -m minimx.compat`` -- so
 ``--reference PYTHON`` also runs every script with that interpreter as it is (a venv with
 MXNet 1.9.1), interleaved with the minimx run, and prints both times and their ratio.
 ``--env`` adds environment variables to the reference run only (``--env-both`` to both).
-The last line each run printed is shown, which for a training chapter is its final loss
-and accuracy; a failing run shows the last line of its error instead.
+Each run shows the last line it printed that looks like a result (it names a loss, an accuracy,
+a perplexity or an error: ``--figure`` changes the pattern), else its last line; a failing run
+shows the last line of its error instead.  Everything a run printed is kept beside its script
+(``NAME.minimx.out``, ``NAME.reference.out``).
 """
 import argparse
 import ast
@@ -94,25 +96,33 @@ def chapters(paths):
     return found
 
 
-def last_line(text):
+FIGURE = r"loss|acc|perplexity|error|困惑度"
+
+
+def last_line(text, pattern=None):
+    """The last non-empty line of ``text`` matching ``pattern`` (or the last one at all)."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
+    if pattern:
+        lines = [line for line in lines if re.search(pattern, line, re.I)] or lines
     return lines[-1][:160] if lines else ""
 
 
-def run_one(command, cwd, env, timeout):
-    """(ok, seconds, last output line or error line) of one run."""
+def run_one(command, cwd, env, timeout, output, figure=FIGURE):
+    """(ok, seconds, result line or error line) of one run; its output goes to ``output``."""
     start = time.perf_counter()
     try:
         done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as error:
-        output = error.stdout.decode() if isinstance(error.stdout, bytes) else error.stdout
+        printed = error.stdout.decode() if isinstance(error.stdout, bytes) else error.stdout
+        output.write_text(printed or "", encoding="utf-8")
         return False, time.perf_counter() - start, f"timeout after {timeout} s; last printed: " \
-            f"{last_line(output or '')}"
+            f"{last_line(printed or '')}"
     seconds = time.perf_counter() - start
+    output.write_text(done.stdout + done.stderr, encoding="utf-8")
     if done.returncode != 0:
         return False, seconds, last_line(done.stderr) or f"exit {done.returncode}"
-    return True, seconds, last_line(done.stdout)
+    return True, seconds, last_line(done.stdout, figure)
 
 
 def environment(extra):
@@ -135,6 +145,8 @@ def main(argv=None):
     parser.add_argument("--env-both", action="append", default=[], metavar="KEY=VALUE",
                         help="an environment variable for both runs")
     parser.add_argument("--python", default=sys.executable, help="minimx's interpreter")
+    parser.add_argument("--figure", default=FIGURE,
+                        help="regular expression of the output lines that report results")
     options = parser.parse_args(argv)
     files = chapters(options.paths)
     if not files:
@@ -152,7 +164,8 @@ def main(argv=None):
         if options.reference:
             runs.append(("reference", [options.reference, str(script)], reference_env))
         for label, command, env in runs:
-            ok, seconds, line = run_one(command, file.parent, env, options.timeout)
+            ok, seconds, line = run_one(command, file.parent, env, options.timeout,
+                                        script.with_suffix(f".{label}.out"), options.figure)
             row[label] = {"ok": ok, "seconds": round(seconds, 2), "last": line}
         results.append(row)
         print(format_row(row), flush=True)
