@@ -280,32 +280,30 @@ class PSROIPooling(_RoiOp):
         gh, gw = min(ph * group // pooled, group - 1), min(pw * group // pooled, group - 1)
         return (k * group + gh) * group + gw
 
-    def forward(self, xp, data, rois):
-        values, boxes = on_host(xp, data), on_host(xp, rois)
-        height, width = values.shape[2:]
-        out = np.zeros((len(boxes), self.output_dim, self.pooled_size, self.pooled_size),
-                       dtype=values.dtype)
+    def _cells(self, boxes, height, width):
+        """(roi, image, output channel, input channel, ph, pw, rows, cols) of every non-empty
+        bin: the one walk forward and backward share."""
         for r, box in enumerate(boxes):
-            image = values[int(box[0])]
             for ph, pw, h0, h1, w0, w1 in _ps_bins(box, self.spatial_scale, self.pooled_size,
                                                     height, width):
                 if h1 <= h0 or w1 <= w0:
                     continue
                 for k in range(self.output_dim):
-                    out[r, k, ph, pw] = image[self._channel(k, ph, pw), h0:h1, w0:w1].mean()
+                    yield (r, int(box[0]), k, self._channel(k, ph, pw), ph, pw,
+                           slice(h0, h1), slice(w0, w1))
+
+    def forward(self, xp, data, rois):
+        values, boxes = on_host(xp, data), on_host(xp, rois)
+        out = np.zeros((len(boxes), self.output_dim, self.pooled_size, self.pooled_size),
+                       dtype=values.dtype)
+        for r, image, k, channel, ph, pw, rows, cols in self._cells(boxes, *values.shape[2:]):
+            out[r, k, ph, pw] = values[image, channel, rows, cols].mean()
         return to_device(xp, out)
 
     def backward(self, xp, out_grad, data_shape, rois):
         grads, boxes = on_host(xp, out_grad), on_host(xp, rois)
         grad = np.zeros(data_shape, dtype=grads.dtype)
-        height, width = data_shape[2:]
-        for r, box in enumerate(boxes):
-            image = grad[int(box[0])]
-            for ph, pw, h0, h1, w0, w1 in _ps_bins(box, self.spatial_scale, self.pooled_size,
-                                                    height, width):
-                if h1 <= h0 or w1 <= w0:
-                    continue
-                area = (h1 - h0) * (w1 - w0)
-                for k in range(self.output_dim):
-                    image[self._channel(k, ph, pw), h0:h1, w0:w1] += grads[r, k, ph, pw] / area
+        for r, image, k, channel, ph, pw, rows, cols in self._cells(boxes, *data_shape[2:]):
+            area = (rows.stop - rows.start) * (cols.stop - cols.start)
+            grad[image, channel, rows, cols] += grads[r, k, ph, pw] / area
         return to_device(xp, grad), None
