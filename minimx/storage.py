@@ -13,6 +13,14 @@ the next request of the same size; minimx asks glibc to do the equivalent: serve
 size from its heap (``M_MMAP_MAX = 0``) and keep freed memory there (``M_TRIM_THRESHOLD``
 very high).  The price is the same as MXNet's: the process keeps its peak memory.
 
+Those two settings hold for glibc's main heap only.  A thread that allocates gets a heap
+of its own ("arena"), capped at 64 MB, which maps large buffers and hands them back
+regardless.  The engine's workers allocate every output, so a ResNet-18 training step
+(96x96, batch 256, two cores) took 8x the page faults and 1.4x the time (8.6 s against
+6.3 s) of the same step with every thread on the main heap.  So the pool also makes
+every thread share the main heap (``M_ARENA_MAX = 1``), as MXNet's one pool serves all
+its workers.
+
 ``MINIMX_CPU_MEM_POOL_TYPE=Unpooled`` (or MXNet's ``MXNET_CPU_MEM_POOL_TYPE``) leaves
 malloc as it is; on systems without glibc nothing changes.  ``with unpooled():`` gives
 the pool back and lets freed memory go for a while, so that the resident size shows
@@ -27,6 +35,7 @@ __all__ = ["pool_host_memory", "host_pool_active", "unpooled"]
 
 _M_TRIM_THRESHOLD = -1          # glibc's mallopt parameter numbers (malloc.h)
 _M_MMAP_MAX = -4
+_M_ARENA_MAX = -8
 _KEEP_FREED_BYTES = 2**31 - 1   # "never give freed heap memory back" (mallopt takes an int)
 _DEFAULT_MMAP_MAX = 65536       # glibc's defaults
 _DEFAULT_TRIM_THRESHOLD = 128 * 1024
@@ -60,7 +69,8 @@ def pool_host_memory():
     except (OSError, AttributeError, TypeError):
         return False                     # not glibc: its malloc keeps its own policy
     _libc = libc
-    _active = _mallopt(_M_TRIM_THRESHOLD, _KEEP_FREED_BYTES) and _mallopt(_M_MMAP_MAX, 0)
+    _active = (_mallopt(_M_TRIM_THRESHOLD, _KEEP_FREED_BYTES) and _mallopt(_M_MMAP_MAX, 0)
+               and _mallopt(_M_ARENA_MAX, 1))     # before any worker thread allocates
     return _active
 
 

@@ -40,3 +40,30 @@ def test_unpooled_gives_the_kept_memory_back():
     done = subprocess.run([sys.executable, "-c", UNPOOLED], capture_output=True, text=True,
                           timeout=120, check=True)
     assert float(done.stdout.strip()) > 400
+
+
+
+WORKER_KEEPS = """
+import threading, numpy as np, minimx
+from minimx.profiler import resident_memory_mb as rss
+def churn():
+    block = np.ones(2**24)                # 128 MB: an activation, made by an engine worker
+    del block
+before = rss()
+thread = threading.Thread(target=churn)
+thread.start(); thread.join()
+print(rss() - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
+def test_a_buffer_freed_in_a_worker_thread_stays_in_the_pool():
+    # Threads share the main heap (M_ARENA_MAX = 1): a thread's own heap would map a
+    # large buffer afresh and hand it back at once, to be zero-filled again next step.
+    done = subprocess.run([sys.executable, "-c", WORKER_KEEPS], capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert float(done.stdout.strip()) > 100
+    environment = dict(os.environ, MINIMX_CPU_MEM_POOL_TYPE="Unpooled")
+    done = subprocess.run([sys.executable, "-c", WORKER_KEEPS], capture_output=True,
+                          text=True, timeout=120, check=True, env=environment)
+    assert float(done.stdout.strip()) < 30

@@ -53,8 +53,8 @@ class Engine:
     def execute(self, op, pending=0, queued=0):
         """Run ``op`` now, or skip it if an input failed; store any failure on its writes.
 
-        ``queued``: operations ready and waiting for a worker (they count against the
-        BLAS threads ``op`` may use).  Returns the Failure (None if ``op`` ran cleanly).
+        ``queued``: BLAS operations ready and waiting for a worker (they count against
+        the BLAS threads ``op`` may use).  Returns the Failure (None if ``op`` ran cleanly).
         """
         if events.subscribers:
             events.emit("start", op, pending)
@@ -67,7 +67,7 @@ class Engine:
                 failure = Failure(wrap_error(error, op.name))
                 self.remember(failure)
             finally:
-                BUDGET.after()
+                BUDGET.after(op)
         elif not any(known is failure for known in self.failures):
             self.remember(failure)            # a new failure made for an input without value
         for var in op.writes:

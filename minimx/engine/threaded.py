@@ -48,6 +48,7 @@ class ThreadedEngine(Engine):
         self.queues = {}             # ctx -> queue of ready operations
         self.threads = []
         self.worker_ids = set()      # worker threads never block on backpressure
+        self.queued_blas = []        # one token per BLAS operation ready, not yet started
 
     # -- the frontend side -------------------------------------------------------
     def push(self, op):
@@ -94,6 +95,8 @@ class ThreadedEngine(Engine):
         work = self.queues.get(op.ctx)
         if work is None:
             work = self._start_workers(op.ctx)
+        if op.work:
+            self.queued_blas.append(None)        # append/pop: atomic, no lock needed
         work.put(op)
 
     def _start_workers(self, ctx):
@@ -117,7 +120,9 @@ class ThreadedEngine(Engine):
                 op = work.get()
                 if op is None:
                     return
-                self.execute(op, self.pending, work.qsize())
+                if op.work:
+                    self.queued_blas.pop()
+                self.execute(op, self.pending, len(self.queued_blas))
                 self._finish(op)
 
     def _finish(self, op):

@@ -116,11 +116,34 @@ def test_concurrent_large_operations_never_oversubscribe():
     budget.before(big, queued=2)        # four at once
     assert library.num_threads == 1
     for _ in range(3):
-        budget.after()
-    budget.before(Op(0))                # a small one: always one thread
+        budget.after(big)
+    budget.before(Op(PARALLEL_WORK - 1))    # a small product: always one thread
     assert library.num_threads == 1
-    budget.after()
+    budget.after(Op(PARALLEL_WORK - 1))
     assert library.history == [4, 2, 1]
+
+
+def test_operations_without_blas_leave_the_setting_and_do_not_count():
+    budget = fake_budget(cores=2)
+    library = budget._libraries[0]
+    big, copy = Op(10 ** 9), Op(0)
+    budget.before(big)                  # a convolution: both cores
+    budget.before(copy)                 # a copy starts beside it: no BLAS, no change
+    assert library.num_threads == 2
+    budget.after(copy)
+    budget.after(big)
+    budget.before(big, queued=1)        # another BLAS operation is ready: one core each
+    assert library.num_threads == 1
+    budget.after(big)
+    assert library.history == [2, 1]
+
+
+def test_queued_operations_count_only_up_to_the_workers():
+    budget = fake_budget(cores=4)
+    budget.workers = 2
+    library = budget._libraries[0]
+    budget.before(Op(10 ** 9), queued=5)    # at most two run at once
+    assert library.num_threads == 2
 
 
 def test_the_load_monitor_counts_other_processes():
