@@ -29,6 +29,9 @@ CHECKS = {
     """,
     "04": """
         assert queued < 0.05 * finished, "the dot call should return long before it finishes"
+        # small operations run in the calling thread, large ones on a worker
+        starts = [event.thread for event in events if event.kind == "start"]
+        assert starts[0] == "MainThread" and starts[1].startswith("engine-cpu"), starts
     """,
     "05": """
         # the ordering table: unordered pairs took about one PAUSE, ordered ones two

@@ -19,7 +19,7 @@ def trace_file(tmp_path):
 
 
 def run_ops(count):
-    x = nd.ones((4, 4))
+    x = nd.ones((300, 300))         # large enough to be computed by the engine's workers
     for _ in range(count):
         x = nd.dot(x, x) * 0.5
     nd.waitall()

@@ -65,13 +65,36 @@ def new_var():
     return Var()
 
 
-def push(fn, read_vars, write_vars, ctx, name="op", work=0):
+# An operation on at most this many elements (outputs, or gradients for a backward step),
+# with at most this much BLAS work, costs less to run than to hand to a worker thread: the
+# handover (a queue, a wake-up, the GIL passed back and forth) is about 6 us, as long as
+# numpy takes to add 65,536 numbers.  ``MINIMX_ENGINE_INLINE_ELEMENTS=0`` sends every operation to a
+# worker (threaded.py says why the rule exists).
+SMALL_ELEMENTS = int(os.environ.get("MINIMX_ENGINE_INLINE_ELEMENTS", "65536"))
+SMALL_WORK = 1_000_000
+
+
+def is_small(shapes, work=0):
+    """Whether an operation writing arrays of ``shapes`` is ``small`` (see ``push``)."""
+    if work > SMALL_WORK or SMALL_ELEMENTS <= 0:
+        return False
+    total = 0
+    for shape in shapes:
+        size = 1
+        for n in shape:
+            size *= n
+        total += size
+    return total <= SMALL_ELEMENTS
+
+
+def push(fn, read_vars, write_vars, ctx, name="op", work=0, small=False):
     """Schedule ``fn()`` to run after the operations it depends on.
 
     ``read_vars`` are the vars whose buffers ``fn`` reads, ``write_vars`` those
     it writes; ``work`` the multiply-adds of its largest matrix product (how many
-    BLAS threads it deserves, see ``budget.py``).  Returns at once on the
-    ThreadedEngine.
+    BLAS threads it deserves, see ``budget.py``); ``small`` that it is cheaper to run
+    than to hand over (``is_small``): the ThreadedEngine then runs it in the calling
+    thread if it is ready.  Returns at once on the ThreadedEngine.
     """
     if type(read_vars) is not list:
         read_vars = list(read_vars)       # walked twice: when linked and when finished
@@ -92,7 +115,7 @@ def push(fn, read_vars, write_vars, ctx, name="op", work=0):
     if state.size > 1:
         _add_to_bulk(fn, read_vars, write_vars, ctx, name, work)
         return
-    _current.push(Operation(fn, read_vars, write_vars, ctx, name, work))
+    _current.push(Operation(fn, read_vars, write_vars, ctx, name, work, small))
 
 
 def wait_for_var(var):

@@ -69,9 +69,9 @@ class Operation:
     """
 
     __slots__ = ("id", "fn", "reads", "writes", "ctx", "name", "waiting", "dependents",
-                 "done", "watched", "work")
+                 "done", "watched", "work", "small")
 
-    def __init__(self, fn, reads, writes, ctx, name, work=0):
+    def __init__(self, fn, reads, writes, ctx, name, work=0, small=False):
         self.id = next(_op_ids)
         self.fn = fn
         self.reads = reads
@@ -81,6 +81,7 @@ class Operation:
         self.waiting = 0
         self.dependents = []
         self.work = work
+        self.small = small          # cheaper to run than to hand to a worker (threaded.py)
         self.done = False
         self.watched = False        # a thread waits for this operation to end
 

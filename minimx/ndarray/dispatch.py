@@ -37,8 +37,9 @@ def invoke(op, inputs, out=None, ctx=None):
     elif out is not None:
         _forget_graph(outputs)       # fresh outputs are outside any graph already
     run = _forward_closure(call, inputs, outputs, ctx)
-    engine.push(run, [x._chunk.var for x in inputs], write_vars, ctx, op.name,
-                call.work(in_shapes) if call.uses_blas else 0)
+    work = call.work(in_shapes) if call.uses_blas else 0
+    engine.push(run, [x._chunk.var for x in inputs], write_vars, ctx, op.name, work,
+                engine.is_small(out_shapes, work))
     visible = call.num_visible
     return outputs[0] if visible == 1 else outputs[:visible]
 
@@ -159,6 +160,7 @@ def push_backward(node, out_grads):
 
     reads = [g._chunk.var for g in out_grads]
     reads += [value._chunk.var for value in saved.values() if isinstance(value, NDArray)]
+    work = call.work(node.input_shapes)
     engine.push(run, reads, [g._chunk.var for g in in_grads if g is not None], ctx,
-                f"_backward_{node.op.name}", call.work(node.input_shapes))
+                f"_backward_{node.op.name}", work, engine.is_small(node.input_shapes, work))
     return in_grads

@@ -107,7 +107,8 @@ def setitem(array, key, value):
             raw_value = raw_value.reshape(value_shape)
         target[build_key(xp, normalized, [index._read() for index in index_arrays])] = raw_value
 
-    engine.push(assign, reads, [array._chunk.var], array.context, "_set_value")
+    engine.push(assign, reads, [array._chunk.var], array.context, "_set_value",
+                small=engine.is_small([array.shape]))
 
 
 def _assignable_shape(array, normalized, index_arrays, value):

@@ -223,7 +223,8 @@ class NDArray:
             target._write(backend.from_numpy(source._read(), target.context))
 
         engine.push(copy, [source._chunk.var], [target._chunk.var], target.context,
-                    f"_copyto({self.context}->{target.context})")
+                    f"_copyto({self.context}->{target.context})",
+                    small=engine.is_small([self._shape]))
         return target
 
     def as_in_context(self, context):

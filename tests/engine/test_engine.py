@@ -331,7 +331,7 @@ def test_max_pending_bounds_the_operations_in_flight(threaded):
 
 
 def test_events_describe_every_operation(threaded):
-    x = nd.ones((2,))
+    x = nd.ones((300, 300))         # above engine.SMALL_ELEMENTS: computed by a worker
     nd.waitall()
     with Recorder() as recorder:
         y = x + 1
@@ -430,3 +430,46 @@ def test_sleeping_waiters_are_woken_only_by_what_they_wait_for_and_never_missed(
     finally:
         threaded.finished.notify_all = notify_all
     assert len(wakes) <= 2, f"{len(wakes)} wake-ups for one wait_all of 50 operations"
+
+
+def test_a_small_ready_operation_runs_in_the_calling_thread(threaded):
+    x = nd.ones((2, 3))
+    nd.waitall()
+    with Recorder() as recorder:
+        y = x + 1
+        assert engine.pending_count() == 0          # done before the call returned
+        nd.waitall()
+    kinds = [(e.kind, e.thread) for e in recorder.events]
+    here = threading.current_thread().name
+    assert kinds == [("push", here), ("ready", here), ("start", here), ("end", here)]
+    assert y.asnumpy().tolist() == [[2.0] * 3] * 2
+
+
+def test_a_small_operation_waiting_for_a_pending_one_goes_to_a_worker(threaded):
+    gate = threading.Event()
+    x = nd.ones((2, 3))
+    nd.waitall()
+    engine.push(gate.wait, [], [x._chunk.var], mx.cpu(), "gate")    # x is being written
+    with Recorder() as recorder:
+        y = x + 1
+        assert engine.pending_count() == 2          # queued behind the gate
+        gate.set()
+        assert y.asnumpy().tolist() == [[2.0] * 3] * 2
+    start = recorder.of_kind("start")[-1]
+    assert start.name == "_plus_scalar" and start.thread.startswith("engine-cpu(0)-worker")
+
+
+def test_an_error_of_a_small_operation_still_waits_for_the_sync_point(threaded):
+    bad = nd.random.normal(0, -1, shape=(2, 2))   # run at once, and returns all the same
+    later = bad + 1
+    with pytest.raises(MXNetError, match="normal"):
+        later.asnumpy()
+
+
+def test_inline_elements_zero_sends_every_operation_to_a_worker(threaded, monkeypatch):
+    monkeypatch.setattr(engine, "SMALL_ELEMENTS", 0)
+    x = nd.ones((2,))
+    nd.waitall()
+    with Recorder() as recorder:
+        (x + 1).wait_to_read()
+    assert recorder.of_kind("start")[0].thread.startswith("engine-cpu(0)-worker")

@@ -21,7 +21,7 @@ def test_the_budget_reads_back_and_set_num_threads_changes_it():
     with engine.threads(workers=1, blas=1) as inside:
         assert inside["workers"] == 1 and inside["blas"] == 1
         assert inside["blas_from"] == inside["workers_from"] == "set_num_threads"
-        (nd.ones((3,)) + 1).wait_to_read()
+        (nd.ones((300, 300)) + 1).wait_to_read()      # a worker computes it
         workers = [t.name for t in threading.enumerate() if t.name.startswith("engine-cpu")]
         assert len(workers) == 1
         assert engine.num_threads()["blas_now"] == 1
