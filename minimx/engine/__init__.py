@@ -11,6 +11,7 @@ chosen by ``MINIMX_ENGINE_TYPE`` (``ThreadedEngine`` by default, or
 """
 import atexit
 import contextlib
+import math
 import os
 import threading
 
@@ -68,22 +69,19 @@ def new_var():
 # An operation on at most this many elements (outputs, or gradients for a backward step),
 # with at most this much BLAS work, costs less to run than to hand to a worker thread: the
 # handover (a queue, a wake-up, the GIL passed back and forth) is about 6 us, as long as
-# numpy takes to add 65,536 numbers.  ``MINIMX_ENGINE_INLINE_ELEMENTS=0`` sends every operation to a
-# worker (threaded.py says why the rule exists).
+# numpy takes to add 65,536 numbers.  ``MINIMX_ENGINE_INLINE_ELEMENTS=0`` sends every
+# operation to a worker (threaded.py says why the rule exists).
 SMALL_ELEMENTS = int(os.environ.get("MINIMX_ENGINE_INLINE_ELEMENTS", "65536"))
 SMALL_WORK = 1_000_000
 
 
 def is_small(shapes, work=0):
     """Whether an operation writing arrays of ``shapes`` is ``small`` (see ``push``)."""
-    if work > SMALL_WORK or SMALL_ELEMENTS <= 0:
+    if SMALL_ELEMENTS <= 0 or work > SMALL_WORK:
         return False
     total = 0
-    for shape in shapes:
-        size = 1
-        for n in shape:
-            size *= n
-        total += size
+    for shape in shapes:            # a plain loop: on every push, and a generator costs 2x
+        total += math.prod(shape)
     return total <= SMALL_ELEMENTS
 
 

@@ -159,7 +159,9 @@ class ThreadBudget:
         if not op.work:
             return
         self._running.append(None)
-        busy = min(len(self._running) + queued, max(self.workers, len(self._running)))
+        running = len(self._running)
+        # the queued ones start only as workers free up: at most one per idle worker
+        busy = running + min(queued, max(0, self.workers - running))
         wanted = self.blas_threads_for(op.work, busy)
         if wanted != self._applied:
             self.set_blas_threads(wanted)

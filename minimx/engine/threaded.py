@@ -9,14 +9,14 @@ independent operations really overlap.  For tiny operations the Python work
 per push is the whole cost, so ``push`` and the worker loop take the lock
 once each and allocate nothing beyond the Operation itself.
 
-Small operations (``push(..., small=True)``, a few thousand elements) that are ready
-when pushed run at once in the pushing thread, as MXNet runs its asynchronous-property
+Small operations (``push(..., small=True)``: at most ``SMALL_ELEMENTS`` elements, see
+``engine.is_small``) that are ready when pushed run at once in the pushing thread, as MXNet runs its asynchronous-property
 operations in the pusher thread.  In MXNet a worker is C++ and overlaps the Python
 frontend; here a worker is Python too, so handing a two-element add to one only adds
 a wake-up and two GIL hand-overs, about 6 us (the machine-translation chapter of the
 course, 373,000 operations on batches of two sentences: 16.4 s sent to workers, 14.2 s
-run here).  An operation that must wait for another still goes to the
-queue, and errors are kept for the next sync point either way.
+run here).  An operation that must wait for another still goes to the queue, and
+errors are kept for the next sync point either way.
 """
 import os
 import queue
