@@ -191,7 +191,10 @@ class _Backward:
         self.entries = entries
         self.plan = plan
         self.arrays = arrays
-        self.outputs = outputs
+        # The outputs' chunks, not the outputs: each output links back to this object
+        # (``_autograd``), and that cycle would keep ``saved`` (every activation of the
+        # call) alive until Python's cycle collector happens to run.
+        self.output_chunks = [o._chunk for o in outputs]
         self.saved = saved
         self.meta = {key: (shapes[key], dtypes[key]) for key in shapes
                      if shapes[key] is not None and dtypes.get(key) is not None}
@@ -223,7 +226,7 @@ class _Backward:
 
         # ``saved`` holds raw buffers of the inputs: reading their vars keeps later
         # in-place writes to the inputs behind this step (as the op-by-op tape does).
-        reads = [g._chunk.var for g in out_grads] + [o._chunk.var for o in self.outputs]
+        reads = [g._chunk.var for g in out_grads] + [c.var for c in self.output_chunks]
         reads += [a._chunk.var for a in self.arrays]
         engine.push(run, reads, [g._chunk.var for g in grads if g is not None], ctx,
                     "CachedOp_backward", plan.work)

@@ -98,6 +98,10 @@ class FunctionNode:
         return len(self.output_shapes)
 
     def free(self):
+        """Drop the function and what it saved: its outputs link to this node, and a
+        function that saved an output (or a CachedOp call holding its activations) would
+        otherwise sit in a reference cycle until Python's cycle collector runs."""
+        self.function = None
         self.freed = True
 
 

@@ -5,6 +5,9 @@ Course code relies on it: a recurrent model keeps its state between batches and 
 once its graph was back-propagated.  Differentiating through the freed graph itself
 still fails, as it does in MXNet.
 """
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -80,3 +83,43 @@ def test_a_hybridized_block_on_a_freed_state():
         again = net(hidden)                  # hidden's graph is freed: a constant input
     again.backward()
     np.testing.assert_allclose(net.weight.grad().asnumpy(), [[2.0]])
+
+
+class _Square(autograd.Function):
+    def forward(self, x):
+        y = x * x
+        self.save_for_backward(x, y)            # saves its own output: output -> node -> self
+        return y
+
+    def backward(self, dy):
+        x, _ = self.saved_tensors
+        return 2 * x * dy
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_a_freed_graph_lets_its_saved_arrays_go_without_the_cycle_collector(hybridize):
+    """A freed node drops what its function saved.  The outputs link to the node, and a
+    CachedOp call (or a Function that saved its output) would otherwise wait, with every
+    activation it kept, for Python's cycle collector: the heap grew by ~400 MB a step on a
+    hybridized ResNet-18 until it ran."""
+    from minimx.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, activation="relu"), nn.Dense(2))
+    net.initialize()
+    if hybridize:
+        net.hybridize()
+    x = nd.ones((3, 5))
+    x.attach_grad()
+    gc.collect()
+    gc.disable()
+    try:
+        with autograd.record():
+            y = net(x) if hybridize else _Square()(net(x))
+            loss = y.sum()
+        function = weakref.ref(y._autograd[0].function)     # the _Backward or the _Square
+        loss.backward()
+        y.wait_to_read()
+        del y, loss
+        assert function() is None
+    finally:
+        gc.enable()
