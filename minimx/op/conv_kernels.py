@@ -158,21 +158,27 @@ _LONG_ROW = 16      # output rows at least this long make batch-first col2im add
 def convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups):
     """Adjoint of ``convolve`` in the input: ``(N, F, *out)`` -> padded ``(N, C, *in)``.
 
-    Each kernel tap's columns are added into a slice of a zero canvas.  Those adds
-    run over contiguous rows of the last output axis; when the rows are short (a
-    small late layer), columns and canvas are computed batch-last, ``(G, K, C/G,
-    *out, N)`` and ``(G, C/G, *in, N)``, so that the rows are ``N`` times longer,
-    at the cost of two transposes (the result is a batch-last view).
+    The filters' transpose times ``out_grad`` gives every kernel tap's columns, and each
+    tap's columns are added into a slice of a zero canvas.  Those adds run over contiguous
+    rows of the last output axis; when the rows are short (a small late layer), columns
+    and canvas are computed batch-last, ``(G, C/G, K, *out, N)`` and ``(G, C/G, *in, N)``,
+    so that the rows are ``N`` times longer, at the cost of two transposes (the result is
+    a batch-last view).  There the filters, ``(G, F/G, C/G * K)`` matrices, are read
+    transposed as they lie (BLAS takes the transposed view; no copy of the weight): at
+    batch 1 a weight-sized copy costs more than the product itself.
     """
     batch, filters = out_grad.shape[:2]
     out_size = tuple(out_grad.shape[2:])
     channels, kernel = padded_shape[1], tuple(geometry.kernel)
     per_group_f, per_group_c = filters // groups, channels // groups
-    taps = weight.reshape(groups, per_group_f, per_group_c, -1)
+    adjoint = weight.reshape(groups, per_group_f, -1).swapaxes(1, 2)   # (G, C/G * K, F/G)
     every = (slice(None),)
     if out_size[-1] >= _LONG_ROW or math.prod(kernel) == 1:
+        # tap-major columns (one contiguous block per tap); the filters' copy into that
+        # order is small beside a batch of long rows
+        taps = weight.reshape(groups, per_group_f, per_group_c, -1).transpose(0, 3, 2, 1)
         grads = out_grad.reshape(batch, groups, per_group_f, -1)
-        columns = xp.matmul(taps.transpose(0, 3, 2, 1).reshape(groups, -1, per_group_f), grads)
+        columns = xp.matmul(taps.reshape(groups, -1, per_group_f), grads)  # (N, G, K*C/G, P)
         columns = columns.reshape((batch, groups) + kernel + (per_group_c,) + out_size)
         canvas = xp.zeros((batch, groups, per_group_c) + tuple(padded_shape[2:]),
                           dtype=columns.dtype)
@@ -180,13 +186,13 @@ def convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups):
             canvas[every * 3 + target] += columns[every * 2 + offset]
         return canvas.reshape(padded_shape)
     grads = xp.moveaxis(out_grad.reshape(batch, groups, per_group_f, -1), 0, -1)
-    grads = grads.reshape(groups, 1, per_group_f, -1)                # (G, 1, F/G, P * N)
-    columns = xp.matmul(taps.transpose(0, 3, 2, 1), grads)           # (G, K, C/G, P * N)
-    columns = columns.reshape((groups,) + kernel + (per_group_c,) + out_size + (batch,))
+    grads = grads.reshape(groups, per_group_f, -1)                      # (G, F/G, P * N)
+    columns = xp.matmul(adjoint, grads)                                 # (G, C/G * K, P * N)
+    columns = columns.reshape((groups, per_group_c) + kernel + out_size + (batch,))
     canvas = xp.zeros((groups, per_group_c) + tuple(padded_shape[2:]) + (batch,),
                       dtype=columns.dtype)
     for offset, target in tap_slices(geometry, out_size):
-        canvas[every * 2 + target] += columns[every + offset]
+        canvas[every * 2 + target] += columns[every * 2 + offset]
     canvas = canvas.reshape((channels,) + tuple(padded_shape[2:]) + (batch,))
     return xp.moveaxis(canvas, -1, 0)
 

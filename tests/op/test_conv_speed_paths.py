@@ -81,14 +81,18 @@ def _reference_kwargs(params):
 
 
 @SETTINGS
-@given(conv_cases(), st.integers(0, 2 ** 16), st.booleans(), st.booleans())
-def test_convolution_forward_and_gradients_match_direct_loops(case, seed, long_rows, thin):
+@given(conv_cases(), st.integers(0, 2 ** 16), st.booleans(), st.booleans(), st.booleans())
+def test_convolution_forward_and_gradients_match_direct_loops(case, seed, long_rows, thin,
+                                                              full):
     """``long_rows``: every output row counts as long, so col2im runs batch-first;
-    ``thin``: the small cases take the one-product path (else the per-sample products)."""
+    ``thin``: the small cases take the one-product path (else the per-sample products);
+    ``full``: a stride-1 data gradient runs the full convolution (else col2im, as a batch
+    with few output positions does)."""
     limits = (kernels._THIN_FORWARD, kernels._THIN_WEIGHT_GRAD) if thin else (0, 0)
     with _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW), \
             _setting(kernels, "_THIN_FORWARD", limits[0]), \
-            _setting(kernels, "_THIN_WEIGHT_GRAD", limits[1]):
+            _setting(kernels, "_THIN_WEIGHT_GRAD", limits[1]), \
+            _setting(conv, "_FEW_POSITIONS", 0 if full else 2 ** 62):
         _check_convolution(*case, seed)
 
 
