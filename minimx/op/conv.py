@@ -3,9 +3,9 @@
 Lesson: 08-gluon.  Mirrors ``src/operator/nn/convolution.cc``,
 ``deconvolution.cc`` and ``pooling.cc``.  This module holds the operators:
 parameters, shapes, padding and which path to take.  The array work lives in
-``conv_kernels.py``: im2col + batched ``matmul`` for convolutions, a tap-by-tap
-col2im for their data gradient, strided tap slices (or, when windows overlap,
-stride-phase runs) for pooling.  Every kernel window is also available as a
+``conv_kernels.py`` (im2col + batched ``matmul`` for convolutions, a tap-by-tap
+col2im for their data gradient) and ``pool_kernels.py`` (pooling tap by tap, the
+planes last, a cache-sized chunk at a time).  Every kernel window is also available as a
 strided *view* ``(N, C, *out, *kernel)`` of the padded input (``_windows``), the
 general path of the rarer pooling cases.
 Channel-last layouts (NWC, NHWC, NDHWC) of Convolution and Pooling move the channels to
@@ -17,6 +17,7 @@ import math
 from collections import namedtuple
 
 from . import conv_kernels as kernels
+from . import pool_kernels
 from .params import Choice, Optional, Param, Shape, dims_text
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
@@ -496,20 +497,17 @@ class Pooling(OpDef):
         return _windows(xp, padded, geometry, out_size), padded.shape, geometry
 
     def _by_taps(self):
-        """Whether to read windows as ``prod(kernel)`` strided slices (few taps, many
-        windows) rather than reduce the window view (one strided reduction)."""
-        return not self.global_pool and math.prod(self.kernel) <= _MAX_TAPS
+        """Whether to pool tap by tap (``pool_kernels``: few taps, many windows) rather
+        than reduce the window view (one strided reduction: global pooling, huge kernels,
+        Lp pooling)."""
+        return not self.global_pool and math.prod(self.kernel) <= _MAX_TAPS and \
+            self.pool_type != "lp"
 
-    def _overlapping(self, shape):
-        """Geometry and output size when windows share input elements (and there is
-        an output), else None: each tap is then read as one contiguous run of a stride
-        phase plane (``kernels.pool_phases``)."""
-        if self.pool_type == "lp" or not self._by_taps():
-            return None
-        geometry, out_size, _ = self._layout(shape)
-        if min(out_size) < 1 or all(s >= k for s, k in zip(geometry.stride, geometry.kernel)):
-            return None
-        return geometry, out_size
+    def _tap_layout(self, shape):
+        """Geometry, output size and the padding after each axis (pad plus the 'full'
+        overhang) for ``pool_kernels``."""
+        geometry, out_size, extra = self._layout(shape)
+        return geometry, out_size, tuple(p + e for p, e in zip(geometry.pad, extra))
 
     def _window_axes(self, ndim):
         return tuple(range(ndim, 2 * ndim - 2))
@@ -529,15 +527,10 @@ class Pooling(OpDef):
 
     def _forward_first(self, xp, data):
         kind = self.pool_type
-        fill = -xp.inf if kind == "max" else 0
-        overlapping = self._overlapping(data.shape)
-        if overlapping:
-            pooled = kernels.pool_phases(xp, data, *overlapping, kind, _lowest(xp, data))
+        fill = _lowest(xp, data) if kind == "max" else 0
+        if self._by_taps():
+            pooled = pool_kernels.pool(xp, data, *self._tap_layout(data.shape), kind, fill)
             return pooled / self._divisor(xp, data) if kind == "avg" else pooled
-        if kind != "lp" and self._by_taps():
-            padded, geometry, out_size = self._padded(xp, data, fill)
-            summed = kernels.pool_taps(xp, padded, geometry, out_size, kind)
-            return summed / self._divisor(xp, data) if kind == "avg" else summed
         windows, _, _ = self._padded_windows(xp, data, fill)
         axes = self._window_axes(data.ndim)
         if kind == "max":
@@ -568,21 +561,18 @@ class Pooling(OpDef):
         return xp.broadcast_to(scale[expand], windows.shape), padded_shape, geometry
 
     def _backward_first(self, xp, out_grad, data, output):
-        kind, overlapping = self.pool_type, self._overlapping(data.shape)
-        if overlapping and kind in ("avg", "sum"):
+        kind = self.pool_type
+        if self._by_taps() and kind in ("avg", "sum"):
             scale = out_grad / self._divisor(xp, data) if kind == "avg" else out_grad
-            return kernels.sum_pool_phases_grad(xp, scale, data.shape, overlapping[0])
-        # a maximum equal to the padding (-inf) or NaN takes the general path below, which
-        # gives the window's first such tap the gradient, padding included
+            geometry, _, after = self._tap_layout(data.shape)
+            return pool_kernels.sum_pool_grad(xp, scale, data.shape, geometry, after)
+        # a maximum equal to the padding (the lowest value) or NaN takes the general path
+        # below, which gives the window's first such tap (argmax) the gradient
         lowest = _lowest(xp, data)
-        if overlapping and kind == "max" and (output > lowest).all():
-            return kernels.max_pool_scatter_grad(xp, out_grad, data, output, overlapping[0],
-                                                 lowest)
-        # NaN maxima fall back to argmax, which picks a window's first NaN
-        if self.pool_type == "max" and self._by_taps() and not xp.isnan(output).any():
-            padded, geometry, _ = self._padded(xp, data, -xp.inf)
-            grad = kernels.max_pool_grad(xp, out_grad, padded, output, geometry)
-        else:
-            columns, padded_shape, geometry = self._window_grads(xp, out_grad, data, output)
-            grad = _col2im(xp, columns, padded_shape, geometry)
+        if self._by_taps() and (output > lowest).all():
+            geometry, _, after = self._tap_layout(data.shape)
+            return pool_kernels.max_pool_grad(xp, out_grad, data, output, geometry, after,
+                                              lowest)
+        columns, padded_shape, geometry = self._window_grads(xp, out_grad, data, output)
+        grad = _col2im(xp, columns, padded_shape, geometry)
         return _crop(grad, geometry.pad, data.shape[2:])

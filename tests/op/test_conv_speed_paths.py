@@ -20,6 +20,7 @@ import references  # noqa: E402
 
 import minimx.op.conv as conv  # noqa: E402
 import minimx.op.conv_kernels as kernels  # noqa: E402
+import minimx.op.pool_kernels as pool_kernels  # noqa: E402
 from minimx import autograd, nd  # noqa: E402
 from minimx.op import get_op  # noqa: E402
 
@@ -179,19 +180,27 @@ def pool_cases(draw):
     return params, (draw(st.integers(1, 2)), draw(st.integers(1, 3))) + size
 
 
-def _both_paths(op, x, head):
-    """(output, gradient) by the tap path and by the general path (no window is tapped)."""
+def _both_paths(op, x, head, chunk_bytes=None, planes_last=True):
+    """(output, gradient) by the tap path and by the general path (no window is tapped);
+    ``chunk_bytes`` sets the tap path's chunks of planes (default: as it is), and
+    ``planes_last`` whether it lays them out planes-last or as they are."""
+    planes_last_below = 2 ** 62 if planes_last else 0
     results = []
     for limit in (conv._MAX_TAPS, 0):
-        with _setting(conv, "_MAX_TAPS", limit):
+        with _setting(conv, "_MAX_TAPS", limit), \
+                _setting(pool_kernels, "CHUNK_BYTES", chunk_bytes or pool_kernels.CHUNK_BYTES), \
+                _setting(pool_kernels, "PLANES_LAST_BELOW", planes_last_below):
             out = op.forward(np, x)
             results.append((out, op.backward(np, head, x, out)))
     return results
 
 
 @SETTINGS
-@given(pool_cases(), st.integers(0, 2 ** 16), st.booleans())
-def test_pooling_tap_path_matches_window_path(case, seed, ties):
+@given(pool_cases(), st.integers(0, 2 ** 16), st.booleans(), st.sampled_from([None, 1, 40]),
+       st.booleans())
+def test_pooling_tap_path_matches_window_path(case, seed, ties, chunk_bytes, planes_last):
+    """``chunk_bytes``: the planes go through the tap path in chunks of that many bytes
+    (1: one plane a chunk), or as they are; ``planes_last``: the layout of a chunk."""
     params, shape = case
     rng = np.random.default_rng(seed)
     # small integers make ties common: the gradient must go to the first maximum
@@ -202,7 +211,8 @@ def test_pooling_tap_path_matches_window_path(case, seed, ties):
     assume(all((o - 1) * s - p < n for o, s, p, n in
                zip(out_shape[2:], params["stride"], params["pad"], shape[2:])))
     head = rng.standard_normal(out_shape).astype(x.dtype)
-    (fast_out, fast_grad), (slow_out, slow_grad) = _both_paths(op, x, head)
+    (fast_out, fast_grad), (slow_out, slow_grad) = _both_paths(op, x, head, chunk_bytes,
+                                                               planes_last)
     np.testing.assert_allclose(fast_out, slow_out, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-6)
     reference = references.pooling(np, x, **params)
@@ -255,7 +265,7 @@ def test_lenet_shapes_through_autograd():
     np.testing.assert_allclose(weight.grad.asnumpy(), grad_w, rtol=1e-4, atol=1e-4)
 
 
-# -- overlapping pooling windows: stride-phase runs (kernels.pool_phases & co.) -------------
+# -- overlapping pooling windows: shared inputs, shared winners ---------------------------
 @st.composite
 def overlapping_pool_cases(draw):
     """Pooling cases where windows overlap along at least one axis."""
@@ -282,43 +292,32 @@ def _pool_data(rng, shape, kind):
 
 @SETTINGS
 @given(overlapping_pool_cases(), st.integers(0, 2 ** 16),
-       st.sampled_from(["ties", "normal", "nan", "-inf"]))
-def test_overlapping_pooling_matches_window_path(case, seed, kind):
+       st.sampled_from(["ties", "normal", "nan", "-inf"]), st.sampled_from([None, 1]),
+       st.booleans())
+def test_overlapping_pooling_matches_window_path(case, seed, kind, chunk_bytes, planes_last):
     params, shape = case
     op = get_op("Pooling")(**params)
-    assert op._overlapping(shape) is not None          # the stride-phase path is taken
+    assert op._by_taps()                                # the tap path is taken
     out_shape = op.infer_shape(shape)
     rng = np.random.default_rng(seed)
     x = _pool_data(rng, shape, kind)
     head = rng.standard_normal(out_shape).astype(x.dtype)
-    (fast_out, fast_grad), (slow_out, slow_grad) = _both_paths(op, x, head)
+    (fast_out, fast_grad), (slow_out, slow_grad) = _both_paths(op, x, head, chunk_bytes,
+                                                               planes_last)
     np.testing.assert_allclose(fast_out, slow_out, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(fast_grad, slow_grad, rtol=1e-6, atol=1e-6)
     assert fast_out.flags.c_contiguous and fast_grad.shape == x.shape
 
 
-@SETTINGS
-@given(overlapping_pool_cases(), st.integers(0, 2 ** 16))
-def test_phase_split_and_merge_are_adjoint(case, seed):
-    """``merge_phases`` is the transpose of ``split_phases`` (zero padding): every input
-    element sits in exactly one phase position, padding and unread elements in none."""
-    params, shape = case
-    op = get_op("Pooling")(**params)
-    geometry, out_size = op._overlapping(shape)
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    phases = kernels.split_phases(np, x, geometry, out_size, 0)
-    probe = rng.standard_normal(phases.shape)
-    merged = kernels.merge_phases(np, probe, shape, geometry, out_size)
-    np.testing.assert_allclose((phases * probe).sum(), (x * merged).sum(), rtol=1e-9)
-    # each tap's run, cropped to the output, is that tap's strided slice of the padded input
-    padded, _, _ = op._padded(np, x, 0)
-    _, planes, extended = kernels.phase_layout(geometry, out_size)
-    runs = list(kernels._tap_runs(geometry, planes))
-    for (phase, start), (_, target) in zip(runs, kernels.tap_slices(geometry, out_size)):
-        run = phases[phase, :, start:start + np.prod(extended)]
-        run = run.reshape(shape[:2] + extended)[(Ellipsis,) + tuple(map(slice, out_size))]
-        np.testing.assert_array_equal(run, padded[(slice(None), slice(None)) + target])
+def test_pooling_chunks_cover_every_plane_once():
+    """The planes of a batch go through the tap path in cache-sized chunks: each plane in
+    exactly one chunk, in order; on another array module (a GPU) all in one."""
+    planes = np.zeros((1000, 20, 20), np.float32)            # 1600 bytes a plane
+    chunks = pool_kernels._chunks(np, planes)
+    per = pool_kernels.CHUNK_BYTES // 1600
+    assert [c.start for c in chunks] == list(range(0, 1000, per))
+    assert sum(len(range(1000)[c]) for c in chunks) == 1000
+    assert pool_kernels._chunks(object(), planes) == [slice(0, 1000)]
 
 
 @pytest.mark.parametrize("ndim", [1, 2, 3])
