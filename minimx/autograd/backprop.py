@@ -6,7 +6,7 @@ lazy as forward.  With ``create_graph=True`` the gradient is computed with
 recorded NDArray operations instead, so it can be differentiated again.
 """
 from ..base import GradientError
-from ..ndarray import NDArray, ones_like, zeros, zeros_like
+from ..ndarray import NDArray, add_n, ones_like, zeros, zeros_like
 from ..ndarray.dispatch import push_backward
 from ..tape.recording import set_recording, set_training
 from ..tape.nodes import FunctionNode, LinkNode, OpNode, VariableNode
@@ -61,7 +61,7 @@ def _topological_order(heads):
 def _run_backward(heads, head_grads, create_graph):
     """Gradients of ``heads`` for every node reached: {(id(node), index): NDArray}."""
     entries = [_entry_of(head) for head in heads]
-    grads = {}
+    grads = {}              # (id(node), output index) -> the gradients arrived so far
     for entry, head, head_grad in zip(entries, heads, head_grads):
         _accumulate(grads, entry, ones_like(head) if head_grad is None else head_grad)
     order = _topological_order(entries)
@@ -73,7 +73,7 @@ def _run_backward(heads, head_grads, create_graph):
                 f"the graph through {node.name} was freed by an earlier backward; pass "
                 f"retain_graph=True to the first backward to differentiate twice")
         count = node.num_outputs()
-        outputs = [grads.pop((id(node), index), None) for index in range(count)]
+        outputs = [_total(grads.pop((id(node), index), None)) for index in range(count)]
         if all(g is None for g in outputs):
             continue
         outputs = [g if g is not None else zeros(shape, ctx=node.ctx, dtype=dtype)
@@ -81,12 +81,28 @@ def _run_backward(heads, head_grads, create_graph):
         for entry, input_grad in zip(node.inputs, _input_grads(node, outputs, create_graph)):
             if entry is not None and input_grad is not None:
                 _accumulate(grads, entry, input_grad)
-    return order, grads
+    return order, {key: _total(values) for key, values in grads.items()}
 
 
 def _accumulate(grads, entry, value):
-    key = (id(entry[0]), entry[1])
-    grads[key] = value if key not in grads else grads[key] + value
+    grads.setdefault((id(entry[0]), entry[1]), []).append(value)
+
+
+def _total(values):
+    """The sum of the gradients that reached one output: kept apart until the node is
+    reached, then added by one ``add_n`` (as MXNet sums them), not one push per addition:
+    a weight shared by the 10 steps of a recurrent decoder gets one sum, not 9."""
+    if not values:
+        return None
+    first = values[0]
+    if len(values) == 1:
+        return first
+    if all(v.shape == first.shape and v.dtype == first.dtype for v in values):
+        return add_n(*values)
+    total = first
+    for value in values[1:]:
+        total = total + value                       # broadcast or promote as ``+`` does
+    return total
 
 
 def _input_grads(node, out_grads, create_graph):

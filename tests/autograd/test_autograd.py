@@ -201,3 +201,30 @@ def test_get_symbol_gives_the_recorded_graph_with_leaves_as_variables():
     assert ops == ["broadcast_mul", "_mul_scalar", "broadcast_add", "_minus_scalar"]
     with pytest.raises(mx.base.MXNetError, match="not computed under autograd.record"):
         mx.autograd.get_symbol(mx.nd.ones((1,)))
+
+
+def test_gradients_reaching_one_array_are_summed_by_one_add_n():
+    """A weight used at ten steps gets ten gradients: backward sums them with one
+    ``add_n`` push (as MXNet), not nine additions; the sum is the true gradient."""
+    from minimx import engine
+    w = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    w.attach_grad()
+    xs = [nd.array([[float(step), 1.0]]) for step in range(10)]
+    names = []
+
+    def watch(event):
+        if event.kind == "start":
+            names.append(event.name)
+
+    with autograd.record():
+        loss = sum((nd.dot(x, w) * (step + 1)).sum() for step, x in enumerate(xs))
+    engine.subscribe(watch)
+    try:
+        loss.backward()
+        w.grad.wait_to_read()
+    finally:
+        engine.unsubscribe(watch)
+    assert names.count("add_n") == 1 and "broadcast_add" not in names and \
+        "elemwise_add" not in names
+    column = sum((step + 1) * np.array([step, 1.0]) for step in range(10))
+    np.testing.assert_allclose(w.grad.asnumpy(), np.stack([column, column], axis=1))
