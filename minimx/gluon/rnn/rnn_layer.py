@@ -149,16 +149,15 @@ class _RNNLayer(HybridBlock):
                                      f"{info['shape']}, got {state.shape}.")
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, 0, 1)
-        if self._dropout > 0:
-            outputs, states = self._layer_by_layer(F, inputs, states, params)
-        else:
-            outputs, states = self._fused(F, inputs, states, params, range(self._num_layers))
+        outputs, states = self._fused(F, inputs, states, params)
         if self._layout == "NTC":
             outputs = F.swapaxes(outputs, 0, 1)
         return outputs if self.skip_states else (outputs, states)
 
-    def _fused(self, F, inputs, states, params, layers):
-        """One RNN operator call over ``layers`` (consecutive); returns (outputs, states)."""
+    def _fused(self, F, inputs, states, params):
+        """One RNN operator call over every layer (dropout ``p`` between layers happens
+        inside it, as in MXNet's fused kernel); returns (outputs, states)."""
+        layers = range(self._num_layers)
         flat = [F.reshape(params[f"{direction}{layer}_{group}_{kind}"], shape=-1)
                 for kind in ("weight", "bias") for layer in layers
                 for direction in "lr"[:self._dir] for group in ("i2h", "h2h")]
@@ -166,24 +165,9 @@ class _RNNLayer(HybridBlock):
         # of the first layer from the length RNN expects (an input size still unknown)
         joined = F._internal._rnn_param_concat(*flat, dim=0)
         results = F.RNN(inputs, joined, *states, state_size=self._hidden_size,
-                        num_layers=len(layers), bidirectional=self._dir == 2,
-                        state_outputs=True, mode=self._mode)
+                        num_layers=self._num_layers, bidirectional=self._dir == 2,
+                        state_outputs=True, mode=self._mode, p=self._dropout)
         return results[0], [results[index] for index in range(1, len(states) + 1)]
-
-    def _layer_by_layer(self, F, inputs, states, params):
-        """Dropout between layers: one operator call per layer, Dropout on the outputs
-        of every layer but the last (as the fused kernel does in training)."""
-        finals = [[] for _ in states]
-        for layer in range(self._num_layers):
-            begin, end = layer * self._dir, (layer + 1) * self._dir
-            layer_states = [F.slice_axis(state, axis=0, begin=begin, end=end)
-                            for state in states]
-            inputs, layer_states = self._fused(F, inputs, layer_states, params, [layer])
-            if layer != self._num_layers - 1:
-                inputs = F.Dropout(inputs, p=self._dropout)
-            for final, state in zip(finals, layer_states):
-                final.append(state)
-        return inputs, [F.concat(*final, dim=0) for final in finals]
 
 
 class RNN(_RNNLayer):
