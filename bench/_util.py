@@ -32,6 +32,16 @@ def mxnet_python():
     return path if os.path.exists(path) else None
 
 
+def torch_python():
+    """This interpreter when it imports torch, else $MINIMX_TORCH_PYTHON, else None."""
+    try:
+        import torch                       # noqa: F401
+        return sys.executable
+    except ImportError:
+        path = os.environ.get("MINIMX_TORCH_PYTHON")
+        return path if path and os.path.exists(path) else None
+
+
 def run_mxnet(code, timeout=600):
     """Run ``code`` with MXNet's interpreter; return its last output line, or None without it."""
     python = mxnet_python()

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from _util import REPO, fmt, mxnet_python, print_table, ratio
+from _util import REPO, fmt, mxnet_python, print_table, ratio, torch_python
 
 ROUNDS = 5
 CALLS = 1000                       # forward calls of the seed's network
@@ -178,16 +178,6 @@ def mxnet_run():
     if python is None:
         return None
     return run_script(python, GLUON.format(lib="mxnet", calls=CALLS, steps=STEPS))
-
-
-def torch_python():
-    """This interpreter when it imports torch, else $MINIMX_TORCH_PYTHON, else None."""
-    try:
-        import torch                       # noqa: F401
-        return sys.executable
-    except ImportError:
-        path = os.environ.get("MINIMX_TORCH_PYTHON")
-        return path if path and os.path.exists(path) else None
 
 
 def torch_run():

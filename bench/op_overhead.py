@@ -3,13 +3,16 @@
 With one element the arithmetic is free, so the time per op is what the framework adds:
 dispatch, dependency tracking, handing the op to a worker.  The same code runs on minimx
 (ThreadedEngine, NaiveEngine) and MXNet 1.9.1, each in a fresh process, next to the
-plain numpy call and PyTorch's CPU call when PyTorch is installed.
+plain numpy call and PyTorch's CPU call when PyTorch is installed (in this
+interpreter, or in $MINIMX_TORCH_PYTHON).
 """
+import subprocess
 import time
 
 import numpy as np
 
-from _util import ADD_ONE_PER_OP, best_of, fmt, print_table, ratio, run_minimx, run_mxnet
+from _util import (ADD_ONE_PER_OP, best_of, fmt, print_table, ratio, run_minimx, run_mxnet,
+                   torch_python)
 
 N = 10000
 WORKLOAD = """
@@ -45,12 +48,27 @@ def numpy_us():
     return eager_us(np.ones((1,), dtype=np.float32))
 
 
+# PyTorch's eager call, run by the interpreter that has torch (see ``torch_python``)
+TORCH_WORKLOAD = """
+import time, torch
+x = torch.ones(1)
+def per_op():
+    start = time.perf_counter()
+    for _ in range({n}):
+        y = x + 1
+    return (time.perf_counter() - start) / {n} * 1e6
+per_op()
+print(min(per_op() for _ in range(5)))
+"""
+
+
 def torch_us():
-    try:
-        import torch
-    except ImportError:
+    python = torch_python()
+    if python is None:
         return None
-    return eager_us(torch.ones(1))
+    finished = subprocess.run([python, "-c", TORCH_WORKLOAD.format(n=N)], capture_output=True,
+                              text=True)
+    return float(finished.stdout.split()[-1]) if finished.returncode == 0 else None
 
 
 def main():
