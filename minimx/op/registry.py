@@ -250,6 +250,12 @@ class OpDef:
         """Complete unknown input shapes (None, or 0 for an unknown size) from known ones."""
         return list(shapes)
 
+    def infer_partial_shapes(self, *shapes):
+        """Output shapes (0 for a size that stays unknown) from input shapes with unknown
+        sizes (0), for an operator whose own rule says what is known, as MXNet's does
+        (``Reshape``); None (the default) lets symbolic inference sample ``infer_shape``."""
+        return None
+
     def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
         """Complete unknown input shapes from known OUTPUT shapes (backward inference).
 
