@@ -242,16 +242,12 @@ class Executor:
                         f"allow_extra_params=True to ignore it)")
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
-        """A new executor for new input shapes; arrays whose shape stays are shared."""
-        from .bind import simple_bind
-        reqs = dict(zip(self._arg_names, self._grad_reqs))
-        new = simple_bind(self._symbol, self._ctx, grad_req=reqs, **kwargs)
-        for old_arrays, new_arrays in ((self.arg_arrays, new.arg_arrays),
-                                       (self.aux_arrays, new.aux_arrays)):
-            for index, (old, fresh) in enumerate(zip(old_arrays, new_arrays)):
-                if old.shape == fresh.shape:
-                    new_arrays[index] = old
-        return new
+        """A new executor for new input shapes (``data=(3, 4)``) that shares this one's
+        memory, as MXNet's: a smaller array is a view on the front of the old one, a larger
+        one is refused unless ``allow_up_sizing``; an argument not named may change shape only
+        with ``partial_shaping`` (see ``reshape.py``)."""
+        from .reshape import reshaped
+        return reshaped(self, partial_shaping, allow_up_sizing, kwargs)
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` on every node output in forward and every gradient

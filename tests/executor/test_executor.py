@@ -147,7 +147,7 @@ def test_reshape_shares_parameters():
     net = _mlp()
     executor = net.simple_bind(mx.cpu(), data=(2, 4))
     executor.arg_dict["fc1_weight"][:] = 1
-    bigger = executor.reshape(data=(6, 4), softmax_label=(6,))
+    bigger = executor.reshape(allow_up_sizing=True, data=(6, 4), softmax_label=(6,))
     assert bigger.arg_dict["data"].shape == (6, 4)
     assert bigger.arg_dict["fc1_weight"] is executor.arg_dict["fc1_weight"]
     assert bigger.forward()[0].shape == (6, 3)
