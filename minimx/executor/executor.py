@@ -190,6 +190,7 @@ class Executor:
         xp = backend.get_xp(self._ctx)
         targets, needs_grad, meta = self._backward_setup()
         heads = list(out_grads) if out_grads is not None else []
+        self._check_head_gradients(heads, needs_grad)
         monitor = self._monitor
 
         def run():
@@ -211,6 +212,21 @@ class Executor:
         reads += [array._chunk.var for _, array in inputs]
         writes = [array._chunk.var for _, array, _ in targets]
         engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work)
+
+    def _check_head_gradients(self, heads, needs_grad):
+        """As MXNet: an output that is not a loss needs its head gradient in ``out_grads``
+        (the ones minimx used to assume are a gradient nobody asked for); a loss layer,
+        ``BlockGrad`` or an output no gradient flows through needs none."""
+        for position, (node, index) in enumerate(self._entries):
+            given = position < len(heads) and heads[position] is not None
+            op = node.instance
+            if (not given and (node, index) in needs_grad and op.differentiable
+                    and op.head_gradient):
+                name = self._symbol.list_outputs()[position]
+                raise MXNetError(
+                    f"backward: output {name!r} ({op.name}) is not a loss, so its head "
+                    f"gradient is required: pass out_grads to backward (to minimize an "
+                    f"output as an objective, pass it through make_loss)")
 
     def _backward_setup(self):
         """(targets, values needing a gradient, shapes and dtypes): the same for every call

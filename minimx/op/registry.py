@@ -114,6 +114,12 @@ class OpDef:
     operator it is for drawings (``layer``, ``activation``, ``normalization``, ``pooling``,
     ``shape``; ``mx.viz`` colours by it), and ``plot_label(attrs)`` its caption there.
 
+    ``head_gradient`` (default True): ``backward`` reads the gradient arriving at the
+    outputs.  False for the loss layers, whose backward starts from the loss itself
+    (``SoftmaxOutput``, the regression outputs, ``MakeLoss``, ``SVMOutput``), and for
+    ``BlockGrad``: an executor's ``backward()`` without ``out_grads`` is allowed only when
+    no output it differentiates reads one, as MXNet's ``GraphExecutor::Backward``.
+
     The rules for *calling* a declared operator (which extras it gets, what backward
     receives, which inputs get gradients) live in ``op/call.py``.
 
@@ -137,6 +143,7 @@ class OpDef:
     method = False
     aliases = ()
     differentiable = True
+    head_gradient = True
     named_outputs = False
     input_init_hints = {}
     identity_at_inference = False
