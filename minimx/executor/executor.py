@@ -11,6 +11,7 @@ from ..ndarray.ndarray import NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
 from ..symbol.graph import entries_depending_on, topo_order
+from .placement import context_of
 from .plan import PlanInfo, build_plan
 from .program import ForwardProgram, can_lower
 from .run import run_backward, run_forward
@@ -23,7 +24,8 @@ _GRAD_REQS = ("write", "add", "null")
 class Executor:
     """Runs one Symbol with fixed arrays (use ``Symbol.bind`` or ``simple_bind``)."""
 
-    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays):
+    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
+                 group2ctx=None):
         self._symbol = symbol
         self._ctx = ctx
         self._arg_names = symbol.list_arguments()
@@ -36,7 +38,9 @@ class Executor:
         self._variables = {node.name: node for node in topo_order(self._entries)
                            if node.is_variable}
         self._infer()
-        self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e], ctx)
+        self._group2ctx = group2ctx
+        self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e],
+                                       context_of(e[0], ctx, group2ctx))
                         for e in self._entries]
         self._plans = {}
         self._programs = {}           # id(inference plan) -> its ForwardProgram
