@@ -10,6 +10,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from same_program import on_minimx, on_mxnet
 
 import minimx as mx
 
@@ -211,13 +212,8 @@ def test_a_module_monitor_reports_what_mxnet_reports_except_unwritten_gradients(
     """MXNet's test_module.py::test_monitor counts 21 lines; two are the gradients of the data
     and the label, which no one asked for (grad_req 'null'): MXNet reports buffers its
     backward never wrote, minimx leaves them out (see minimx/monitor.py)."""
-    done = subprocess.run([mxnet_python, "-c", "import mxnet as mx\n" + MODULE_MONITOR_PROGRAM],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    theirs = json.loads(done.stdout.strip().splitlines()[-1])
-    printed = []
-    exec(MODULE_MONITOR_PROGRAM, {"mx": mx, "print": printed.append})
-    ours = json.loads(printed[-1])
+    theirs = on_mxnet(mxnet_python, MODULE_MONITOR_PROGRAM)
+    ours = on_minimx(MODULE_MONITOR_PROGRAM)
     assert set(theirs) - set(ours) == {"fc_0_backward_output0", "softmax_backward_output1"}
     assert set(ours) <= set(theirs) and len(ours) == 19
     for name, value in ours.items():

@@ -6,14 +6,11 @@ an output whose gradient would be read (FullyConnected, sum, softmax_cross_entro
 it may hand such an op's backward an unallocated head gradient and fail ("unknown storage type:
 -1"), so it is not compared.
 
-One program runs on both sides: in a subprocess of the reference interpreter with
-``mx = mxnet``, and here with ``mx = minimx``; their JSON results must agree.
+One program runs on both sides (``same_program``); their JSON results must agree.
 """
-import json
-import subprocess
-
 import numpy as np
 import pytest
+from same_program import on_minimx, on_mxnet
 
 import minimx
 
@@ -63,19 +60,10 @@ print(json.dumps(result))
 """
 
 
-def _on_minimx():
-    printed = []
-    exec(PROGRAM, {"mx": minimx, "print": printed.append})
-    return json.loads(printed[-1])
-
-
 @pytest.mark.mxnet
 def test_backward_without_head_gradients_as_mxnet(mxnet_python):
-    done = subprocess.run([mxnet_python, "-c", "import mxnet as mx\n" + PROGRAM],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    expected = json.loads(done.stdout.strip().splitlines()[-1])
-    got = _on_minimx()
+    expected = on_mxnet(mxnet_python, PROGRAM)
+    got = on_minimx(PROGRAM)
     assert {name: value[0] for name, value in got.items()} == \
         {name: value[0] for name, value in expected.items()}
     for name, value in expected.items():

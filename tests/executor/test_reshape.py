@@ -3,14 +3,11 @@ arrays share the old one's memory (a write through one shows in the other), a la
 shape is refused without ``allow_up_sizing``, and an argument not named may change shape
 only with ``partial_shaping``.
 
-One program runs on both sides: in a subprocess of the reference interpreter with
-``mx = mxnet``, and here with ``mx = minimx``; their JSON results must agree.
+One program runs on both sides (``same_program``); their JSON results must agree.
 """
-import json
-import subprocess
-
 import numpy as np
 import pytest
+from same_program import on_minimx, on_mxnet
 
 import minimx
 from minimx.base import MXNetError
@@ -63,19 +60,10 @@ print(json.dumps(result))
 """
 
 
-def _on_minimx():
-    printed = []
-    exec(PROGRAM, {"mx": minimx, "print": printed.append})
-    return json.loads(printed[-1])
-
-
 @pytest.mark.mxnet
 def test_reshape_shares_memory_and_refuses_as_mxnet(mxnet_python):
-    done = subprocess.run([mxnet_python, "-c", "import mxnet as mx\n" + PROGRAM],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    expected = json.loads(done.stdout.strip().splitlines()[-1])
-    got = _on_minimx()
+    expected = on_mxnet(mxnet_python, PROGRAM)
+    got = on_minimx(PROGRAM)
     assert sorted(got) == sorted(expected)
     for name, value in expected.items():
         if isinstance(value, list) and value and not isinstance(value[0], (str, bool)):

@@ -3,13 +3,10 @@ the Module's executor group), against MXNet 1.9.1: each ctx_group's variables, g
 outputs live on the context the group is mapped to (they all stayed on ``cpu(0)``), per
 device for a Module on several contexts, and the values are those of an unplaced graph.
 
-One program runs on both sides: in a subprocess of the reference interpreter with
-``mx = mxnet``, and here with ``mx = minimx``; their JSON results must agree.
+One program runs on both sides (``same_program``); their JSON results must agree.
 """
-import json
-import subprocess
-
 import pytest
+from same_program import on_minimx, on_mxnet
 
 import minimx
 
@@ -53,19 +50,10 @@ print(json.dumps(result))
 """
 
 
-def _on_minimx():
-    printed = []
-    exec(PROGRAM, {"mx": minimx, "print": printed.append})
-    return json.loads(printed[-1])
-
-
 @pytest.mark.mxnet
 def test_groups_live_on_their_contexts_as_in_mxnet(mxnet_python):
-    done = subprocess.run([mxnet_python, "-c", "import mxnet as mx\n" + PROGRAM],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    expected = json.loads(done.stdout.strip().splitlines()[-1])
-    got = _on_minimx()
+    expected = on_mxnet(mxnet_python, PROGRAM)
+    got = on_minimx(PROGRAM)
     for name, value in expected.items():
         assert got[name] == value, name
 

@@ -2,14 +2,13 @@
 MXNet 1.9.1: the remainder takes the sign of the divisor (as Python's ``%``), a divisor of 0
 gives 0, and the gradients are 1 and ``-floor(lhs / rhs)``.
 
-One program runs on both sides: in a subprocess of the reference interpreter with
-``mx = mxnet``, and here with ``mx = minimx``; their JSON results must agree.
+One program runs on both sides (``same_program``); their JSON results must agree.
 """
 import json
-import subprocess
 
 import numpy as np
 import pytest
+from same_program import on_minimx, on_mxnet
 
 import minimx
 
@@ -23,7 +22,7 @@ FLOAT_LHS = [-7.5, 7.5, -7.5, 7.5, 0.0, 2.0, -0.25, 6.0, -1.0, 3.75]
 FLOAT_RHS = [2.0, -2.0, -2.0, 2.0, 2.0, 0.0, 0.5, -4.0, 5.0, 1.25]
 
 PROGRAM = r"""
-import json, sys
+import json
 nd, autograd, sym = mx.nd, mx.autograd, mx.sym
 dtype, lhs, rhs, floats = json.loads(INPUT)
 result = {}
@@ -78,30 +77,14 @@ print(json.dumps(result))
 """
 
 
-def _run(mx_module_line, dtype, lhs, rhs, mxnet_python):
-    source = mx_module_line + "\nINPUT = sys.stdin.read()\n" + PROGRAM
-    done = subprocess.run([mxnet_python, "-c", "import sys\n" + source], capture_output=True,
-                          text=True, input=json.dumps([dtype, lhs, rhs, dtype in FLOATS]),
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _run_minimx(dtype, lhs, rhs):
-    namespace = {"mx": minimx, "INPUT": json.dumps([dtype, lhs, rhs, dtype in FLOATS])}
-    printed = []
-    namespace["print"] = printed.append
-    exec(PROGRAM, namespace)
-    return json.loads(printed[-1])
-
-
 @pytest.mark.mxnet
 @pytest.mark.filterwarnings("ignore:divide by zero")     # the gradient at a divisor of 0 is inf
 @pytest.mark.parametrize("dtype", SIGNED_INTS + FLOATS)
 def test_modulo_values_and_gradients_match_mxnet(dtype, mxnet_python):
     lhs, rhs = (FLOAT_LHS, FLOAT_RHS) if dtype in FLOATS else (INT_LHS, INT_RHS)
-    expected = _run("import mxnet as mx", dtype, lhs, rhs, mxnet_python)
-    got = _run_minimx(dtype, lhs, rhs)
+    given = json.dumps([dtype, lhs, rhs, dtype in FLOATS])
+    expected = on_mxnet(mxnet_python, PROGRAM, given)
+    got = on_minimx(PROGRAM, given)
     assert sorted(got) == sorted(expected)
     for name, values in expected.items():
         np.testing.assert_array_equal(np.array(got[name]), np.array(values),

@@ -2,13 +2,12 @@
 full shapes, partly known input shapes (0: unknown) and the input completed back from a
 known output (MXNet's ``test_operator.py::test_reshape`` holds each input size out in turn).
 
-One program runs on both sides: in a subprocess of the reference interpreter with
-``mx = mxnet``, and here with ``mx = minimx``; their JSON results must agree.
+One program runs on both sides (``same_program``); their JSON results must agree.
 """
 import json
-import subprocess
 
 import pytest
+from same_program import on_minimx, on_mxnet
 
 import minimx
 from minimx.base import InvalidShapeError
@@ -57,20 +56,10 @@ print(json.dumps(results))
 """
 
 
-def _on_minimx():
-    printed = []
-    exec(PROGRAM, {"mx": minimx, "INPUT": json.dumps(CASES), "print": printed.append})
-    return json.loads(printed[-1])
-
-
 @pytest.mark.mxnet
 def test_reshape_shape_inference_matches_mxnet(mxnet_python):
-    done = subprocess.run([mxnet_python, "-c", "import mxnet as mx, sys\n"
-                           "INPUT = sys.stdin.read()\n" + PROGRAM], capture_output=True,
-                          text=True, input=json.dumps(CASES), timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    expected = json.loads(done.stdout.strip().splitlines()[-1])
-    got = _on_minimx()
+    expected = on_mxnet(mxnet_python, PROGRAM, json.dumps(CASES))
+    got = on_minimx(PROGRAM, json.dumps(CASES))
     assert len(got) == len(expected)
     for mine, theirs in zip(got, expected):
         assert mine == theirs
