@@ -10,6 +10,7 @@ from ..base import MXNetError, check_dense
 from ..context import current_context
 from ..ndarray import NDArray, zeros
 from .executor import Executor
+from .placement import check_group2ctx, variable_contexts
 
 __all__ = ["bind", "simple_bind"]
 
@@ -49,17 +50,6 @@ def _grad_reqs(names, grad_req):
     return reqs
 
 
-def _check_one_context(ctx, group2ctx, what):
-    """``group2ctx`` (ctx_group attribute -> Context) places groups of nodes on devices
-    (MXNet's model parallelism).  minimx runs a graph on one context: a mapping that
-    names only that context is accepted, any other is refused naming the contexts."""
-    others = sorted({str(c) for c in (group2ctx or {}).values() if c != ctx})
-    if others:
-        raise MXNetError(f"{what}: group2ctx places node groups on {others}, but minimx runs "
-                         f"a graph on one context ({ctx}); model parallelism across devices "
-                         f"is not supported")
-
-
 def _check_storage(stype_dict, what):
     for name, stype in (stype_dict or {}).items():
         check_dense(stype, f"{what}: stype_dict[{name!r}]")
@@ -71,9 +61,9 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
 
     ``shared_exec``: in MXNet the new executor draws its temporary memory from that
     executor's pool; minimx's executors plan their own buffers, so it changes nothing (the
-    results are the same).  ``group2ctx``: see ``_check_one_context``.
+    results are the same).  ``group2ctx``: see ``placement.py``.
     """
-    _check_one_context(ctx, group2ctx, "bind")
+    check_group2ctx(ctx, group2ctx, "bind")
     arg_names = symbol.list_arguments()
     aux_names = symbol.list_auxiliary_states()
     arg_arrays = _as_list(arg_names, args, "args")
@@ -88,7 +78,7 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
     aux_arrays = _as_list(aux_names, aux_states or ([] if not aux_names else None), "aux_states")
     if any(array is None for array in aux_arrays):
         raise MXNetError(f"bind: auxiliary states {aux_names} must be given")
-    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays)
+    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
 
 
 def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=None,
@@ -101,11 +91,11 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     their parameters (BucketingModule's buckets); any other argument or gradient found in
     ``shared_buffer`` (name -> NDArray) with the right shape and dtype is reused, and
     the new ones are added to it.  ``stype_dict`` may only ask for ``'default'`` storage;
-    ``group2ctx`` may only name ``ctx``.
+    ``group2ctx`` puts each group's arrays on its context (``placement.py``).
     """
     ctx = ctx or current_context()
     _check_storage(stype_dict, "simple_bind")
-    _check_one_context(ctx, group2ctx, "simple_bind")
+    check_group2ctx(ctx, group2ctx, "simple_bind")
     # as MXNet's simple_bind: only tuples (and lists) are shapes; other keyword values
     # (``axis=0`` passed along with the shapes) are not arguments and are ignored
     shapes = {name: shape for name, shape in shapes.items() if isinstance(shape, (tuple, list))}
@@ -122,7 +112,8 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(arg_names, grad_req)
     shared = set(shared_arg_names or ()) if shared_exec is not None else set()
-    source = _SharedArrays(ctx, shared_exec, shared_buffer)
+    source = _SharedArrays(ctx, shared_exec, shared_buffer, variable_contexts(symbol, ctx,
+                                                                             group2ctx))
     args, grads = [], []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         args.append(source.get(name, shape, dtype, name in shared, gradient=False))
@@ -131,14 +122,15 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     aux_names = symbol.list_auxiliary_states()
     aux = [source.get(name, shape, dtype, name in shared, gradient=False, aux=True)
            for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
-    return Executor(symbol, ctx, args, grads, reqs, aux)
+    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)
 
 
 class _SharedArrays:
     """Where simple_bind finds an array: ``shared_exec``, then ``shared_buffer``, then new."""
 
-    def __init__(self, ctx, shared_exec, shared_buffer):
+    def __init__(self, ctx, shared_exec, shared_buffer, contexts):
         self.ctx, self.shared_exec, self.buffer = ctx, shared_exec, shared_buffer
+        self.contexts = contexts
 
     def get(self, name, shape, dtype, shared, gradient, aux=False):
         if shared:
@@ -152,7 +144,7 @@ class _SharedArrays:
             found = self.buffer.get(key)
             if _fits(found, shape, dtype):
                 return found
-        array = zeros(shape, ctx=self.ctx, dtype=dtype)
+        array = zeros(shape, ctx=self.contexts.get(name, self.ctx), dtype=dtype)
         if self.buffer is not None and not aux:
             self.buffer[key] = array
         return array

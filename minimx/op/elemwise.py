@@ -129,6 +129,7 @@ class BlockGrad(Copy):
     """The input unchanged, but no gradient flows back through it."""
     name = "BlockGrad"
     aliases = ("stop_gradient",)
+    head_gradient = False          # no gradient flows back, whatever arrives
     test = TestHints(grad=False, reference=lambda np, x: x)    # zero gradient on purpose
 
     def backward(self, xp, out_grad):

@@ -114,6 +114,12 @@ class OpDef:
     operator it is for drawings (``layer``, ``activation``, ``normalization``, ``pooling``,
     ``shape``; ``mx.viz`` colours by it), and ``plot_label(attrs)`` its caption there.
 
+    ``head_gradient`` (default True): ``backward`` reads the gradient arriving at the
+    outputs.  False for the loss layers, whose backward starts from the loss itself
+    (``SoftmaxOutput``, the regression outputs, ``MakeLoss``, ``SVMOutput``), and for
+    ``BlockGrad``: an executor's ``backward()`` without ``out_grads`` is allowed only when
+    no output it differentiates reads one, as MXNet's ``GraphExecutor::Backward``.
+
     The rules for *calling* a declared operator (which extras it gets, what backward
     receives, which inputs get gradients) live in ``op/call.py``.
 
@@ -137,6 +143,7 @@ class OpDef:
     method = False
     aliases = ()
     differentiable = True
+    head_gradient = True
     named_outputs = False
     input_init_hints = {}
     identity_at_inference = False
@@ -249,6 +256,12 @@ class OpDef:
     def infer_input_shapes(self, *shapes):
         """Complete unknown input shapes (None, or 0 for an unknown size) from known ones."""
         return list(shapes)
+
+    def infer_partial_shapes(self, *shapes):
+        """Output shapes (0 for a size that stays unknown) from input shapes with unknown
+        sizes (0), for an operator whose own rule says what is known, as MXNet's does
+        (``Reshape``); None (the default) lets symbolic inference sample ``infer_shape``."""
+        return None
 
     def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
         """Complete unknown input shapes from known OUTPUT shapes (backward inference).
