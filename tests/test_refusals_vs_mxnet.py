@@ -45,7 +45,56 @@ BATCHNORM = {
                                   "axis=2).asnumpy()",
 }
 
-CASES = {**BATCHNORM}
+# -- a gradient asked of an operator that has none ------------------------------------------------
+_TAKE = ("x = sym.var('x')\nidx = sym.var('idx')\ny = sym.batch_take(x, idx)\n"
+         "types = {'x': np.float32, 'idx': np.int32}\n")
+NO_GRADIENT = {
+    "batch_take simple_bind write": _TAKE + "y.simple_bind(mx.cpu(), x=(10, 10), idx=(10,), "
+                                            "type_dict=types)",
+    "batch_take simple_bind add": _TAKE + "y.simple_bind(mx.cpu(), x=(10, 10), idx=(10,), "
+                                          "type_dict=types, grad_req='add')",
+    "batch_take, gradient of idx not asked": _TAKE + "y.simple_bind(mx.cpu(), x=(10, 10), "
+                                                     "idx=(10,), type_dict=types, grad_req="
+                                                     "{'x': 'write', 'idx': 'null'})",
+    "batch_take, no gradient asked": _TAKE + "e = y.simple_bind(mx.cpu(), x=(10, 10), "
+                                             "idx=(10,), type_dict=types, grad_req='null')\n"
+                                             "e.forward()\ne.backward()\nresult = 'bound'",
+    "batch_take behind stop_gradient": _TAKE + "e = sym.stop_gradient(y).simple_bind("
+                                               "mx.cpu(), x=(10, 10), idx=(10,), type_dict="
+                                               "types)\ne.forward()\ne.backward()\n"
+                                               "result = 'bound'",
+    "batch_take, another argument's gradient": _TAKE + "w = sym.var('w')\n(y + w).simple_bind("
+                                                       "mx.cpu(), x=(10, 10), idx=(10,), "
+                                                       "w=(10,), type_dict=types, grad_req="
+                                                       "{'x': 'null', 'idx': 'null', "
+                                                       "'w': 'write'})",
+    "batch_take bind with gradients": _TAKE + "y.bind(mx.cpu(), {'x': nd.ones((10, 10)), "
+                                              "'idx': nd.zeros(10, dtype='int32')}, "
+                                              "args_grad={'x': nd.zeros((10, 10))})",
+    "pick (has a gradient)": _TAKE + "sym.pick(x, idx).simple_bind(mx.cpu(), x=(10, 10), "
+                                     "idx=(10,), type_dict=types)\nresult = 'bound'",
+    "take with int indices": _TAKE + "sym.take(x, idx).simple_bind(mx.cpu(), x=(10, 10), "
+                                     "idx=(3,), type_dict=types)\nresult = 'bound'",
+    "argmax_channel simple_bind": "sym.argmax_channel(sym.var('a')).simple_bind(mx.cpu(), "
+                                  "a=(2, 3))",
+    "argmax (a zero gradient)": "sym.argmax(sym.var('a')).simple_bind(mx.cpu(), a=(2, 3))\n"
+                                "result = 'bound'",
+    "imperative batch_take backward": "x = nd.ones((10, 10))\nx.attach_grad()\n"
+                                      "with autograd.record():\n"
+                                      "    y = nd.batch_take(x, nd.zeros(10, dtype='int32'))\n"
+                                      "y.backward()",
+    "imperative sgd_update backward": "w = nd.ones(3)\nw.attach_grad()\n"
+                                      "with autograd.record():\n"
+                                      "    y = nd.sgd_update(w, nd.ones(3), lr=0.1)\n"
+                                      "y.backward()",
+    "imperative, input without gradient": "x = nd.ones((10, 10))\nw = nd.ones(10)\n"
+                                          "w.attach_grad()\nwith autograd.record():\n"
+                                          "    y = nd.batch_take(x, nd.zeros(10, "
+                                          "dtype='int32')) + w\ny.backward()\n"
+                                          "result = w.grad.asnumpy()",
+}
+
+CASES = {**BATCHNORM, **NO_GRADIENT}
 
 # Runs the cases with the library given on the command line; prints one JSON answer.
 RUNNER = textwrap.dedent('''
@@ -117,3 +166,10 @@ def test_batchnorm_refusal_names_operator_axis_and_shape():
     assert "BatchNorm" in message and "axis 1" in message and "(4,)" in message
     message = _error(BATCHNORM["sym BatchNorm infer_shape"])
     assert "bn" in message and "axis 1" in message
+
+
+def test_missing_gradient_names_the_operator_and_the_ways_out():
+    message = _error(NO_GRADIENT["batch_take simple_bind write"])
+    assert "batch_take" in message and "grad_req='null'" in message and "BlockGrad" in message
+    message = _error(NO_GRADIENT["imperative batch_take backward"])
+    assert "batch_take" in message and "detach" in message

@@ -115,10 +115,8 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     if unknown:
         raise MXNetError(f"simple_bind: cannot infer the shapes of {unknown}; give them as "
                          f"keyword arguments")
-    arg_types, _, aux_types = symbol.infer_type(**(type_dict or {}))
-    if arg_types is None:
-        arg_types = [None] * len(arg_shapes)
-        aux_types = [None] * len(aux_shapes)
+    # what type_dict (and the graph from it) decides; any other array is float32, as in MXNet
+    arg_types, _, aux_types = symbol.infer_type_partial(**(type_dict or {}))
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(arg_names, grad_req)
     shared = set(shared_arg_names or ()) if shared_exec is not None else set()
