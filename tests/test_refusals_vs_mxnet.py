@@ -45,6 +45,62 @@ BATCHNORM = {
                                   "axis=2).asnumpy()",
 }
 
+# -- in-place writes while recording --------------------------------------------------------------
+_LEAF = "x = nd.arange(6).reshape((2, 3))\nx.attach_grad()\nwith autograd.record():\n    "
+_PLAIN = "x = nd.zeros((2, 3))\ny = nd.ones((1, 3))\ny.attach_grad()\nwith autograd.record():\n    "
+IN_PLACE = {
+    "leaf x[0] = 5": _LEAF + "x[0] = 5",
+    "leaf x[:] = 5": _LEAF + "x[:] = 5",
+    "leaf x[0, 1] = nd": _LEAF + "x[0, 1] = nd.array([7])",
+    "leaf x += 1": _LEAF + "x += 1",
+    "leaf x -= 1": _LEAF + "x -= 1",
+    "leaf x *= 2": _LEAF + "x *= 2",
+    "leaf x /= 2": _LEAF + "x /= 2",
+    "leaf x += nd": _LEAF + "x += nd.ones((2, 3))",
+    "leaf copyto": _LEAF + "nd.ones((2, 3)).copyto(x)",
+    "leaf out=": _LEAF + "nd.elemwise_add(nd.ones((2, 3)), nd.ones((2, 3)), out=x)",
+    "leaf relu out=x": _LEAF + "nd.relu(x, out=x)",
+    "leaf after backward": "x = nd.ones(3)\nx.attach_grad()\nwith autograd.record():\n"
+                           "    y = (x * 2).sum()\ny.backward()\nwith autograd.record():\n"
+                           "    x += 1",
+    "leaf paused": _LEAF + "with autograd.pause():\n        x += 1\nresult = x.asnumpy()",
+    "recorded output y += 1": _LEAF + "y = x * 2\n    y += 1",
+    "output after backward": "x = nd.ones(3)\nx.attach_grad()\nwith autograd.record():\n"
+                             "    y = x * 2\ny.backward()\nwith autograd.record():\n    y += 1\n"
+                             "result = y.asnumpy()",
+    "input read by a recorded call": "x = nd.ones(3)\nw = nd.ones(3)\nw.attach_grad()\n"
+                                     "with autograd.record():\n    y = x * w\n    x += 1",
+    "input, read in an earlier section": "x = nd.ones(3)\nw = nd.ones(3)\nw.attach_grad()\n"
+                                         "with autograd.record():\n    y = x * w\n"
+                                         "with autograd.record():\n    x += 1",
+    "input, after backward": "x = nd.ones(3)\nw = nd.ones(3)\nw.attach_grad()\n"
+                            "with autograd.record():\n    y = (x * w).sum()\ny.backward()\n"
+                            "with autograd.record():\n    x += 1\nresult = x.asnumpy()",
+    "x *= w (x read and written)": "x = nd.ones(3)\nw = nd.ones(3)\nw.attach_grad()\n"
+                                   "with autograd.record():\n    x *= w",
+    "plain x[0] = graph value": _PLAIN + "x[0] = y[0]",
+    "plain x[0:1] = graph value": _PLAIN + "x[0:1] = y",
+    "plain x[:, 1] = graph value": _PLAIN + "x[:, 1] = nd.ones(2) * y[0, 0]",
+    "plain x[[0, 1]] = graph value": _PLAIN + "x[[0, 1]] = y",
+    "plain x[:] = graph value (a recorded copy)":
+        _PLAIN + "x[:] = y * 2\n    z = (x * 3).sum()\nz.backward()\nresult = y.grad.asnumpy()",
+    "plain x[...] = graph value": _PLAIN + "x[...] = y\nresult = x.asnumpy()",
+    "plain x[None] = graph value": "x = nd.zeros((2, 3))\ny = nd.ones((1, 2, 3))\n"
+                                   "y.attach_grad()\nwith autograd.record():\n    x[None] = y\n"
+                                   "result = x.asnumpy()",
+    "copyto from the graph (a recorded copy)":
+        "w = nd.ones(3)\nw.attach_grad()\nt = nd.zeros(3)\nwith autograd.record():\n"
+        "    w.copyto(t)\n    z = (t * 3).sum()\nz.backward()\nresult = w.grad.asnumpy()",
+    "plain x[0] = scalar": _PLAIN + "x[0] = 3\nresult = x.asnumpy()",
+    "plain x[0] = plain nd": _PLAIN + "x[0] = nd.ones(3)\nresult = x.asnumpy()",
+    "plain x += 1": _PLAIN + "x += 1\nresult = x.asnumpy()",
+    "detached copy += 1": _LEAF + "z = x.detach()\n    z += 1\nresult = z.asnumpy()",
+    "gradient buffer written": _LEAF + "x.grad[:] = 1\nresult = x.grad.asnumpy()",
+    "view taken inside record": _LEAF + "v = x[0]\n    v += 1",
+    "training mode only": "x = nd.ones(3)\nx.attach_grad()\nwith autograd.train_mode():\n"
+                          "    x += 1\nresult = x.asnumpy()",
+}
+
 # -- a gradient asked of an operator that has none ------------------------------------------------
 _TAKE = ("x = sym.var('x')\nidx = sym.var('idx')\ny = sym.batch_take(x, idx)\n"
          "types = {'x': np.float32, 'idx': np.int32}\n")
@@ -94,7 +150,7 @@ NO_GRADIENT = {
                                           "result = w.grad.asnumpy()",
 }
 
-CASES = {**BATCHNORM, **NO_GRADIENT}
+CASES = {**BATCHNORM, **IN_PLACE, **NO_GRADIENT}
 
 # Runs the cases with the library given on the command line; prints one JSON answer.
 RUNNER = textwrap.dedent('''
@@ -166,6 +222,15 @@ def test_batchnorm_refusal_names_operator_axis_and_shape():
     assert "BatchNorm" in message and "axis 1" in message and "(4,)" in message
     message = _error(BATCHNORM["sym BatchNorm infer_shape"])
     assert "bn" in message and "axis 1" in message
+
+
+def test_in_place_refusal_says_why_and_what_to_do():
+    message = _error(IN_PLACE["plain x[0] = graph value"])
+    # the words MXNet's own tests look for, then minimx's reason and remedy
+    assert "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording" in message
+    assert "x[:] = y" in message and "autograd.record()" in message
+    message = _error(IN_PLACE["input read by a recorded call"])
+    assert "part of the recorded graph" in message
 
 
 def test_missing_gradient_names_the_operator_and_the_ways_out():
