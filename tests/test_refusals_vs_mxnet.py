@@ -150,7 +150,78 @@ NO_GRADIENT = {
                                           "result = w.grad.asnumpy()",
 }
 
-CASES = {**BATCHNORM, **IN_PLACE, **NO_GRADIENT}
+# -- error kinds ----------------------------------------------------------------------------------
+_NET = "net = gluon.nn.Dense(2, in_units=3, prefix='dense0_')\nnet.initialize()\n"
+ERROR_KINDS = {
+    "asscalar of two elements": "nd.ones(2).asscalar()",
+    "unknown output name": "sym.FullyConnected(sym.var('data'), num_hidden=2, name='fc')"
+                           ".get_internals()['nope']",
+    "output name twice": "sym.Group([sym.var('a'), sym.var('a')])['a']",
+    "output index out of range": "sym.var('a').get_internals()[5]",
+    "output index a float": "sym.var('a')[1.5]",
+    "unknown metric": "mx.metric.create('nope')",
+    "metric not a name": "mx.metric.create(3)",
+    "unknown metric in a list": "mx.metric.create(['acc', 'nope'])",
+    "unknown initializer": "mx.init.create('nope')",
+    "unknown optimizer": "mx.optimizer.create('nope')",
+    "Trainer, unknown optimizer": _NET + "gluon.Trainer(net.collect_params(), 'nope')",
+    "Trainer of NDArrays": "gluon.Trainer([nd.ones(2)], 'sgd')",
+    "Trainer of an NDArray": "gluon.Trainer(nd.ones(2), 'sgd')",
+    "Trainer of a string": "gluon.Trainer('abc', 'sgd')",
+    "Trainer, optimizer instance and params": _NET + "gluon.Trainer(net.collect_params(), "
+                                                     "mx.optimizer.SGD(), {'learning_rate': 1})",
+    "load_parameters, a name missing": _NET + "nd.save(tmp + '/m.params', {'weight': "
+                                              "nd.ones((2, 3))})\n"
+                                              "net.load_parameters(tmp + '/m.params')",
+    "load_parameters, an extra full name": _NET + "nd.save(tmp + '/e.params', {'weight': "
+                                                  "nd.ones((2, 3)), 'bias': nd.ones(2), "
+                                                  "'other': nd.ones(1)})\n"
+                                                  "net.load_parameters(tmp + '/e.params')",
+    "load_parameters, an extra structural name":
+        "net = gluon.nn.HybridSequential()\nnet.add(gluon.nn.Dense(2, in_units=3))\n"
+        "net.initialize()\nnd.save(tmp + '/s.params', {'0.weight': nd.ones((2, 3)), "
+        "'0.bias': nd.ones(2), '1.weight': nd.ones(1)})\nnet.load_parameters(tmp + '/s.params')",
+    "ParameterDict.load, a name missing": _NET + "nd.save(tmp + '/p.params', {'dense0_weight': "
+                                                 "nd.ones((2, 3))})\n"
+                                                 "net.collect_params().load(tmp + '/p.params')",
+    "ParameterDict.load, an extra name": _NET + "nd.save(tmp + '/q.params', {'dense0_weight': "
+                                                "nd.ones((2, 3)), 'dense0_bias': nd.ones(2), "
+                                                "'zz': nd.ones(1)})\n"
+                                                "net.collect_params().load(tmp + '/q.params')",
+    "imresize interp=-1": "mx.image.imresize(nd.ones((4, 4, 3), dtype='uint8'), 2, 2, "
+                          "interp=-1).asnumpy()",
+    "imresize interp=9": "mx.image.imresize(nd.ones((4, 4, 3), dtype='uint8'), 2, 2, "
+                         "interp=9).asnumpy()",
+    "imresize interp=5": "result = mx.image.imresize(nd.ones((4, 4, 3), dtype='uint8'), 2, 2, "
+                         "interp=5).asnumpy()",
+    "resize_short interp=-1": "mx.image.resize_short(nd.ones((4, 4, 3), dtype='uint8'), 2, "
+                              "interp=-1)",
+    "imdecode of a number": "mx.image.imdecode(3)",
+    "bind, too few arrays": "(sym.var('a') + sym.var('b')).bind(mx.cpu(), [nd.ones(2)])",
+    "bind, a name missing": "(sym.var('a') + sym.var('b')).bind(mx.cpu(), {'a': nd.ones(2)})",
+    "bind, not an NDArray": "(sym.var('a') + sym.var('b')).bind(mx.cpu(), {'a': nd.ones(2), "
+                            "'b': 3})",
+    "bind, unknown grad_req": "(sym.var('a') + sym.var('b')).bind(mx.cpu(), {'a': nd.ones(2), "
+                              "'b': nd.ones(2)}, grad_req='bad')",
+    "simple_bind, unknown grad_req": "(sym.var('a') + sym.var('b')).simple_bind(mx.cpu(), "
+                                     "a=(2,), b=(2,), grad_req='bad')",
+    "Variable named by a number": "sym.var(3)",
+    "Symbol + a string": "sym.var('a') + 'x'",
+    "Symbol.save to a number": "sym.var('a').save(3)",
+    "sym.load of a number": "sym.load(3)",
+    "reshape to another size": "nd.ones(6).reshape((4,))",
+    "split_v2 unequal": "nd.split_v2(nd.ones(5), 2)",
+    "broadcast_to a wrong shape": "nd.ones((2, 3)).broadcast_to((4, 3))",
+    "slice step 0": "nd.ones(5)[::0]",
+    "NDArray + a string": "nd.ones(2) + 'a'",
+    "copyto a number": "nd.ones(2).copyto(3)",
+    "F1 of three classes": "mx.metric.F1().update([nd.array([0, 1, 2])], [nd.array([[0.1, 0.9, "
+                           "0], [0.1, 0.8, 0.1], [0.2, 0.3, 0.5]])])",
+    "Accuracy, labels and predictions apart": "mx.metric.Accuracy().update([nd.array([0, 1, 2])]"
+                                              ", [nd.array([[0.1, 0.9], [0.2, 0.8]])])",
+}
+
+CASES = {**BATCHNORM, **IN_PLACE, **NO_GRADIENT, **ERROR_KINDS}
 
 # Runs the cases with the library given on the command line; prints one JSON answer.
 RUNNER = textwrap.dedent('''
@@ -238,3 +309,14 @@ def test_missing_gradient_names_the_operator_and_the_ways_out():
     assert "batch_take" in message and "grad_req='null'" in message and "BlockGrad" in message
     message = _error(NO_GRADIENT["imperative batch_take backward"])
     assert "batch_take" in message and "detach" in message
+
+
+def test_error_classes_are_both_mxnet_errors_and_builtin_kinds():
+    base = minimx.base
+    for cls, kind in ((base.UnknownNameError, ValueError),
+                      (base.NotRegisteredError, AssertionError),
+                      (base.ParameterMismatchError, AssertionError),
+                      (base.StateError, AssertionError),
+                      (base.InvalidParameterError, ValueError)):
+        assert issubclass(cls, base.MXNetError) and issubclass(cls, kind), cls
+        assert issubclass(cls, getattr(builtins, kind.__name__))

@@ -6,7 +6,7 @@ infers every shape from the input shapes you name and allocates the arrays
 """
 import warnings
 
-from ..base import MXNetError, check_dense
+from ..base import InvalidParameterError, InvalidTypeError, MXNetError, check_dense
 from ..context import current_context
 from ..ndarray import NDArray, zeros
 from .executor import Executor
@@ -26,12 +26,12 @@ def _as_list(symbol_names, given, what, allow_missing=False):
                           f"{sorted(unknown)} (its inputs are {symbol_names})", stacklevel=4)
         missing = [n for n in symbol_names if n not in given]
         if missing and not allow_missing:
-            raise MXNetError(f"bind: {what} is missing {missing}")
+            raise InvalidParameterError(f"bind: {what} is missing {missing}")
         return [given.get(name) for name in symbol_names]
     given = list(given)
     if len(given) != len(symbol_names):
-        raise MXNetError(f"bind: {what} has {len(given)} arrays, the symbol needs "
-                         f"{len(symbol_names)} ({symbol_names})")
+        raise InvalidParameterError(f"bind: {what} has {len(given)} arrays, the symbol needs "
+                                    f"{len(symbol_names)} ({symbol_names})")
     return given
 
 
@@ -44,8 +44,8 @@ def _grad_reqs(names, grad_req):
         reqs = list(grad_req)
     for name, req in zip(names, reqs):
         if req not in ("write", "add", "null"):
-            raise MXNetError(f"bind: grad_req for {name!r} must be write, add or null, "
-                             f"got {req!r}")
+            raise InvalidParameterError(f"bind: grad_req for {name!r} must be write, add or "
+                                        f"null, got {req!r}")
     return reqs
 
 
@@ -79,7 +79,8 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
     arg_arrays = _as_list(arg_names, args, "args")
     for name, array in zip(arg_names, arg_arrays):
         if not isinstance(array, NDArray):
-            raise MXNetError(f"bind: argument {name!r} must be an NDArray, got {type(array)}")
+            raise InvalidTypeError(f"bind: argument {name!r} must be an NDArray, got "
+                                   f"{type(array)}")
     grad_arrays = None if args_grad is None else _as_list(arg_names, args_grad, "args_grad",
                                                           allow_missing=True)
     reqs = _grad_reqs(arg_names, grad_req)

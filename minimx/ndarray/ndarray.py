@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import backend, engine
-from ..base import GradientError, InvalidTypeError, MXNetError
+from ..base import GradientError, InvalidShapeError, InvalidTypeError, MXNetError
 from ..context import Context
 from ..tape import recording
 
@@ -164,7 +164,8 @@ class NDArray:
     def asscalar(self):
         """The value of a one-element array as a Python/numpy scalar (waits for it)."""
         if self.size != 1:
-            raise MXNetError(f"asscalar() needs an array of one element, got shape {self._shape}")
+            raise InvalidShapeError(f"asscalar() needs an array of one element, got shape "
+                                    f"{self._shape}")
         return self.asnumpy().reshape(())[()]
 
     def __array__(self, dtype=None, copy=None):
