@@ -143,6 +143,13 @@ NO_GRADIENT = {
                                       "with autograd.record():\n"
                                       "    y = nd.sgd_update(w, nd.ones(3), lr=0.1)\n"
                                       "y.backward()",
+    "hybridized batch_take backward": "class Net(gluon.HybridBlock):\n"
+                                      "    def hybrid_forward(self, F, x, idx):\n"
+                                      "        return F.batch_take(x, idx) * 2\n"
+                                      "net = Net()\nnet.hybridize()\nx = nd.ones((4, 3))\n"
+                                      "x.attach_grad()\nwith autograd.record():\n"
+                                      "    y = net(x, nd.array([0, 1, 2, 0], dtype='int32'))\n"
+                                      "y.backward()",
     "imperative, input without gradient": "x = nd.ones((10, 10))\nw = nd.ones(10)\n"
                                           "w.attach_grad()\nwith autograd.record():\n"
                                           "    y = nd.batch_take(x, nd.zeros(10, "

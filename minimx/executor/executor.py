@@ -6,11 +6,11 @@ engine push that runs the whole plan (see ``run.py``): this is where the
 speed of ``hybridize()`` comes from.
 """
 from .. import backend, engine, random_state
-from ..base import GradientError, InvalidParameterError, InvalidShapeError, MXNetError
+from ..base import InvalidParameterError, InvalidShapeError, MXNetError
 from ..ndarray.ndarray import NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
-from ..symbol.graph import entries_depending_on, nodes_without_gradient, topo_order
+from ..symbol.graph import check_gradients_exist, entries_depending_on, topo_order
 from .plan import PlanInfo, build_plan
 from .program import ForwardProgram, can_lower
 from .run import run_backward, run_forward
@@ -38,7 +38,7 @@ class Executor:
         self._infer()
         if grad_arrays is not None and any(
                 req != "null" and grad is not None for req, grad in zip(grad_reqs, grad_arrays)):
-            _check_gradients_exist(self._entries)
+            check_gradients_exist(self._entries)
         self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e], ctx)
                         for e in self._entries]
         self._plans = {}
@@ -269,18 +269,6 @@ class Executor:
         """The symbol's graph, then the plan report of the inference plan."""
         return self._symbol.debug_str() + "\n--------\n" + str(self.plan_report())
 
-
-
-def _check_gradients_exist(entries):
-    """Binding for a backward pass builds it: as MXNet, refuse a graph whose heads'
-    gradient would reach an operator that has none (see ``nodes_without_gradient``)."""
-    missing = nodes_without_gradient(entries)
-    if missing:
-        node = missing[0]
-        raise GradientError(
-            f"operator {node.op.name} (node {node.name!r}) has no gradient, and a gradient "
-            f"of the outputs reaches it; bind with grad_req='null' for every argument, or "
-            f"cut the gradient off before it with BlockGrad (stop_gradient)")
 
 
 def _as_ndarray(value, ctx):

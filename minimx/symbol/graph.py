@@ -6,10 +6,11 @@ as JSON stores them) or a variable (``op`` is None).  An *entry* is a pair
 ``(node, output_index)``; a Symbol is a list of entries.
 """
 __all__ = ["Node", "topo_order", "is_aux_input", "entries_depending_on",
-           "nodes_without_gradient", "aux_variables",
+           "nodes_without_gradient", "check_gradients_exist", "aux_variables",
            "HIDDEN_KEYS", "MXNET_ONLY_PARAMS", "hide_keys", "attribute_items", "unknown_params",
            "set_input_init_hints"]
 
+from ..base import GradientError
 from ..op.call import op_call
 
 # Attributes MXNet stores as ``__key__`` even when given as ``key`` (nnvm's kHiddenKeys).
@@ -140,6 +141,19 @@ def nodes_without_gradient(entries):
             reached.update(id(source) for (source, _), gets in
                            zip(node.inputs, node.call().gets_grad) if gets)
     return found
+
+
+def check_gradients_exist(entries):
+    """Before a backward pass over the graph (``bind`` for one, a hybridized block's
+    backward): as MXNet, refuse when the heads' gradient would reach an operator that has
+    none (see ``nodes_without_gradient``)."""
+    missing = nodes_without_gradient(entries)
+    if missing:
+        node = missing[0]
+        raise GradientError(
+            f"operator {node.op.name} (node {node.name!r}) has no gradient, and a gradient "
+            f"of the outputs reaches it; cut the gradient off before it with BlockGrad "
+            f"(stop_gradient), or ask for no gradient (bind with grad_req='null')")
 
 
 def aux_variables(entries):
