@@ -6,7 +6,7 @@ infers every shape from the input shapes you name and allocates the arrays
 """
 import warnings
 
-from ..base import MXNetError, check_dense
+from ..base import InvalidParameterError, InvalidTypeError, MXNetError, check_dense
 from ..context import current_context
 from ..ndarray import NDArray, zeros
 from .executor import Executor
@@ -27,12 +27,12 @@ def _as_list(symbol_names, given, what, allow_missing=False):
                           f"{sorted(unknown)} (its inputs are {symbol_names})", stacklevel=4)
         missing = [n for n in symbol_names if n not in given]
         if missing and not allow_missing:
-            raise MXNetError(f"bind: {what} is missing {missing}")
+            raise InvalidParameterError(f"bind: {what} is missing {missing}")
         return [given.get(name) for name in symbol_names]
     given = list(given)
     if len(given) != len(symbol_names):
-        raise MXNetError(f"bind: {what} has {len(given)} arrays, the symbol needs "
-                         f"{len(symbol_names)} ({symbol_names})")
+        raise InvalidParameterError(f"bind: {what} has {len(given)} arrays, the symbol needs "
+                                    f"{len(symbol_names)} ({symbol_names})")
     return given
 
 
@@ -45,8 +45,8 @@ def _grad_reqs(names, grad_req):
         reqs = list(grad_req)
     for name, req in zip(names, reqs):
         if req not in ("write", "add", "null"):
-            raise MXNetError(f"bind: grad_req for {name!r} must be write, add or null, "
-                             f"got {req!r}")
+            raise InvalidParameterError(f"bind: grad_req for {name!r} must be write, add or "
+                                        f"null, got {req!r}")
     return reqs
 
 
@@ -69,7 +69,8 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
     arg_arrays = _as_list(arg_names, args, "args")
     for name, array in zip(arg_names, arg_arrays):
         if not isinstance(array, NDArray):
-            raise MXNetError(f"bind: argument {name!r} must be an NDArray, got {type(array)}")
+            raise InvalidTypeError(f"bind: argument {name!r} must be an NDArray, got "
+                                   f"{type(array)}")
     grad_arrays = None if args_grad is None else _as_list(arg_names, args_grad, "args_grad",
                                                           allow_missing=True)
     reqs = _grad_reqs(arg_names, grad_req)
@@ -105,10 +106,8 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     if unknown:
         raise MXNetError(f"simple_bind: cannot infer the shapes of {unknown}; give them as "
                          f"keyword arguments")
-    arg_types, _, aux_types = symbol.infer_type(**(type_dict or {}))
-    if arg_types is None:
-        arg_types = [None] * len(arg_shapes)
-        aux_types = [None] * len(aux_shapes)
+    # what type_dict (and the graph from it) decides; any other array is float32, as in MXNet
+    arg_types, _, aux_types = symbol.infer_type_partial(**(type_dict or {}))
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(arg_names, grad_req)
     shared = set(shared_arg_names or ()) if shared_exec is not None else set()

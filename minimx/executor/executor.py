@@ -10,7 +10,7 @@ from ..base import InvalidParameterError, InvalidShapeError, MXNetError
 from ..ndarray.ndarray import NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
-from ..symbol.graph import entries_depending_on, topo_order
+from ..symbol.graph import check_gradients_exist, entries_depending_on, topo_order
 from .placement import context_of
 from .plan import PlanInfo, build_plan
 from .program import ForwardProgram, can_lower
@@ -39,6 +39,9 @@ class Executor:
                            if node.is_variable}
         self._infer()
         self._group2ctx = group2ctx
+        if grad_arrays is not None and any(
+                req != "null" and grad is not None for req, grad in zip(grad_reqs, grad_arrays)):
+            check_gradients_exist(self._entries)
         self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e],
                                        context_of(e[0], ctx, group2ctx))
                         for e in self._entries]

@@ -50,6 +50,7 @@ class UpdateOp(OpDef):
     """Shared shape rules and gradient preparation of the update operators."""
 
     differentiable = False
+    has_gradient = False          # MXNet registers no gradient for an update
     outputs = ("output",)
 
     def infer_shape(self, weight, *others):

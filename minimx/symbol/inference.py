@@ -215,6 +215,10 @@ def _complete_inputs_forward(node, shapes):
         return False      # as in MXNet, parameters are completed from the data's shape
     try:
         completed = _from_legacy(node.instance.infer_input_shapes(*_legacy(inputs)))
+    except InvalidShapeError as error:
+        if _known(inputs[0]):
+            raise _failed_at(node, error) from None
+        return False      # a partly known data shape may not be enough for this operator
     except (MXNetError, ArithmeticError, ValueError, TypeError, IndexError):
         if _known(inputs[0]):
             raise
@@ -245,6 +249,12 @@ def _infer_outputs(node, shapes):
     indices = range(len(outputs))
     return _merge_all(node, shapes, [(node, index) for index in indices],
                       [f"output {index}" for index in indices], outputs)
+
+
+def _failed_at(node, error):
+    """The operator's shape error, naming the graph node it failed at."""
+    return InvalidShapeError(f"shape inference failed at node '{node.name}': {error}",
+                             node_name=node.name, detail=str(error))
 
 
 def infer_types(entries, known):

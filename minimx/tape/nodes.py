@@ -28,7 +28,7 @@ class OpNode:
     """
 
     __slots__ = ("op", "inputs", "saved", "input_shapes", "input_dtypes", "output_shapes",
-                 "output_dtypes", "ctx", "is_train", "freed")
+                 "output_dtypes", "ctx", "is_train", "freed", "__weakref__")
 
     def __init__(self, op, inputs, saved, input_shapes, input_dtypes, output_shapes,
                  output_dtypes, ctx, is_train):
