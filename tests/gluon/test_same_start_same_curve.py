@@ -22,6 +22,17 @@ import pytest
 
 pytestmark = pytest.mark.mxnet
 
+# a Gluon runner's start: "save" initializes `net` (MXNet's run) and saves its parameters,
+# "train" loads them (both runs)
+SAVE_OR_LOAD = r'''
+if mode == "save":
+    net.initialize(mx.init.Xavier())
+    net(mx.nd.array(x[:2]))
+    net.save_parameters(folder + "/start.params")
+    sys.exit()
+net.load_parameters(folder + "/start.params")
+'''
+
 LENET_RUNNER = r'''
 import json, sys
 import numpy as np
@@ -37,13 +48,7 @@ net.add(nn.Conv2D(6, kernel_size=5), nn.BatchNorm(), nn.Activation("sigmoid"),
         nn.Dense(60), nn.BatchNorm(), nn.Activation("sigmoid"), nn.Dense(10))
 data = np.load(folder + "/data.npz")
 x, y, test_x, test_y = data["x"], data["y"], data["tx"], data["ty"]
-if mode == "save":
-    net.initialize(mx.init.Xavier())
-    net(mx.nd.array(x[:2]))
-    net.save_parameters(folder + "/start.params")
-    sys.exit()
-net.load_parameters(folder + "/start.params")
-trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
+''' + SAVE_OR_LOAD + r'''trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
 loss = gluon.loss.SoftmaxCrossEntropyLoss()
 curve = []
 for epoch in range(3):
@@ -134,8 +139,8 @@ import json, sys
 import numpy as np
 lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
 mx = __import__(lib)
-nn = __import__(lib + ".gluon", fromlist=["nn"]).nn
 gluon = __import__(lib + ".gluon", fromlist=["nn"])
+nn = gluon.nn
 net = nn.Sequential()
 net.add(nn.Conv2D(16, kernel_size=11, strides=4, activation="relu"),
         nn.MaxPool2D(pool_size=3, strides=2),
@@ -144,13 +149,7 @@ net.add(nn.Conv2D(16, kernel_size=11, strides=4, activation="relu"),
         nn.Dense(48, activation="relu"), nn.Dropout(0.0), nn.Dense(10))
 data = np.load(folder + "/data.npz")
 x, y = data["x"], data["y"]
-if mode == "save":
-    net.initialize(mx.init.Xavier())
-    net(mx.nd.array(x[:2]))
-    net.save_parameters(folder + "/start.params")
-    sys.exit()
-net.load_parameters(folder + "/start.params")
-net.cast("float64")
+''' + SAVE_OR_LOAD + r'''net.cast("float64")
 trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.05, "momentum": 0.9})
 loss = gluon.loss.SoftmaxCrossEntropyLoss()
 curve = []
