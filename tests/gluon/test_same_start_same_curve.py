@@ -48,7 +48,8 @@ net.add(nn.Conv2D(6, kernel_size=5), nn.BatchNorm(), nn.Activation("sigmoid"),
         nn.Dense(60), nn.BatchNorm(), nn.Activation("sigmoid"), nn.Dense(10))
 data = np.load(folder + "/data.npz")
 x, y, test_x, test_y = data["x"], data["y"], data["tx"], data["ty"]
-''' + SAVE_OR_LOAD + r'''trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
+''' + SAVE_OR_LOAD + r'''
+trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
 loss = gluon.loss.SoftmaxCrossEntropyLoss()
 curve = []
 for epoch in range(3):
@@ -149,7 +150,8 @@ net.add(nn.Conv2D(16, kernel_size=11, strides=4, activation="relu"),
         nn.Dense(48, activation="relu"), nn.Dropout(0.0), nn.Dense(10))
 data = np.load(folder + "/data.npz")
 x, y = data["x"], data["y"]
-''' + SAVE_OR_LOAD + r'''net.cast("float64")
+''' + SAVE_OR_LOAD + r'''
+net.cast("float64")
 trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.05, "momentum": 0.9})
 loss = gluon.loss.SoftmaxCrossEntropyLoss()
 curve = []
@@ -196,7 +198,8 @@ for stage, (filters, stride) in enumerate([(8, 1), (16, 2)]):
     body = unit(body, filters, stride, "stage%d" % stage)
 body = mx.sym.Activation(bn(body, "bn1"), act_type="relu")
 body = mx.sym.Pooling(body, global_pool=True, kernel=(7, 7), pool_type="avg")
-net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Flatten(body), num_hidden=4), name="softmax")
+net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Flatten(body), num_hidden=4),
+                           name="softmax")
 images = dict(data_shape=(3, 16, 16), batch_size=16, mean_r=120, mean_g=110, mean_b=100,
               std_r=60, std_g=55, std_b=50, preprocess_threads=1)
 train = mx.io.ImageRecordIter(path_imgrec=folder + "/train.rec", **images)
