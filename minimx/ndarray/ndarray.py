@@ -24,6 +24,16 @@ py_slice = slice          # MXNet's name for the built-in slice (``nd.slice`` is
 # MXNet's storage type ids (minimx stores every array as 'default')
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 _STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
+# What asnumpy() hands back: numpy's own array, or -- while minimx.compat runs MXNet 1.x code
+# on numpy 2 -- a view of it as a subclass that converts one element to a number as numpy 1 did
+_asnumpy_view_type = None
+
+
+def set_asnumpy_view_type(array_type):
+    """Make ``asnumpy()`` return its copies viewed as ``array_type`` (a numpy.ndarray
+    subclass), or as plain numpy arrays again with ``None``.  ``minimx.compat`` uses it."""
+    global _asnumpy_view_type
+    _asnumpy_view_type = array_type
 
 
 class Chunk:
@@ -159,7 +169,8 @@ class NDArray:
         """A numpy copy of the value (waits for it)."""
         self.wait_to_read()
         engine.raise_if_no_value(self._chunk.var)
-        return backend.to_numpy(self._read())
+        value = backend.to_numpy(self._read())
+        return value if _asnumpy_view_type is None else value.view(_asnumpy_view_type)
 
     def asscalar(self):
         """The value of a one-element array as a Python/numpy scalar (waits for it)."""
