@@ -210,12 +210,15 @@ def jupyterlab(browser, tmp_path_factory):
     yield from lab_serving(root, tmp_path_factory)
 
 
-def lab_serving(root, tmp_path_factory):
-    """Start JupyterLab on ``root`` (the course's settings, autosave off), yield it, stop it:
-    the body of a JupyterLab fixture."""
+def lab_serving(root, tmp_path_factory, autosave_interval=None):
+    """Start JupyterLab on ``root`` (the course's settings; autosave off, or every
+    ``autosave_interval`` seconds), yield it, stop it: the body of a JupyterLab fixture."""
     overrides = tmp_path_factory.mktemp("lab-settings") / "overrides.json"
     settings = json.loads((ROOT / "tools" / "lab-overrides.json").read_text())
-    settings.setdefault("@jupyterlab/docmanager-extension:plugin", {})["autosave"] = False
+    docmanager = settings.setdefault("@jupyterlab/docmanager-extension:plugin", {})
+    docmanager["autosave"] = autosave_interval is not None
+    if autosave_interval is not None:
+        docmanager["autosaveInterval"] = autosave_interval
     overrides.write_text(json.dumps(settings))
     server = LabServer(root, overrides)
     try:
