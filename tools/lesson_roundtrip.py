@@ -75,12 +75,19 @@ def save_all(folder):
     asyncio.run(run())
 
 
+def copy_pages(folder, target):
+    """Copy the pages under ``folder`` (not the rest: the vendored scripts) to ``target``."""
+    for path in pages(folder):
+        (target / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(folder / path, target / path)
+    return target
+
+
 def changed_by_save(folder=NOTEBOOKS):
     """{page: unified diff} for the pages under ``folder`` that one open-and-save changes
     (done on a copy; ``folder`` stays as it is)."""
     with tempfile.TemporaryDirectory(prefix="minimx-roundtrip-") as scratch:
-        copy_root = pathlib.Path(scratch) / "notebooks"
-        shutil.copytree(folder, copy_root, symlinks=True)
+        copy_root = copy_pages(folder, pathlib.Path(scratch) / "notebooks")
         save_all(copy_root)
         changed = {}
         for path in pages(folder):

@@ -9,7 +9,7 @@ repository.  tests/test_lesson_roundtrip.py checks every page the same way witho
 (tools/lesson_roundtrip.py).
 """
 import difflib
-import shutil
+import sys
 import time
 
 import pytest
@@ -18,6 +18,8 @@ from .conftest import ROOT, lab_serving, requires_browser
 from .test_jupyterlab_widgets import open_notebook, snap
 
 pytestmark = [pytest.mark.browser, requires_browser]
+sys.path.insert(0, str(ROOT / "tools"))
+import lesson_roundtrip  # noqa: E402
 
 PAGES = ["04-lazy-evaluation.md",   # a lesson: the kernel it names starts at once
          "index.md"]                # a plain page: a kernel is chosen in a dialog
@@ -26,9 +28,8 @@ SAVE_TIMEOUT = 30                       # seconds for a save to reach the file
 
 @pytest.fixture(scope="module")
 def course_lab(browser, tmp_path_factory):
-    root = tmp_path_factory.mktemp("course-root") / "notebooks"
-    shutil.copytree(ROOT / "notebooks", root, symlinks=True,
-                    ignore=shutil.ignore_patterns("assignments", ".ipynb_checkpoints"))
+    root = lesson_roundtrip.copy_pages(lesson_roundtrip.NOTEBOOKS,
+                                       tmp_path_factory.mktemp("course-root") / "notebooks")
     yield from lab_serving(root, tmp_path_factory, autosave_interval=1)
 
 
