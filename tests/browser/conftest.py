@@ -247,6 +247,11 @@ def book_html(browser):
         return pathlib.Path(given).resolve()
     if importlib.util.find_spec("jupyter_book") is None:
         pytest.skip("jupyter-book is not installed (pip install -e '.[notebook]')")
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_book
+    reason = build_book.missing_programs()
+    if reason:
+        pytest.skip(reason)
     try:
         result = subprocess.run([sys.executable, str(ROOT / "tools" / "build_book.py")],
                                 cwd=ROOT, capture_output=True, text=True, timeout=3000)
