@@ -24,7 +24,8 @@ The design (JAX's ``jax.numpy`` over ``lax``, not MXNet's second operator tree):
 """
 import numpy as onp
 
-from . import fallback, linalg, methods, random  # noqa: F401 (methods: np.ndarray's)
+from . import fallback, fallback_linalg, linalg, methods, random  # noqa: F401
+from .fallback import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .creation import __all__ as _creation
 from .manipulation import *  # noqa: F401,F403
@@ -36,6 +37,7 @@ from .reductions import *  # noqa: F401,F403
 from .reductions import __all__ as _reductions
 from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import __all__ as _ufuncs
+from .host import host_function
 from .value_shapes import argwhere, flatnonzero, nonzero, unique
 from ..base import MXNetError
 
@@ -52,7 +54,10 @@ dtype, finfo, iinfo = onp.dtype, onp.finfo, onp.iinfo
 set_printoptions, get_printoptions = onp.set_printoptions, onp.get_printoptions
 integer, floating, number = onp.integer, onp.floating, onp.number
 
-fallback.install(globals(), fallback.FALLBACK)
+
+
+# read a text file on the host into an array (MXNet 1.9.1 reads it with NumPy too)
+genfromtxt = host_function("genfromtxt")
 
 
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
@@ -62,11 +67,11 @@ def any(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
     return ndarray.all(asarray(a), axis, out, keepdims)
 
-__all__ = ["ndarray", "any", "all", "random", "linalg", "nonzero", "flatnonzero", "argwhere", "unique",
+__all__ = ["ndarray", "any", "all", "genfromtxt", "random", "linalg", "nonzero", "flatnonzero", "argwhere", "unique",
            "pi", "e", "inf", "nan", "newaxis", "euler_gamma", "PZERO", "NZERO", "dtype",
            "finfo", "iinfo", "set_printoptions", "get_printoptions", *DTYPES, "bool",
            *_creation, *_manipulation, *_products, *_reductions, *_ufuncs,
-           *[name for name in fallback.FALLBACK if name in globals()]]
+           *fallback.__all__]
 
 # names left out on purpose, and why
 _LEFT_OUT = {

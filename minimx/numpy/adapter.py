@@ -21,7 +21,7 @@ from .multiarray import as_np, ndarray, zero_dim
 # NumPy's error for a bad axis (a ValueError and IndexError), where numpy 1 and 2 keep it
 AxisError = getattr(onp, "exceptions", onp).AxisError
 
-__all__ = ["AxisError", "operand", "numpy_shaped", "reduced_shape", "call_np", "normalize_axis", "public"]
+__all__ = ["AxisError", "promote", "operand", "numpy_shaped", "reduced_shape", "call_np", "normalize_axis", "public"]
 
 
 def operand(value, ctx=None, dtype=None):
@@ -35,6 +35,17 @@ def operand(value, ctx=None, dtype=None):
 def call_np(op_name, *inputs, **params):
     """Call registered operator ``op_name`` on ``np`` operands; the result(s) as np arrays."""
     return as_np(call(op_name, *inputs, **params))
+
+
+def promote(x1, x2):
+    """Two arrays cast to one dtype, by NumPy's rule as MXNet 1.9.1 applies it: an integer
+    (or bool) with a float gives that float type (int32 with float32 is float32, where NumPy
+    says float64); otherwise NumPy's ``result_type``."""
+    if not (isinstance(x1, NDArray) and isinstance(x2, NDArray)) or x1.dtype == x2.dtype:
+        return x1, x2
+    floats = [x.dtype for x in (x1, x2) if onp.issubdtype(x.dtype, onp.floating)]
+    dtype = floats[0] if len(floats) == 1 else onp.result_type(x1.dtype, x2.dtype)
+    return x1.astype(dtype, copy=False), x2.astype(dtype, copy=False)
 
 
 def numpy_shaped(result, shape):

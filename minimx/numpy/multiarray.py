@@ -27,6 +27,16 @@ from ..tape import recording
 __all__ = ["ndarray", "as_np", "zero_dim"]
 
 
+def _operator(name, reflected=False):
+    """``x <op> y`` on np arrays: the ``np`` function ``name`` (``reflected``: ``y <op> x``)."""
+    def method(self, other):
+        from . import ufuncs
+        function = getattr(ufuncs, name)
+        return function(other, self) if reflected else function(self, other)
+    method.__name__ = name
+    return method
+
+
 class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     """An n-dimensional array with NumPy's semantics, computed by minimx's engine."""
 
@@ -106,33 +116,52 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def __setitem__(self, key, value):
         nd_indexing.setitem(self, mask_to_indices(key), value)
 
-    # -- comparisons give bool arrays -----------------------------------------------------
-    def __eq__(self, other):
-        return _compare("equal", self, other)
+    # -- operators are the np functions (dtype promotion; comparisons give bool) ------------
+    __eq__ = _operator("equal")
+    __ne__ = _operator("not_equal")
+    __gt__ = _operator("greater")
+    __ge__ = _operator("greater_equal")
+    __lt__ = _operator("less")
+    __le__ = _operator("less_equal")
+    __add__, __radd__ = _operator("add"), _operator("add", reflected=True)
+    __sub__, __rsub__ = _operator("subtract"), _operator("subtract", reflected=True)
+    __mul__, __rmul__ = _operator("multiply"), _operator("multiply", reflected=True)
+    __truediv__ = _operator("true_divide")
+    __rtruediv__ = _operator("true_divide", reflected=True)
+    __mod__, __rmod__ = _operator("mod"), _operator("mod", reflected=True)
+    __pow__, __rpow__ = _operator("power"), _operator("power", reflected=True)
 
-    def __ne__(self, other):
-        return _compare("not_equal", self, other)
+    # -- official NumPy functions on np arrays (NEP 18 and NEP 13) ----------------------------
+    def __array_function__(self, func, types, args, kwargs):
+        """``numpy.<f>(x)`` calls ``mx.np.<f>(x)``; host NumPy computes what minimx lacks."""
+        from .host import call_on_host
+        function = _own_function(func)
+        if function is None:
+            return call_on_host(func, args, kwargs)
+        return function(*args, **kwargs)
 
-    def __gt__(self, other):
-        return _compare("greater", self, other)
-
-    def __ge__(self, other):
-        return _compare("greater_equal", self, other)
-
-    def __lt__(self, other):
-        return _compare("less", self, other)
-
-    def __le__(self, other):
-        return _compare("less_equal", self, other)
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """``numpy.exp(x)``, ``host_array + x``: the ``mx.np`` ufunc of the same name."""
+        from . import ufuncs
+        from .host import call_on_host
+        function = getattr(ufuncs, ufunc.__name__, None) if method == "__call__" else None
+        if function is None:
+            return call_on_host(getattr(ufunc, method), inputs, kwargs)
+        return function(*inputs, **kwargs)
 
     def __matmul__(self, other):
         from .products import matmul
         return matmul(self, other)
 
 
-def _compare(name, lhs, rhs):
-    from . import ufuncs
-    return getattr(ufuncs, name)(lhs, rhs)
+def _own_function(func):
+    """The ``mx.np`` function standing for NumPy's ``func`` (None: minimx has none)."""
+    from .. import numpy as mx_np
+    module = mx_np.linalg if func.__module__.endswith("linalg") else mx_np
+    function = getattr(module, func.__name__, None)
+    if not callable(function) or getattr(function, "on_host", False):
+        return None
+    return function
 
 
 def as_np(array):

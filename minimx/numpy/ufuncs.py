@@ -10,7 +10,7 @@ does).  Comparisons and logical functions give ``bool`` arrays (NumPy's rule; ``
 import numpy as onp
 
 from ..ndarray import arithmetic
-from .adapter import operand, public
+from .adapter import operand, promote, public
 from .multiarray import as_np
 
 __all__ = []
@@ -62,7 +62,7 @@ def _unary(name, op_name):
 def _binary(name, nd_function, to_bool=False):
     def function(x1, x2, out=None, **kwargs):
         _refuse_extras(name, kwargs)
-        x1, x2 = _operands(x1, x2)
+        x1, x2 = promote(*_operands(x1, x2))
         result = nd_function(x1, x2) if to_bool else nd_function(x1, x2, out=out)
         if not hasattr(result, "shape"):              # two Python numbers
             return onp.bool_(result) if to_bool else result

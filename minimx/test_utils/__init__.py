@@ -530,5 +530,6 @@ from ..symbol import Symbol  # noqa: E402,F401
 from .comparisons import *  # noqa: E402,F401,F403
 from .data import *  # noqa: E402,F401,F403
 from .environment import *  # noqa: E402,F401,F403
+from .matrices import *  # noqa: E402,F401,F403
 from .outside_scope import *  # noqa: E402,F401,F403
 from .statistics import *  # noqa: E402,F401,F403
