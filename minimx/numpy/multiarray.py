@@ -23,6 +23,7 @@ from ..ndarray import NDArray
 from ..ndarray import indexing as nd_indexing
 from ..ndarray.register import call
 from ..tape import recording
+from ..util import np_shape
 
 __all__ = ["ndarray", "as_np", "zero_dim"]
 
@@ -108,10 +109,10 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key):
         key = mask_to_indices(key)
-        result = nd_indexing.getitem(self, key)
-        if _is_full_index(key, self.ndim) and result._shape != ():
-            return zero_dim(result)
-        return result
+        if _is_full_index(key, self.ndim):       # x[i, j]: a zero-dimensional view
+            return zero_dim(nd_indexing.getitem(self, key))
+        with np_shape(True):                     # the indexing operator shapes as NumPy
+            return nd_indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
         nd_indexing.setitem(self, mask_to_indices(key), value)
