@@ -64,6 +64,8 @@ def ones(shape, dtype=None, order="C", ctx=None, device=None):
 
 
 def empty(shape, dtype=None, order="C", ctx=None, device=None):
+    if order != "C":
+        raise NotImplementedError(f"empty: order={order!r}; only 'C' is supported")
     return _filled("_empty", shape, dtype, _ctx(ctx, device))
 
 

@@ -19,6 +19,7 @@ import numbers
 
 import numpy as onp
 
+from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray import indexing as nd_indexing
 from ..ndarray.register import call
@@ -66,6 +67,21 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     __hash__ = None        # as NumPy's arrays: unhashable, since == is element-wise
 
+    def __format__(self, spec):
+        """A zero-dimensional array formats as its number; others only without a spec."""
+        if self.ndim == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError(f"unsupported format string {spec!r} passed to np.ndarray.__format__"
+                            f" (only zero-dimensional arrays take one)")
+        return str(self)
+
+    def copy(self, order="C"):
+        """A deep copy on the same device (C order only)."""
+        if order != "C":
+            raise NotImplementedError(f"copy: order={order!r}; only 'C' is supported")
+        return self.copyto(self.context)
+
     def item(self, *args):
         """The element as a Python number (waits for the value)."""
         return self.asnumpy().item(*args)
@@ -108,14 +124,20 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key):
-        key = mask_to_indices(key)
+        if _is_mask(key) and key.ndim == 0:      # x[True] is x[None]; x[False] is empty
+            return self[None] if bool(key) else self[None][0:0]
+        key = mask_to_indices(key, self._shape)
         if _is_full_index(key, self.ndim):       # x[i, j]: a zero-dimensional view
             return zero_dim(nd_indexing.getitem(self, key))
         with np_shape(True):                     # the indexing operator shapes as NumPy
             return nd_indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
-        nd_indexing.setitem(self, mask_to_indices(key), value)
+        if recording.is_recording():
+            raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
+                             "recording with autograd: x[key] = value would overwrite values "
+                             "the recorded graph may need")
+        nd_indexing.setitem(self, mask_to_indices(key, self._shape), value)
 
     # -- operators are the np functions (dtype promotion; comparisons give bool) ------------
     __eq__ = _operator("equal")
@@ -201,7 +223,7 @@ def _is_full_index(key, ndim):
         for item in items)
 
 
-def mask_to_indices(key):
+def mask_to_indices(key, shape):
     """Boolean masks in ``key`` replaced by the integer index arrays of their true places.
 
     A value-dependent shape: how many places are true is known only from the mask's values,
@@ -211,9 +233,10 @@ def mask_to_indices(key):
             return key
         parts = []
         for item in key:
-            parts.extend(_mask_positions(item) if _is_mask(item) else (item,))
+            axis = sum(1 for part in parts if part is not None and part is not Ellipsis)
+            parts.extend(_mask_positions(item, shape[axis:]) if _is_mask(item) else (item,))
         return tuple(parts)
-    return tuple(_mask_positions(key)) if _is_mask(key) else key
+    return tuple(_mask_positions(key, shape)) if _is_mask(key) else key
 
 
 def _is_mask(item):
@@ -224,6 +247,9 @@ def _is_mask(item):
     return False
 
 
-def _mask_positions(mask):
+def _mask_positions(mask, shape):
     from .value_shapes import wait_for_values
+    if tuple(mask.shape) != tuple(shape[:mask.ndim]):
+        raise IndexError(f"boolean index did not match indexed array: the mask has shape "
+                         f"{tuple(mask.shape)}, the array's axes there are {tuple(shape)}")
     return [onp.asarray(positions) for positions in wait_for_values(mask).nonzero()]

@@ -141,6 +141,8 @@ def multinomial(n, pvals, size=None):
     pvals = operand(pvals)
     shape = _size(size)
     count = int(onp.prod(shape, dtype=onp.int64))
+    if count == 0 or pvals.size == 0:
+        return call_np("_zeros", shape=shape + (pvals.size,), dtype="int64")
     rows = call_np("broadcast_to", pvals.reshape(1, -1), shape=(count, pvals.size))
     draws = call_np("_sample_multinomial", rows, shape=(n,), dtype="int32")
     counts = call_np("one_hot", draws, depth=pvals.size).sum(axis=1)
