@@ -38,8 +38,9 @@ from .reductions import __all__ as _reductions
 from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import __all__ as _ufuncs
 from .host import host_function
-from .value_shapes import argwhere, flatnonzero, nonzero, unique
-from ..base import MXNetError
+from .value_shapes import (argwhere, flatnonzero, may_share_memory, nonzero, shares_memory,
+                           unique)
+from .adapter import AxisError
 
 # NumPy's constants and dtypes, as MXNet's ``np`` re-exports them
 pi, e, inf, nan, newaxis, euler_gamma = onp.pi, onp.e, onp.inf, onp.nan, None, onp.euler_gamma
@@ -68,8 +69,10 @@ def all(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
     return ndarray.all(asarray(a), axis, out, keepdims)
 
 __all__ = ["ndarray", "any", "all", "genfromtxt", "random", "linalg", "nonzero", "flatnonzero", "argwhere", "unique",
+           "shares_memory", "may_share_memory",
+           "shares_memory", "may_share_memory",
            "pi", "e", "inf", "nan", "newaxis", "euler_gamma", "PZERO", "NZERO", "dtype",
-           "finfo", "iinfo", "set_printoptions", "get_printoptions", *DTYPES, "bool",
+           "finfo", "iinfo", "AxisError", "set_printoptions", "get_printoptions", *DTYPES, "bool",
            *_creation, *_manipulation, *_products, *_reductions, *_ufuncs,
            *fallback.__all__]
 

@@ -11,7 +11,8 @@ from .fallback_linalg import *  # noqa: F401,F403
 from .fallback_linalg import __all__ as _fallback_linalg
 from .host import host_function
 from .adapter import call_np, numpy_shaped, operand, reduced_shape
-from .manipulation import swapaxes
+from .manipulation import moveaxis, swapaxes
+from .products import matmul
 from .reductions import max as _max, min as _min, sum as _sum
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "solve", "eigh", "eigvalsh", "svd",
@@ -40,10 +41,22 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
     elif ord in (onp.inf, -onp.inf):
         sums = _sum(magnitude, axis=cols, keepdims=True)
         found = (_max if ord == onp.inf else _min)(sums, axis=rows, keepdims=True)
+    elif ord in (2, -2, "nuc"):
+        return _singular_norm(x, ord, rows % x.ndim, cols % x.ndim, keepdims)
     else:
         raise NotImplementedError(f"norm: ord={ord!r} for matrices is not supported")
     return numpy_shaped(found.reshape(reduced_shape(x.shape, (rows, cols), True)),
                         reduced_shape(x.shape, (rows, cols), keepdims))
+
+
+def _singular_norm(x, ord, rows, cols, keepdims):  # noqa: A002 (NumPy's name)
+    """The largest (2), smallest (-2) or summed ('nuc') singular value: the square roots of
+    the eigenvalues of ``x^T x``, computed by the ``_linalg_syevd`` operator (differentiable)."""
+    matrices = moveaxis(x, (rows, cols), (-2, -1))
+    singular = call_np("sqrt", call_np("relu", eigvalsh(matmul(swapaxes(matrices, -1, -2),
+                                                                 matrices))))
+    found = {2: _max, -2: _min, "nuc": _sum}[ord](singular, axis=-1)
+    return numpy_shaped(found, reduced_shape(x.shape, (rows, cols), keepdims))
 
 
 def inv(a):

@@ -10,13 +10,15 @@ import numbers
 
 import numpy as onp
 
+from ..ndarray import NDArray
 from ..ndarray.functions import split_v2
 from .adapter import call_np, normalize_axis, numpy_shaped, operand
 from .multiarray import as_np
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "vstack",
            "hstack", "split", "array_split", "tile", "repeat", "swapaxes", "moveaxis", "flip",
-           "ravel", "broadcast_to", "broadcast_arrays", "where", "clip", "atleast_1d"]
+           "ravel", "broadcast_to", "broadcast_arrays", "where", "clip", "atleast_1d",
+           "atleast_2d", "atleast_3d", "vsplit", "hsplit", "dsplit", "sort", "argsort", "take", "diag"]
 
 
 def reshape(a, newshape, order="C"):
@@ -65,7 +67,8 @@ def squeeze(a, axis=None):
 
 def flip(m, axis=None):
     m = operand(m)
-    return call_np("reverse", m, axis=normalize_axis(axis, m.ndim))
+    axes = normalize_axis(axis, m.ndim)
+    return call_np("reverse", m, axis=axes) if axes else m.copy()
 
 
 def concatenate(seq, axis=0, out=None):
@@ -88,14 +91,29 @@ def hstack(tup):
     return concatenate(arrays, axis=0 if arrays[0].ndim == 1 else 1)
 
 
-def atleast_1d(a):
-    a = operand(a)
-    return a.reshape(1) if a.ndim == 0 else a
+def _at_least(ndim, name):
+    """``atleast_<ndim>d``: each array with new axes of size 1 until it has ``ndim`` axes
+    (NumPy's placement: a vector becomes a row; 3-D puts it in the middle)."""
+    def one(a):
+        a = operand(a)
+        if a.ndim >= ndim:
+            return a
+        if a.ndim == 0:
+            return a.reshape((1,) * ndim)
+        if ndim == 2 or a.ndim == 2:
+            shape = (1,) * (ndim - a.ndim) + a.shape if ndim == 2 else a.shape + (1,)
+            return a.reshape(shape)
+        return a.reshape(1, a.shape[0], 1)
+
+    def function(*arys):
+        arrays = [one(a) for a in arys]
+        return arrays[0] if len(arrays) == 1 else arrays
+    function.__name__ = function.__qualname__ = name
+    return function
 
 
-def atleast_2d(a):
-    a = atleast_1d(a)
-    return a.reshape(1, -1) if a.ndim == 1 else a
+atleast_1d, atleast_2d, atleast_3d = (_at_least(1, "atleast_1d"), _at_least(2, "atleast_2d"),
+                                      _at_least(3, "atleast_3d"))
 
 
 def split(ary, indices_or_sections, axis=0):
@@ -121,6 +139,8 @@ def array_split(ary, indices_or_sections, axis=0):
         size, sections = ary.shape[axis], indices_or_sections
         bounds = onp.cumsum([size // sections + (i < size % sections) for i in range(sections)])
         indices_or_sections = tuple(int(b) for b in bounds[:-1])
+    elif not isinstance(indices_or_sections, numbers.Integral):
+        indices_or_sections = tuple(int(i) for i in indices_or_sections)
     return as_np(list(_split(ary, indices_or_sections, axis)))
 
 
@@ -138,6 +158,9 @@ def broadcast_to(array, shape):
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     if array.shape == shape:
         return array
+    onp.broadcast_shapes(array.shape, shape)              # NumPy's error when they do not fit
+    if 0 in shape:
+        return call_np("_zeros", shape=shape, dtype=array.dtype.name, ctx=array.context)
     padded = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
     return call_np("broadcast_to", padded, shape=shape)
 
@@ -166,6 +189,58 @@ def where(condition, x=None, y=None):
 def clip(a, a_min, a_max, out=None):
     """``a`` limited to ``[a_min, a_max]`` (either may be None)."""
     a = operand(a)
+    if isinstance(a_min, NDArray) or isinstance(a_max, NDArray) or (
+            a_min is not None and a_max is not None and a_min > a_max):
+        from .ufuncs import maximum, minimum       # NumPy's rule: minimum(maximum(a, lo), hi)
+        low = a if a_min is None else maximum(a, a_min)
+        return low if a_max is None else minimum(low, a_max, out=out)
     low = -onp.inf if a_min is None else float(a_min)
     high = onp.inf if a_max is None else float(a_max)
+    if onp.issubdtype(a.dtype, onp.integer):           # bounds beyond the type clip nothing
+        info = onp.iinfo(a.dtype)
+        low, high = max(low, info.min), min(high, info.max)
     return numpy_shaped(call_np("clip", a, a_min=low, a_max=high, out=out), a.shape)
+
+
+def _split_along(axis, min_ndim, name):
+    def function(ary, indices_or_sections):
+        ary = operand(ary)
+        if ary.ndim < min_ndim:
+            raise ValueError(f"{name} only works on arrays of {min_ndim} or more dimensions")
+        return split(ary, indices_or_sections, axis=axis if ary.ndim > 1 else 0)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``split`` along axis {axis} (of arrays of {min_ndim}+ dimensions)."
+    return function
+
+
+vsplit, hsplit, dsplit = (_split_along(0, 2, "vsplit"), _split_along(1, 1, "hsplit"),
+                          _split_along(2, 3, "dsplit"))
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    """The sorted values along ``axis`` (the flattened array when None)."""
+    a = operand(a)
+    return call_np("sort", a.reshape(-1) if axis is None else a, axis=-1 if axis is None
+                   else axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None):
+    """The indices that sort ``a`` along ``axis`` (int64)."""
+    a = operand(a)
+    return call_np("argsort", a.reshape(-1) if axis is None else a,
+                   axis=-1 if axis is None else axis, dtype="int64")
+
+
+def take(a, indices, axis=None, mode="raise", out=None):
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None)."""
+    a, indices = operand(a), operand(indices)
+    if mode == "raise":
+        mode = "clip"             # the operator clips or wraps; NumPy's raise would need a sync
+    source = a.reshape(-1) if axis is None else a
+    return call_np("take", source, indices, axis=0 if axis is None else axis, mode=mode,
+                   out=out)
+
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a matrix, or a matrix with vector ``v`` on it."""
+    return call_np("diag", operand(v), k=k)

@@ -165,9 +165,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """``numpy.exp(x)``, ``host_array + x``: the ``mx.np`` ufunc of the same name."""
-        from . import ufuncs
         from .host import call_on_host
-        function = getattr(ufuncs, ufunc.__name__, None) if method == "__call__" else None
+        function = _own_function(ufunc) if method == "__call__" else None
         if function is None:
             return call_on_host(getattr(ufunc, method), inputs, kwargs)
         return function(*inputs, **kwargs)
@@ -180,7 +179,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 def _own_function(func):
     """The ``mx.np`` function standing for NumPy's ``func`` (None: minimx has none)."""
     from .. import numpy as mx_np
-    module = mx_np.linalg if func.__module__.endswith("linalg") else mx_np
+    module = mx_np.linalg if (getattr(func, "__module__", None) or "").endswith("linalg") \
+        else mx_np
     function = getattr(module, func.__name__, None)
     if not callable(function) or getattr(function, "on_host", False):
         return None

@@ -42,9 +42,11 @@ def tensordot(a, b, axes=2):
     a_free = [axis for axis in range(a.ndim) if axis not in a_axes]
     b_free = [axis for axis in range(b.ndim) if axis not in b_axes]
     summed = int(onp.prod([a.shape[axis] for axis in a_axes], dtype=onp.int64))
-    left = transpose(a, a_free + a_axes).reshape(-1, summed)
-    right = transpose(b, b_axes + b_free).reshape(summed, -1)
-    shape = tuple(a.shape[axis] for axis in a_free) + tuple(b.shape[axis] for axis in b_free)
+    left_shape = tuple(a.shape[axis] for axis in a_free)
+    right_shape = tuple(b.shape[axis] for axis in b_free)
+    left = transpose(a, a_free + a_axes).reshape(int(onp.prod(left_shape)), summed)
+    right = transpose(b, b_axes + b_free).reshape(summed, int(onp.prod(right_shape)))
+    shape = left_shape + right_shape
     return call_np("dot", left, right).reshape(shape)
 
 

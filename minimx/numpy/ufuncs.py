@@ -26,11 +26,18 @@ UNARY = {
     "arcsinh": "arcsinh", "arccosh": "arccosh", "arctanh": "arctanh", "degrees": "degrees",
     "rad2deg": "degrees", "radians": "radians", "deg2rad": "radians",
 }
+def floor_mod(x1, x2, out=None):
+    """NumPy's ``mod``: the remainder with the divisor's sign.  The ``_mod`` operators compute
+    C's ``fmod`` (the dividend's sign); ``fmod(fmod(a, b) + b, b)`` is NumPy's."""
+    remainder = arithmetic.modulo(x1, x2)
+    return arithmetic.modulo(arithmetic.add(remainder, x2), x2, out=out)
+
+
 # NumPy's name -> nd's operand-rule function (array/array, array/number, number/array)
 BINARY = {
     "add": arithmetic.add, "subtract": arithmetic.subtract, "multiply": arithmetic.multiply,
-    "divide": arithmetic.divide, "true_divide": arithmetic.divide, "mod": arithmetic.modulo,
-    "remainder": arithmetic.modulo, "power": arithmetic.power, "maximum": arithmetic.maximum,
+    "divide": arithmetic.divide, "true_divide": arithmetic.divide, "mod": floor_mod,
+    "remainder": floor_mod, "fmod": arithmetic.modulo, "power": arithmetic.power, "maximum": arithmetic.maximum,
     "minimum": arithmetic.minimum,
 }
 # NumPy's name -> nd's function; the result is cast to bool

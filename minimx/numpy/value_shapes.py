@@ -12,7 +12,8 @@ import numpy as onp
 from ..ndarray import NDArray
 from .adapter import operand
 
-__all__ = ["wait_for_values", "nonzero", "flatnonzero", "argwhere", "unique"]
+__all__ = ["wait_for_values", "nonzero", "flatnonzero", "argwhere", "unique", "shares_memory",
+           "may_share_memory"]
 
 
 def wait_for_values(array):
@@ -49,3 +50,16 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if not isinstance(found, tuple):
         return _to_array(found, ar)
     return tuple(_to_array(part, ar) for part in found)
+
+
+def shares_memory(a, b, max_work=None):
+    """Whether arrays ``a`` and ``b`` overlap in one buffer (waits for both: a buffer exists
+    once the operation writing it has run)."""
+    if not (isinstance(a, NDArray) and isinstance(b, NDArray)) or a._chunk is not b._chunk:
+        return False
+    a.wait_to_read()
+    b.wait_to_read()
+    return bool(onp.shares_memory(a._read(), b._read()))
+
+
+may_share_memory = shares_memory
