@@ -26,6 +26,29 @@ __all__ = ["is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_arr
 _state = threading.local()
 
 
+class _Switch:
+    """``with switch(True):`` -- one per-thread setting on for the block, then back."""
+
+    setter = None
+
+    def __init__(self, active=True):
+        self.active = active
+        self.previous = None
+
+    def __enter__(self):
+        self.previous = type(self).setter(self.active)
+        return self
+
+    def __exit__(self, *exc_info):
+        type(self).setter(self.previous)
+
+
+def _set(name, active):
+    previous = getattr(_state, name, False)
+    setattr(_state, name, bool(active))
+    return previous
+
+
 def is_np_shape():
     """Whether NumPy shape semantics are on in this thread (off by default)."""
     return getattr(_state, "np_shape", False)
@@ -33,39 +56,18 @@ def is_np_shape():
 
 def set_np_shape(active):
     """Turn NumPy shape semantics on or off for this thread; returns the previous value."""
-    previous = is_np_shape()
-    _state.np_shape = bool(active)
-    return previous
+    return _set("np_shape", active)
 
 
-class np_shape:  # noqa: N801 (MXNet's name)
+class np_shape(_Switch):  # noqa: N801 (MXNet's name)
     """``with mx.np_shape(True):`` -- NumPy shape semantics for the block."""
 
-    def __init__(self, active=True):
-        self.active = active
-        self.previous = None
-
-    def __enter__(self):
-        self.previous = set_np_shape(self.active)
-        return self
-
-    def __exit__(self, *exc_info):
-        set_np_shape(self.previous)
+    setter = staticmethod(set_np_shape)
 
 
 def use_np_shape(function):
     """Decorator: run ``function`` (or every method of a class) with NumPy shape semantics."""
-    if inspect.isclass(function):
-        for name, method in list(vars(function).items()):
-            if callable(method) and not name.startswith("__"):
-                setattr(function, name, use_np_shape(method))
-        return function
-
-    @functools.wraps(function)
-    def wrapper(*args, **kwargs):
-        with np_shape(True):
-            return function(*args, **kwargs)
-    return wrapper
+    return _decorate(function, [np_shape], dunders=())
 
 
 def is_np_array():
@@ -75,33 +77,22 @@ def is_np_array():
 
 def set_np_array(active):
     """Turn ``mx.np`` array semantics on or off for this thread; returns the previous value."""
-    previous = is_np_array()
-    _state.np_array = bool(active)
-    return previous
+    return _set("np_array", active)
 
 
-class np_array:  # noqa: N801 (MXNet's name)
+class np_array(_Switch):  # noqa: N801 (MXNet's name)
     """``with mx.util.np_array(True):`` -- ``mx.np`` array semantics for the block."""
 
-    def __init__(self, active=True):
-        self.active = active
-        self.previous = None
-
-    def __enter__(self):
-        self.previous = set_np_array(self.active)
-        return self
-
-    def __exit__(self, *exc_info):
-        set_np_array(self.previous)
+    setter = staticmethod(set_np_array)
 
 
-def _decorate(function, scopes):
-    """Run ``function`` (or every method of a class) inside the ``scopes`` (factories)."""
+def _decorate(function, scopes, dunders=("__init__", "__call__")):
+    """Run ``function`` (or a class's methods, and of its ``__`` methods the ``dunders``)
+    inside the ``scopes`` (switches, entered on)."""
     if inspect.isclass(function):
         for name, method in list(vars(function).items()):
-            if callable(method) and (not name.startswith("__") or name in ("__init__",
-                                                                            "__call__")):
-                setattr(function, name, _decorate(method, scopes))
+            if callable(method) and (not name.startswith("__") or name in dunders):
+                setattr(function, name, _decorate(method, scopes, dunders))
         return function
 
     @functools.wraps(function)

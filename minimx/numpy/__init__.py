@@ -68,7 +68,8 @@ def any(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
     return ndarray.all(asarray(a), axis, out, keepdims)
 
-__all__ = ["ndarray", "any", "all", "genfromtxt", "random", "linalg", "nonzero", "flatnonzero", "argwhere", "unique",
+__all__ = ["ndarray", "any", "all", "genfromtxt", "random", "linalg", "nonzero", "flatnonzero",
+           "argwhere", "unique",
            "shares_memory", "may_share_memory",
            "shares_memory", "may_share_memory",
            "pi", "e", "inf", "nan", "newaxis", "euler_gamma", "PZERO", "NZERO", "dtype",

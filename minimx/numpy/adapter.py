@@ -21,7 +21,8 @@ from .multiarray import as_np, ndarray, zero_dim
 # NumPy's error for a bad axis (a ValueError and IndexError), where numpy 1 and 2 keep it
 AxisError = getattr(onp, "exceptions", onp).AxisError
 
-__all__ = ["AxisError", "promote", "operand", "numpy_shaped", "reduced_shape", "call_np", "normalize_axis", "public"]
+__all__ = ["AxisError", "promote", "operand", "numpy_shaped", "reduced_shape", "call_np",
+           "normalize_axis", "public"]
 
 
 def operand(value, ctx=None, dtype=None):

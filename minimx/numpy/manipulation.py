@@ -18,7 +18,8 @@ from .multiarray import as_np
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "vstack",
            "hstack", "split", "array_split", "tile", "repeat", "swapaxes", "moveaxis", "flip",
            "ravel", "broadcast_to", "broadcast_arrays", "where", "clip", "atleast_1d",
-           "atleast_2d", "atleast_3d", "vsplit", "hsplit", "dsplit", "sort", "argsort", "take", "diag"]
+           "atleast_2d", "atleast_3d", "vsplit", "hsplit", "dsplit", "sort", "argsort", "take",
+           "diag"]
 
 
 def reshape(a, newshape, order="C"):

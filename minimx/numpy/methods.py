@@ -7,6 +7,7 @@ and the function of the same name agree (a full ``x.sum()`` is zero-dimensional)
 import numpy as onp
 
 from . import linalg, manipulation, products, reductions
+from ..ndarray.register import make_method
 from .multiarray import ndarray
 
 __all__ = ["install", "METHODS"]
@@ -19,14 +20,6 @@ METHODS = {
         "broadcast_to")},
     "dot": products.dot,
 }
-
-
-def _method(function):
-    def method(self, *args, **kwargs):
-        return function(self, *args, **kwargs)
-    method.__name__ = method.__qualname__ = function.__name__
-    method.__doc__ = function.__doc__
-    return method
 
 
 def _transpose(self, *axes):
@@ -48,12 +41,12 @@ def _truth(reduce):
 
 def install():
     for name, function in METHODS.items():
-        setattr(ndarray, name, _method(function))
+        setattr(ndarray, name, make_method(function))
     ndarray.transpose = _transpose
     ndarray.flatten = _flatten
     ndarray.any = _truth(reductions.max)
     ndarray.all = _truth(reductions.min)
-    ndarray.norm = _method(linalg.norm)
+    ndarray.norm = make_method(linalg.norm)
 
 
 install()

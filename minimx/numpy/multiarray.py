@@ -224,11 +224,16 @@ def _is_full_index(key, ndim):
 
 
 def mask_to_indices(key, shape):
-    """Boolean masks in ``key`` replaced by the integer index arrays of their true places.
+    """Boolean masks in ``key`` replaced by the integer index arrays of their true places
+    (and ``range`` objects by integer arrays).
 
     A value-dependent shape: how many places are true is known only from the mask's values,
     so this waits for the mask (a sync point), as MXNet does."""
+    if isinstance(key, range):
+        key = onp.arange(key.start, key.stop, key.step)
     if isinstance(key, tuple):
+        key = tuple(onp.arange(k.start, k.stop, k.step) if isinstance(k, range) else k
+                    for k in key)
         if not any(_is_mask(item) for item in key):
             return key
         parts = []

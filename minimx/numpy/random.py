@@ -13,7 +13,6 @@ import numpy as onp
 from ..base import normalize_dtype
 from ..random_state import seed as _seed
 from .adapter import call_np, numpy_shaped, operand
-from .manipulation import broadcast_arrays
 
 __all__ = ["seed", "normal", "uniform", "randn", "rand", "randint", "choice", "shuffle",
            "multinomial", "exponential", "gamma", "poisson"]
@@ -37,32 +36,33 @@ def _draw(name, size, dtype, ctx, **params):
     return numpy_shaped(result, shape)
 
 
-def _shift_scale(standard, shift, scale):
-    shift, scale = operand(shift, ctx=standard.context), operand(scale, ctx=standard.context)
-    return standard * scale + shift
+# distribution -> its two parameters' names and (shift, scale) of the standard sample
+_LOCATION_SCALE = {"normal": (("loc", "scale"), lambda loc, scale: (loc, scale)),
+                   "uniform": (("low", "high"), lambda low, high: (low, high - low))}
+
+
+def _location_scale(name, first, second, size, dtype, ctx, out):
+    """Samples of a location-scale family: one operator call for number parameters, else a
+    standard sample (``_random_<name>`` with its defaults) shifted and scaled, broadcasting."""
+    names, shift_scale = _LOCATION_SCALE[name]
+    if _numbers(first, second):
+        params = {names[0]: float(first), names[1]: float(second)}
+        return _into(_draw(name, size, dtype, ctx, **params), out)
+    shape = _size(size) or onp.broadcast_shapes(onp.shape(first), onp.shape(second))
+    standard = _draw(name, shape, dtype, ctx)
+    shift, scale = shift_scale(operand(first, ctx=standard.context),
+                               operand(second, ctx=standard.context))
+    return _into(standard * scale + shift, out)
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
     """Samples of N(loc, scale^2)."""
-    ctx = ctx or device
-    if _numbers(loc, scale):
-        result = _draw("normal", size, dtype, ctx, loc=float(loc), scale=float(scale))
-    else:
-        shape = _size(size) or onp.broadcast_shapes(onp.shape(loc), onp.shape(scale))
-        result = _shift_scale(_draw("normal", shape, dtype, ctx), loc, scale)
-    return _into(result, out)
+    return _location_scale("normal", loc, scale, size, dtype, ctx or device, out)
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
     """Samples of U[low, high)."""
-    ctx = ctx or device
-    if _numbers(low, high):
-        result = _draw("uniform", size, dtype, ctx, low=float(low), high=float(high))
-    else:
-        shape = _size(size) or onp.broadcast_shapes(onp.shape(low), onp.shape(high))
-        low, high = broadcast_arrays(operand(low), operand(high))
-        result = _shift_scale(_draw("uniform", shape, dtype, ctx), low, high - low)
-    return _into(result, out)
+    return _location_scale("uniform", low, high, size, dtype, ctx or device, out)
 
 
 def _numbers(*values):

@@ -37,7 +37,8 @@ def floor_mod(x1, x2, out=None):
 BINARY = {
     "add": arithmetic.add, "subtract": arithmetic.subtract, "multiply": arithmetic.multiply,
     "divide": arithmetic.divide, "true_divide": arithmetic.divide, "mod": floor_mod,
-    "remainder": floor_mod, "fmod": arithmetic.modulo, "power": arithmetic.power, "maximum": arithmetic.maximum,
+    "remainder": floor_mod, "fmod": arithmetic.modulo, "power": arithmetic.power,
+    "maximum": arithmetic.maximum,
     "minimum": arithmetic.minimum,
 }
 # NumPy's name -> nd's function; the result is cast to bool

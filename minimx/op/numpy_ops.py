@@ -100,7 +100,8 @@ class Einsum(OpDef):
                             ({"subscripts": "ij->"}, ((2, 3),)),
                             ({"subscripts": "bij,bjk->bik"}, ((2, 2, 3), (2, 3, 2)))),
                      grad=(0, 2, 3),
-                     reference=lambda np, *xs, subscripts: np.atleast_1d(np.einsum(subscripts, *xs)))
+                     reference=lambda np, *xs, subscripts: np.atleast_1d(
+                         np.einsum(subscripts, *xs)))
 
     def infer_shape(self, *shapes):
         probes = [np.empty(shape, dtype=np.int8) for shape in shapes]
