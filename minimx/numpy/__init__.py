@@ -57,6 +57,23 @@ integer, floating, number = onp.integer, onp.floating, onp.number
 
 
 
+def shape(a):
+    """The shape of ``a`` (an array, or anything NumPy makes an array of)."""
+    return a.shape if isinstance(a, ndarray) else onp.shape(a)
+
+
+def histogram(a, bins=10, range=None, normed=None, weights=None, density=None):  # noqa: A002
+    """Counts of ``a`` in ``bins`` (int64) and the bin edges: the ``_histogram`` operator."""
+    if weights is not None or density or normed:
+        raise NotImplementedError("histogram: weights, density and normed are not supported")
+    from .adapter import call_np, operand
+    a = operand(a)
+    if isinstance(bins, ndarray):
+        return tuple(call_np("_histogram", a, bins))
+    low, high = range if range is not None else (float(a.min()), float(a.max()))
+    return tuple(call_np("_histogram", a, bin_cnt=bins, range=(low, high)))
+
+
 # read a text file on the host into an array (MXNet 1.9.1 reads it with NumPy too)
 genfromtxt = host_function("genfromtxt")
 
@@ -68,7 +85,7 @@ def any(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
     return ndarray.all(asarray(a), axis, out, keepdims)
 
-__all__ = ["ndarray", "any", "all", "genfromtxt", "random", "linalg", "nonzero", "flatnonzero",
+__all__ = ["ndarray", "any", "all", "genfromtxt", "shape", "histogram", "random", "linalg", "nonzero", "flatnonzero",
            "argwhere", "unique",
            "shares_memory", "may_share_memory",
            "shares_memory", "may_share_memory",

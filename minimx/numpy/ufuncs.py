@@ -33,10 +33,20 @@ def floor_mod(x1, x2, out=None):
     return arithmetic.modulo(arithmetic.add(remainder, x2), x2, out=out)
 
 
+def true_divide(x1, x2, out=None):
+    """NumPy's ``/``: integers and bools divide as float32 (MXNet's default float type)."""
+    def as_float(value):
+        exact = hasattr(value, "dtype") and not onp.issubdtype(value.dtype, onp.floating)
+        return value.astype(onp.float32) if exact else value
+    if not any(hasattr(v, "dtype") and onp.issubdtype(v.dtype, onp.floating) for v in (x1, x2)):
+        x1, x2 = as_float(x1), as_float(x2)
+    return arithmetic.divide(x1, x2, out=out)
+
+
 # NumPy's name -> nd's operand-rule function (array/array, array/number, number/array)
 BINARY = {
     "add": arithmetic.add, "subtract": arithmetic.subtract, "multiply": arithmetic.multiply,
-    "divide": arithmetic.divide, "true_divide": arithmetic.divide, "mod": floor_mod,
+    "divide": true_divide, "true_divide": true_divide, "mod": floor_mod,
     "remainder": floor_mod, "fmod": arithmetic.modulo, "power": arithmetic.power,
     "maximum": arithmetic.maximum,
     "minimum": arithmetic.minimum,
