@@ -110,3 +110,8 @@ def test_repr_and_str_as_mxnet(mxnet_python):
            repr(np.array([1, 2], dtype="int32")), repr(np.array([1.5]) > 1),
            str(np.array([1.0, 2.0]))]
     assert got == wanted
+
+
+def test_npx_names_left_out_say_so():
+    with pytest.raises(AttributeError, match="mx.npx.masked_softmax is not available: no masked"):
+        npx.masked_softmax
