@@ -7,9 +7,10 @@ MXNet 1.x reads shapes the legacy way by default: a 0 in a shape means "not know
 zero-dimensional results of indexing: ``x[0]`` of a vector has shape ``(1,)``).  Inside
 ``with mx.np_shape(True):`` (or after ``set_np_shape(True)``, or in a function decorated
 with ``@use_np_shape``) shapes mean what they mean in NumPy: 0 is a zero-size axis, ``()``
-a scalar.  The setting is per thread, as in MXNet.  The NumPy-compatible array interface
-(``mx.np``, ``np_array``) is not part of minimx.
+a scalar.  ``npx.set_np()`` (or ``@use_np``) also turns on ``mx.np`` array semantics
+(``is_np_array()``).  The settings are per thread, as in MXNet.
 """
+import contextlib
 import functools
 import inspect
 import os
@@ -18,10 +19,34 @@ import threading
 from .base import MXNetError
 
 __all__ = ["is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_array",
+           "set_np_array",
            "set_np", "reset_np", "np_array", "use_np_array", "use_np", "makedirs",
            "get_gpu_count", "get_gpu_memory", "getenv", "setenv", "set_module"]
 
 _state = threading.local()
+
+
+class _Switch:
+    """``with switch(True):`` -- one per-thread setting on for the block, then back."""
+
+    setter = None
+
+    def __init__(self, active=True):
+        self.active = active
+        self.previous = None
+
+    def __enter__(self):
+        self.previous = type(self).setter(self.active)
+        return self
+
+    def __exit__(self, *exc_info):
+        type(self).setter(self.previous)
+
+
+def _set(name, active):
+    previous = getattr(_state, name, False)
+    setattr(_state, name, bool(active))
+    return previous
 
 
 def is_np_shape():
@@ -31,84 +56,82 @@ def is_np_shape():
 
 def set_np_shape(active):
     """Turn NumPy shape semantics on or off for this thread; returns the previous value."""
-    previous = is_np_shape()
-    _state.np_shape = bool(active)
-    return previous
+    return _set("np_shape", active)
 
 
-class np_shape:  # noqa: N801 (MXNet's name)
+class np_shape(_Switch):  # noqa: N801 (MXNet's name)
     """``with mx.np_shape(True):`` -- NumPy shape semantics for the block."""
 
-    def __init__(self, active=True):
-        self.active = active
-        self.previous = None
-
-    def __enter__(self):
-        self.previous = set_np_shape(self.active)
-        return self
-
-    def __exit__(self, *exc_info):
-        set_np_shape(self.previous)
+    setter = staticmethod(set_np_shape)
 
 
 def use_np_shape(function):
     """Decorator: run ``function`` (or every method of a class) with NumPy shape semantics."""
+    return _decorate(function, [np_shape], dunders=())
+
+
+def is_np_array():
+    """Whether ``mx.np`` array semantics are on in this thread (``npx.set_np()``)."""
+    return getattr(_state, "np_array", False)
+
+
+def set_np_array(active):
+    """Turn ``mx.np`` array semantics on or off for this thread; returns the previous value."""
+    return _set("np_array", active)
+
+
+class np_array(_Switch):  # noqa: N801 (MXNet's name)
+    """``with mx.util.np_array(True):`` -- ``mx.np`` array semantics for the block."""
+
+    setter = staticmethod(set_np_array)
+
+
+def _decorate(function, scopes, dunders=("__init__", "__call__")):
+    """Run ``function`` (or a class's methods, and of its ``__`` methods the ``dunders``)
+    inside the ``scopes`` (switches, entered on)."""
     if inspect.isclass(function):
         for name, method in list(vars(function).items()):
-            if callable(method) and not name.startswith("__"):
-                setattr(function, name, use_np_shape(method))
+            if callable(method) and (not name.startswith("__") or name in dunders):
+                setattr(function, name, _decorate(method, scopes, dunders))
         return function
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        with np_shape(True):
+        with contextlib.ExitStack() as stack:
+            for scope in scopes:
+                stack.enter_context(scope())
             return function(*args, **kwargs)
     return wrapper
 
 
-def is_np_array():
-    """minimx has no ``mx.np`` arrays: always False."""
-    return False
-
-
-def _no_np_array(what):
-    raise MXNetError(f"{what}: the NumPy-compatible array interface (mx.np, mx.npx) is not "
-                     f"part of minimx; use mx.nd with mx.np_shape(True) for NumPy shapes")
-
-
-class _NumpyArrayScope:
-    """The np_array setting of one thread (MXNet keeps it so; minimx's is always off)."""
-
-    _current = threading.local()
-
-    def __init__(self, is_np_array):
-        self._is_np_array = bool(is_np_array)
-
-
-def np_array(active=True):
-    if active:
-        _no_np_array("np_array")
-    return np_shape(False)
-
-
 def use_np_array(function):
-    @functools.wraps(function)
-    def refuse(*args, **kwargs):
-        _no_np_array(getattr(function, "__name__", "use_np_array"))
-    return refuse
+    """Decorator: run ``function`` (or a class's methods) with ``mx.np`` array semantics."""
+    return _decorate(function, [np_array])
 
 
-use_np = use_np_array
+def use_np(function):
+    """Decorator: NumPy shapes and ``mx.np`` arrays for ``function`` (or a class's methods)."""
+    return _decorate(function, [np_shape, np_array])
 
 
 def set_np(shape=True, array=True, dtype=False):
-    if array:
-        _no_np_array("set_np")
+    """``npx.set_np()``: NumPy shape and array semantics on for this thread.
+
+    ``dtype=True`` (NumPy's float64 default instead of MXNet's float32) is refused: minimx
+    keeps MXNet's float32 default."""
+    if dtype:
+        raise NotImplementedError("set_np(dtype=True): minimx keeps MXNet's float32 default "
+                                  "dtype; NumPy's float64 default is not implemented")
+    if array and not shape:
+        raise ValueError("set_np: NumPy arrays need NumPy shapes (shape=True)")
     set_np_shape(shape)
+    set_np_array(array)
 
 
 def reset_np():
+    """``npx.reset_np()``: back to MXNet's legacy shapes and ``nd`` arrays."""
     set_np_shape(False)
+    set_np_array(False)
 
 
 def makedirs(path):

@@ -14,7 +14,7 @@ interpreter to know which tests pass there.  The suite's files need ``scipy`` an
 
 Printed: per file the tests MXNet passes, and of those the ones minimx passes, counted
 apart for tests outside minimx's scope (found in each test's source: C internals such as
-``_LIB`` or ctypes handles, private attributes, sparse storage, ``mx.np``/``npx``); then
+``_LIB`` or ctypes handles, private attributes, sparse storage); then
 every failure of an in-scope test MXNet passes, grouped by cause (the error's type and
 the start of its message).
 """
@@ -38,13 +38,14 @@ IN_SCOPE = ["test_ndarray", "test_autograd", "test_symbol", "test_executor", "te
             "test_gluon_rnn", "test_gluon_trainer", "test_gluon_utils", "test_gluon_save",
             "test_recordio", "test_infer_shape", "test_infer_type", "test_attr",
             "test_random", "test_thread_local", "test_viz", "test_profiler", "test_base",
-            "test_higher_order_grad", "test_image", "test_rnn", "test_operator"]
+            "test_higher_order_grad", "test_image", "test_rnn", "test_operator",
+            "test_numpy_ndarray", "test_numpy_op", "test_numpy_interoperability",
+            "test_numpy_gluon"]
 # what in a test's source puts it outside minimx's scope
 OUT_OF_SCOPE = [
     ("C internals", re.compile(r"\b_LIB\b|\bctypes\b|\.handle\b|check_call\(|c_str\(")),
     ("sparse storage", re.compile(r"\bcsr\b|row_sparse|\bsparse\b|tostype|stype\s*=\s*['\"]"
                                   r"(?!default)")),
-    ("mx.np", re.compile(r"\bmx\.np\b|\bnpx\b|use_np\b|\b_mx_np\b|mxnet\.numpy")),
     ("private attributes", re.compile(r"\._(?!_)[a-z]\w*(?!\w*\()")),
 ]
 

@@ -40,6 +40,19 @@ install_generated_functions(globals(), __all__, op, _internal, NDArray, register
                             {"contrib": contrib, "linalg": linalg, "image": image})
 
 
+def __getattr__(name):
+    """``nd.np`` and ``nd.npx``: MXNet reaches the NumPy frontend's functions from ``nd`` too
+    (``F.np.dot`` in a ``hybrid_forward`` run with ``F = nd``); a lazy import of the layer
+    above, listed in ``.importlinter``."""
+    if name == "np":
+        from .. import numpy
+        return numpy
+    if name == "npx":
+        from .. import numpy_extension
+        return numpy_extension
+    raise AttributeError(f"module 'minimx.ndarray' has no attribute {name!r}")
+
+
 def concatenate(arrays, axis=0, always_copy=True):
     """Join a list of arrays along ``axis`` (MXNet's older name for ``concat``)."""
     return globals()["concat"](*arrays, dim=axis)

@@ -29,7 +29,9 @@ def invoke(op, inputs, out=None, ctx=None):
     in_shapes = [x._shape for x in inputs]
     out_shapes = op.output_shapes(in_shapes)
     out_types = op.output_types([_dtype_name(x._dtype) for x in inputs])
-    outputs = _allocate_outputs(op, out_shapes, out_types, ctx, out)
+    # outputs are of the inputs' frontend class (nd.NDArray or np.ndarray; creation: NDArray)
+    array_class = type(inputs[0]) if inputs else NDArray
+    outputs = _allocate_outputs(op, out_shapes, out_types, ctx, out, array_class)
     write_vars = [o._chunk.var for o in outputs]
     if call.aux_positions:
         write_vars += [inputs[i]._chunk.var for i in call.aux_positions]
@@ -78,11 +80,11 @@ def _context_of(op, inputs, ctx):
     return context
 
 
-def _allocate_outputs(op, shapes, dtypes, ctx, out):
+def _allocate_outputs(op, shapes, dtypes, ctx, out, array_class):
     if len(shapes) == 1:
-        outputs = [NDArray._empty(shapes[0], dtypes[0], ctx)]
+        outputs = [array_class._empty(shapes[0], dtypes[0], ctx)]
     else:
-        outputs = [NDArray._empty(shape, dtype, ctx) for shape, dtype in zip(shapes, dtypes)]
+        outputs = [array_class._empty(shape, dtype, ctx) for shape, dtype in zip(shapes, dtypes)]
     if out is None:
         return outputs
     given = [out] if isinstance(out, NDArray) else list(out)

@@ -53,7 +53,7 @@ def _first_axis_view(array, key):
 
 
 def _view(array, step, shape):
-    return NDArray(array._chunk, shape, array._dtype, (array._view or ()) + (step,))
+    return type(array)(array._chunk, shape, array._dtype, (array._view or ()) + (step,))
 
 
 def normalize_key(array, key):

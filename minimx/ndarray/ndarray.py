@@ -107,7 +107,7 @@ class NDArray:
 
     def _detached(self):
         """Another NDArray on the same buffer, outside any recorded graph."""
-        return NDArray(self._chunk, self._shape, self._dtype, self._view)
+        return type(self)(self._chunk, self._shape, self._dtype, self._view)
 
     # -- description -------------------------------------------------------------------
     @property
@@ -219,7 +219,7 @@ class NDArray:
     def copyto(self, other):
         """Copy into ``other`` (an NDArray, possibly on another device) or onto a Context."""
         if isinstance(other, Context):
-            target = NDArray._empty(self._shape, self._dtype, other)
+            target = type(self)._empty(self._shape, self._dtype, other)
         elif isinstance(other, NDArray):
             if other is self:           # as MXNet: a warning, and nothing to copy
                 warnings.warn("You are attempting to copy an array to itself", stacklevel=2)
@@ -264,7 +264,22 @@ class NDArray:
         return register.call("Cast", self, dtype=np.dtype(dtype).name)
 
     def as_nd_ndarray(self):
+        """This array as an ``nd`` NDArray (itself: it is one)."""
         return self
+
+    def as_np_ndarray(self):
+        """The same buffer as an ``mx.np.ndarray`` (no copy), as MXNet's."""
+        from ..numpy.multiarray import ndarray
+        return self._as_class(ndarray)
+
+    def _as_class(self, cls):
+        """This array's buffer, view and place in a recorded graph, as an array of ``cls``
+        (``nd.NDArray`` or ``np.ndarray``: two frontends' classes over one buffer)."""
+        if type(self) is cls:
+            return self
+        other = cls(self._chunk, self._shape, self._dtype, self._view)
+        other._autograd, other._grad = self._autograd, self._grad
+        return other
 
     def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
         """``nd.split_v2(self, ...)``: equal parts or parts between positions."""
@@ -287,8 +302,8 @@ class NDArray:
         """Allocate a gradient buffer (zeros) and mark this array as a variable."""
         from ..autograd import mark_variables
         from .creation import zeros
-        mark_variables([self], [zeros(self._shape, ctx=self.context, dtype=self._dtype)],
-                       grad_reqs=grad_req)
+        gradient = zeros(self._shape, ctx=self.context, dtype=self._dtype)._as_class(type(self))
+        mark_variables([self], [gradient], grad_reqs=grad_req)
 
     @property
     def grad(self):

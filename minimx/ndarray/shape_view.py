@@ -6,7 +6,6 @@ Lesson: 02-ndarray-and-context.  Under ``autograd.record()`` the reshape is reco
 from ..tape import recording
 from ..base import InvalidParameterError
 from ..op.reshape_rule import reshape_target
-from .ndarray import NDArray
 
 __all__ = ["reshape"]
 
@@ -27,4 +26,4 @@ def reshape(array, dims, reverse=False, **kwargs):
         from .register import call
         return call("Reshape", array, shape=target)
     view = (array._view or ()) + (target,)
-    return NDArray(array._chunk, target, array._dtype, view)
+    return type(array)(array._chunk, target, array._dtype, view)

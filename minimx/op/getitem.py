@@ -7,6 +7,7 @@ key is a parameter in a small, hashable form; index arrays are extra inputs.
 """
 import numpy as np
 
+from ..util import is_np_shape
 from .params import Param
 from .registry import OpDef, TestHints, register_op
 
@@ -71,7 +72,8 @@ class Index(OpDef):
             result = probe[build_key(np, self.key, arrays)].shape
         except IndexError as error:
             raise self.shape_error(f"index out of range for shape {tuple(data)}: {error}")
-        return result if result else (1,)
+        # MXNet's legacy shapes have no () (a scalar is (1,)); NumPy's shapes have
+        return result if result or is_np_shape() else (1,)
 
     def infer_type(self, data, *index_types):
         return data

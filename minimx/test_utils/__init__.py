@@ -537,9 +537,11 @@ register_callable_adapter(is_symbol, symbol_adapter)
 mx = sys.modules[__name__.split(".")[0]]   # the package itself, star-exported as in MXNet
 from ..ndarray import NDArray, array  # noqa: E402,F401
 from ..runtime import Features  # noqa: E402,F401
+from ..util import use_np  # noqa: E402,F401
 from ..symbol import Symbol  # noqa: E402,F401
 from .comparisons import *  # noqa: E402,F401,F403
 from .data import *  # noqa: E402,F401,F403
 from .environment import *  # noqa: E402,F401,F403
+from .matrices import *  # noqa: E402,F401,F403
 from .outside_scope import *  # noqa: E402,F401,F403
 from .statistics import *  # noqa: E402,F401,F403

@@ -1,15 +1,13 @@
-"""Names of MXNet's test_utils for parts minimx does not have: sparse storage and mx.np.
+"""Names of MXNet's test_utils for parts minimx does not have: sparse storage.
 
-Lesson: 02-ndarray-and-context.  minimx stores every array densely and has no NumPy-
-compatible ``mx.np`` interface.  These names exist so that test code importing them
-loads; calling them raises an error that names what is missing.
+Lesson: 02-ndarray-and-context.  minimx stores every array densely.  These names exist so
+that test code importing them loads; calling them raises an error that names what is
+missing.
 """
-import functools
-
 from ..base import MXNetError
 
 __all__ = ["rand_sparse_ndarray", "create_sparse_array", "create_sparse_array_zd",
-           "shuffle_csr_column_indices", "use_np", "np_symbol"]
+           "shuffle_csr_column_indices"]
 
 
 def _sparse(name):
@@ -25,16 +23,3 @@ rand_sparse_ndarray = _sparse("rand_sparse_ndarray")
 create_sparse_array = _sparse("create_sparse_array")
 create_sparse_array_zd = _sparse("create_sparse_array_zd")
 shuffle_csr_column_indices = _sparse("shuffle_csr_column_indices")
-
-
-def use_np(function):
-    """MXNet's decorator for code written against ``mx.np``: on minimx calling the
-    decorated function (or class) raises, since minimx has no ``mx.np``."""
-    @functools.wraps(function)
-    def refuse(*args, **kwargs):
-        raise MXNetError(f"{getattr(function, '__name__', function)} uses mx.np "
-                         f"(@use_np), which minimx does not implement")
-    return refuse
-
-
-np_symbol = use_np

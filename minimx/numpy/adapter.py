@@ -1,0 +1,91 @@
+"""The one adapter between NumPy's conventions and minimx's registered operators.
+
+Lesson: 02-ndarray-and-context.  Every ``mx.np`` function is a thin wrapper: it turns its
+NumPy arguments into an operator call through ``nd``'s dispatcher (``register.call``) and
+gives the result NumPy's shape.  The rules that differ from ``nd`` are said here, once:
+
+- ``operand``: a Python number, list or host NumPy array becomes an ``np.ndarray`` (float32
+  by default, MXNet's default dtype; a host NumPy array keeps its dtype);
+- ``numpy_shaped``: where MXNet's operator shapes a one-element result ``(1,)`` and NumPy's
+  rule says ``()``, the result is a zero-dimensional view of the same buffer;
+- ``reduced_shape``: NumPy's shape of a reduction (no ``(1,)`` for "everything").
+"""
+import numbers
+
+import numpy as onp
+
+from ..ndarray import NDArray
+from ..ndarray.register import call
+from .multiarray import as_np, ndarray, zero_dim
+
+# NumPy's error for a bad axis (a ValueError and IndexError), where numpy 1 and 2 keep it
+AxisError = getattr(onp, "exceptions", onp).AxisError
+
+__all__ = ["AxisError", "promote", "operand", "numpy_shaped", "reduced_shape", "call_np",
+           "normalize_axis", "public"]
+
+
+def operand(value, ctx=None, dtype=None):
+    """``value`` as an ``np.ndarray`` (arrays pass through; the buffer is shared)."""
+    if isinstance(value, NDArray):
+        return as_np(value)
+    from .creation import array
+    return array(value, dtype=dtype, ctx=ctx)
+
+
+def call_np(op_name, *inputs, **params):
+    """Call registered operator ``op_name`` on ``np`` operands; the result(s) as np arrays."""
+    return as_np(call(op_name, *inputs, **params))
+
+
+def promote(x1, x2):
+    """Two arrays cast to one dtype, by NumPy's rule as MXNet 1.9.1 applies it: an integer
+    (or bool) with a float gives that float type (int32 with float32 is float32, where NumPy
+    says float64); otherwise NumPy's ``result_type``."""
+    if not (isinstance(x1, NDArray) and isinstance(x2, NDArray)) or x1.dtype == x2.dtype:
+        return x1, x2
+    floats = [x.dtype for x in (x1, x2) if onp.issubdtype(x.dtype, onp.floating)]
+    dtype = floats[0] if len(floats) == 1 else onp.result_type(x1.dtype, x2.dtype)
+    return x1.astype(dtype, copy=False), x2.astype(dtype, copy=False)
+
+
+def numpy_shaped(result, shape):
+    """``result`` with NumPy's ``shape`` (differs only as ``(1,)`` against ``()``)."""
+    shape = tuple(shape)
+    if result.shape == shape:
+        return result
+    if shape == () and result.size == 1:
+        return zero_dim(result)
+    return as_np(result.reshape(shape))
+
+
+def normalize_axis(axis, ndim):
+    """``axis`` (None, an int or a sequence) as a sorted tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (numbers.Integral, onp.integer)) else tuple(axis)
+    for a in axes:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise AxisError(f"axis {a} is out of bounds for array of dimension {ndim}")
+    return tuple(sorted(a % max(ndim, 1) for a in axes))
+
+
+def reduced_shape(shape, axis, keepdims):
+    """NumPy's result shape of reducing ``axis`` of ``shape``."""
+    axes = normalize_axis(axis, len(shape))
+    if keepdims:
+        return tuple(1 if i in axes else size for i, size in enumerate(shape))
+    return tuple(size for i, size in enumerate(shape) if i not in axes)
+
+
+def public(function, name, doc=None):
+    """Give a generated function its public name and module, as MXNet's ``mx.np``."""
+    function.__name__ = function.__qualname__ = name
+    function.__module__ = "minimx.numpy"
+    if doc:
+        function.__doc__ = doc
+    return function
+
+
+def is_array(value):
+    return isinstance(value, ndarray)

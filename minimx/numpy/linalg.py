@@ -1,0 +1,96 @@
+"""``mx.np.linalg``: norms, inverses, determinants, factorizations and solves.
+
+Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/numpy/linalg.py``.  Each function
+is a registered operator (``_linalg_inverse``, ``_linalg_det``, ``_linalg_potrf``,
+``_linalg_syevd``, ``_npi_solve``) or a composition of them; ``svd`` and the names MXNet
+itself hands to host NumPy (``qr``, ``lstsq``, ...) compute on the host (``fallback.py``).
+"""
+import numpy as onp
+
+from .fallback_linalg import *  # noqa: F401,F403
+from .fallback_linalg import __all__ as _fallback_linalg
+from .host import host_function
+from .adapter import call_np, numpy_shaped, operand, reduced_shape
+from .manipulation import moveaxis, swapaxes
+from .products import matmul
+from .reductions import max as _max, min as _min, sum as _sum
+
+__all__ = ["norm", "inv", "det", "slogdet", "cholesky", "solve", "eigh", "eigvalsh", "svd",
+           *_fallback_linalg]
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
+    """Vector and matrix norms: the 2-norm (Frobenius) by default, ``ord`` 1, 2, inf, ..."""
+    x = operand(x)
+    vector = isinstance(axis, int) or (axis is None and x.ndim == 1)
+    if ord is None or ord == "fro" or (ord == 2 and vector):
+        return call_np("sqrt", _sum(x * x, axis=axis, keepdims=keepdims))
+    magnitude = call_np("abs", x)
+    if vector:
+        if ord == onp.inf:
+            return _max(magnitude, axis=axis, keepdims=keepdims)
+        if ord == -onp.inf:
+            return _min(magnitude, axis=axis, keepdims=keepdims)
+        if ord == 0:
+            return _sum((x != 0).astype(x.dtype), axis=axis, keepdims=keepdims)
+        return _sum(magnitude ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+    rows, cols = axis if axis is not None else (-2, -1)
+    if ord in (1, -1):
+        sums = _sum(magnitude, axis=rows, keepdims=True)
+        found = (_max if ord == 1 else _min)(sums, axis=cols, keepdims=True)
+    elif ord in (onp.inf, -onp.inf):
+        sums = _sum(magnitude, axis=cols, keepdims=True)
+        found = (_max if ord == onp.inf else _min)(sums, axis=rows, keepdims=True)
+    elif ord in (2, -2, "nuc"):
+        return _singular_norm(x, ord, rows % x.ndim, cols % x.ndim, keepdims)
+    else:
+        raise NotImplementedError(f"norm: ord={ord!r} for matrices is not supported")
+    return numpy_shaped(found.reshape(reduced_shape(x.shape, (rows, cols), True)),
+                        reduced_shape(x.shape, (rows, cols), keepdims))
+
+
+def _singular_norm(x, ord, rows, cols, keepdims):  # noqa: A002 (NumPy's name)
+    """The largest (2), smallest (-2) or summed ('nuc') singular value: the square roots of
+    the eigenvalues of ``x^T x``, computed by the ``_linalg_syevd`` operator (differentiable)."""
+    matrices = moveaxis(x, (rows, cols), (-2, -1))
+    singular = call_np("sqrt", call_np("relu", eigvalsh(matmul(swapaxes(matrices, -1, -2),
+                                                                 matrices))))
+    found = {2: _max, -2: _min, "nuc": _sum}[ord](singular, axis=-1)
+    return numpy_shaped(found, reduced_shape(x.shape, (rows, cols), keepdims))
+
+
+def inv(a):
+    return call_np("_linalg_inverse", operand(a))
+
+
+def det(a):
+    a = operand(a)
+    return numpy_shaped(call_np("_linalg_det", a), a.shape[:-2])
+
+
+def slogdet(a):
+    a = operand(a)
+    sign, logdet = call_np("_linalg_slogdet", a)
+    return numpy_shaped(sign, a.shape[:-2]), numpy_shaped(logdet, a.shape[:-2])
+
+
+def cholesky(a):
+    """The lower-triangular ``L`` with ``a = L L^T`` (``a`` symmetric positive definite)."""
+    return call_np("_linalg_potrf", operand(a))
+
+
+def solve(a, b):
+    return call_np("_npi_solve", operand(a), operand(b))
+
+
+def eigh(a, UPLO="L"):  # noqa: N803 (NumPy's name)
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix."""
+    rows, values = call_np("_linalg_syevd", operand(a))
+    return values, swapaxes(rows, -1, -2)
+
+
+def eigvalsh(a, UPLO="L"):  # noqa: N803 (NumPy's name)
+    return eigh(a, UPLO)[0]
+
+
+svd = host_function("svd", onp.linalg)      # no operator yet: host NumPy, no gradient

@@ -1,0 +1,247 @@
+"""Shape manipulation with NumPy's names and arguments: ``reshape``, ``transpose``,
+``expand_dims``, ``squeeze``, ``concatenate``, ``stack``, ``split``, ``tile``, ``repeat``,
+``where``, ``clip`` and friends.
+
+Lesson: 02-ndarray-and-context.  Each is one call of a registered operator (``Concat``,
+``stack``, ``_split_v2``, ``tile``, ``repeat``, ``where``, ``clip``, ...) with NumPy's
+keyword names translated to the operator's parameters.
+"""
+import numbers
+
+import numpy as onp
+
+from ..ndarray import NDArray
+from ..ndarray.functions import split_v2
+from .adapter import call_np, normalize_axis, numpy_shaped, operand
+from .multiarray import as_np
+
+__all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "vstack",
+           "hstack", "split", "array_split", "tile", "repeat", "swapaxes", "moveaxis", "flip",
+           "ravel", "broadcast_to", "broadcast_arrays", "where", "clip", "atleast_1d",
+           "atleast_2d", "atleast_3d", "vsplit", "hsplit", "dsplit", "sort", "argsort", "take",
+           "diag"]
+
+
+def reshape(a, newshape, order="C"):
+    return operand(a).reshape(newshape, order=order)
+
+
+def ravel(a, order="C"):
+    return operand(a).reshape(-1, order=order)
+
+
+def transpose(a, axes=None):
+    a = operand(a)
+    return call_np("transpose", a, axes=() if axes is None else tuple(axes))
+
+
+def swapaxes(a, axis1, axis2):
+    return call_np("swapaxes", operand(a), dim1=axis1, dim2=axis2)
+
+
+def moveaxis(a, source, destination):
+    a = operand(a)
+    sources = [s % a.ndim for s in ((source,) if isinstance(source, numbers.Integral) else source)]
+    targets = [d % a.ndim for d in ((destination,) if isinstance(destination, numbers.Integral)
+                                    else destination)]
+    order = [axis for axis in range(a.ndim) if axis not in sources]
+    for target, source_axis in sorted(zip(targets, sources)):
+        order.insert(target, source_axis)
+    return transpose(a, order)
+
+
+def expand_dims(a, axis):
+    return call_np("expand_dims", operand(a), axis=axis)
+
+
+def squeeze(a, axis=None):
+    a = operand(a)
+    axes = normalize_axis(axis, a.ndim) if axis is not None else \
+        tuple(i for i, size in enumerate(a.shape) if size == 1)
+    for index in axes:
+        if a.shape[index] != 1:
+            raise ValueError(f"cannot select an axis to squeeze out which has size not equal "
+                             f"to one (axis {index} of shape {a.shape})")
+    shape = tuple(size for i, size in enumerate(a.shape) if i not in axes)
+    return a.reshape(shape)
+
+
+def flip(m, axis=None):
+    m = operand(m)
+    axes = normalize_axis(axis, m.ndim)
+    return call_np("reverse", m, axis=axes) if axes else m.copy()
+
+
+def concatenate(seq, axis=0, out=None):
+    arrays = [operand(x) for x in seq]
+    if axis is None:
+        arrays, axis = [x.reshape(-1) for x in arrays], 0
+    return call_np("Concat", *arrays, dim=axis, out=out)
+
+
+def stack(arrays, axis=0, out=None):
+    return call_np("stack", *[operand(x) for x in arrays], axis=axis, out=out)
+
+
+def vstack(tup):
+    return concatenate([atleast_2d(x) for x in tup], axis=0)
+
+
+def hstack(tup):
+    arrays = [atleast_1d(x) for x in tup]
+    return concatenate(arrays, axis=0 if arrays[0].ndim == 1 else 1)
+
+
+def _at_least(ndim, name):
+    """``atleast_<ndim>d``: each array with new axes of size 1 until it has ``ndim`` axes
+    (NumPy's placement: a vector becomes a row; 3-D puts it in the middle)."""
+    def one(a):
+        a = operand(a)
+        if a.ndim >= ndim:
+            return a
+        if a.ndim == 0:
+            return a.reshape((1,) * ndim)
+        if ndim == 2 or a.ndim == 2:
+            shape = (1,) * (ndim - a.ndim) + a.shape if ndim == 2 else a.shape + (1,)
+            return a.reshape(shape)
+        return a.reshape(1, a.shape[0], 1)
+
+    def function(*arys):
+        arrays = [one(a) for a in arys]
+        return arrays[0] if len(arrays) == 1 else arrays
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+atleast_1d, atleast_2d, atleast_3d = (_at_least(1, "atleast_1d"), _at_least(2, "atleast_2d"),
+                                      _at_least(3, "atleast_3d"))
+
+
+def split(ary, indices_or_sections, axis=0):
+    """Equal parts (``sections`` must divide the axis) or parts between indices."""
+    ary = operand(ary)
+    if isinstance(indices_or_sections, numbers.Integral) and \
+            ary.shape[axis] % indices_or_sections:
+        raise ValueError("array split does not result in an equal division")
+    return as_np(list(_split(ary, indices_or_sections, axis)))
+
+
+def _split(ary, indices_or_sections, axis):
+    if isinstance(indices_or_sections, numbers.Integral) and indices_or_sections == 1:
+        return [ary.copy()]
+    parts = split_v2(ary, indices_or_sections, axis=axis)
+    return parts if isinstance(parts, (list, tuple)) else [parts]
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Like ``split``; unequal sections are allowed (the first ones one larger)."""
+    ary = operand(ary)
+    if isinstance(indices_or_sections, numbers.Integral):
+        size, sections = ary.shape[axis], indices_or_sections
+        bounds = onp.cumsum([size // sections + (i < size % sections) for i in range(sections)])
+        indices_or_sections = tuple(int(b) for b in bounds[:-1])
+    elif not isinstance(indices_or_sections, numbers.Integral):
+        indices_or_sections = tuple(int(i) for i in indices_or_sections)
+    return as_np(list(_split(ary, indices_or_sections, axis)))
+
+
+def tile(A, reps):  # noqa: N803 (NumPy's name)
+    reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(reps)
+    return call_np("tile", operand(A), reps=reps)
+
+
+def repeat(a, repeats, axis=None):
+    return call_np("repeat", operand(a), repeats=repeats, axis=axis)
+
+
+def broadcast_to(array, shape):
+    array = operand(array)
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    if array.shape == shape:
+        return array
+    onp.broadcast_shapes(array.shape, shape)              # NumPy's error when they do not fit
+    if 0 in shape:
+        return call_np("_zeros", shape=shape, dtype=array.dtype.name, ctx=array.context)
+    padded = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
+    return call_np("broadcast_to", padded, shape=shape)
+
+
+def broadcast_arrays(*args):
+    arrays = [operand(a) for a in args]
+    shape = onp.broadcast_shapes(*[a.shape for a in arrays])
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def where(condition, x=None, y=None):
+    """Elements of ``x`` where ``condition``, else of ``y`` (all three broadcast); with only
+    ``condition``: ``nonzero(condition)``, a value-dependent shape."""
+    if x is None and y is None:
+        from .value_shapes import nonzero
+        return nonzero(condition)
+    condition = operand(condition)
+    x = operand(x, ctx=condition.context)
+    y = operand(y, ctx=condition.context)
+    if x.dtype != y.dtype:
+        y = y.astype(x.dtype)
+    condition, x, y = broadcast_arrays(condition, x, y)
+    return call_np("where", condition.astype(x.dtype, copy=False), x, y)
+
+
+def clip(a, a_min, a_max, out=None):
+    """``a`` limited to ``[a_min, a_max]`` (either may be None)."""
+    a = operand(a)
+    if isinstance(a_min, NDArray) or isinstance(a_max, NDArray) or (
+            a_min is not None and a_max is not None and a_min > a_max):
+        from .ufuncs import maximum, minimum       # NumPy's rule: minimum(maximum(a, lo), hi)
+        low = a if a_min is None else maximum(a, a_min)
+        return low if a_max is None else minimum(low, a_max, out=out)
+    low = -onp.inf if a_min is None else float(a_min)
+    high = onp.inf if a_max is None else float(a_max)
+    if onp.issubdtype(a.dtype, onp.integer):           # bounds beyond the type clip nothing
+        info = onp.iinfo(a.dtype)
+        low, high = max(low, info.min), min(high, info.max)
+    return numpy_shaped(call_np("clip", a, a_min=low, a_max=high, out=out), a.shape)
+
+
+def _split_along(axis, min_ndim, name):
+    def function(ary, indices_or_sections):
+        ary = operand(ary)
+        if ary.ndim < min_ndim:
+            raise ValueError(f"{name} only works on arrays of {min_ndim} or more dimensions")
+        return split(ary, indices_or_sections, axis=axis if ary.ndim > 1 else 0)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``split`` along axis {axis} (of arrays of {min_ndim}+ dimensions)."
+    return function
+
+
+vsplit, hsplit, dsplit = (_split_along(0, 2, "vsplit"), _split_along(1, 1, "hsplit"),
+                          _split_along(2, 3, "dsplit"))
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    """The sorted values along ``axis`` (the flattened array when None)."""
+    a = operand(a)
+    return call_np("sort", a.reshape(-1) if axis is None else a, axis=-1 if axis is None
+                   else axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None):
+    """The indices that sort ``a`` along ``axis`` (int64)."""
+    a = operand(a)
+    return call_np("argsort", a.reshape(-1) if axis is None else a,
+                   axis=-1 if axis is None else axis, dtype="int64")
+
+
+def take(a, indices, axis=None, mode="raise", out=None):
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when None)."""
+    a, indices = operand(a), operand(indices)
+    if mode == "raise":
+        mode = "clip"             # the operator clips or wraps; NumPy's raise would need a sync
+    source = a.reshape(-1) if axis is None else a
+    return call_np("take", source, indices, axis=0 if axis is None else axis, mode=mode,
+                   out=out)
+
+
+def diag(v, k=0):
+    """The ``k``-th diagonal of a matrix, or a matrix with vector ``v`` on it."""
+    return call_np("diag", operand(v), k=k)

@@ -1,0 +1,52 @@
+"""The ``np.ndarray`` methods that are ``np`` functions (``x.sum()`` is ``np.sum(x)``).
+
+Lesson: 02-ndarray-and-context.  ``nd.NDArray``'s methods are generated from the operator
+registry with ``nd``'s semantics; these take their place on ``np.ndarray`` so that a method
+and the function of the same name agree (a full ``x.sum()`` is zero-dimensional).
+"""
+import numpy as onp
+
+from . import linalg, manipulation, products, reductions
+from ..ndarray.register import make_method
+from .multiarray import ndarray
+
+__all__ = ["install", "METHODS"]
+
+METHODS = {
+    **{name: getattr(reductions, name) for name in
+       ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "std", "var", "cumsum")},
+    **{name: getattr(manipulation, name) for name in
+       ("squeeze", "expand_dims", "swapaxes", "flip", "ravel", "repeat", "tile", "clip",
+        "broadcast_to")},
+    "dot": products.dot,
+}
+
+
+def _transpose(self, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    return manipulation.transpose(self, axes or None)
+
+
+def _flatten(self, order="C"):
+    return self.reshape(-1, order=order)
+
+
+def _truth(reduce):
+    def method(self, axis=None, out=None, keepdims=False):
+        return reduce((self != 0).astype(onp.float32), axis=axis, keepdims=keepdims,
+                      out=out).astype(onp.bool_)
+    return method
+
+
+def install():
+    for name, function in METHODS.items():
+        setattr(ndarray, name, make_method(function))
+    ndarray.transpose = _transpose
+    ndarray.flatten = _flatten
+    ndarray.any = _truth(reductions.max)
+    ndarray.all = _truth(reductions.min)
+    ndarray.norm = make_method(linalg.norm)
+
+
+install()

@@ -1,0 +1,90 @@
+"""``np.dot``, ``matmul``, ``tensordot``, ``inner``, ``outer``, ``einsum``: products as
+compositions of the registered ``dot``, ``batch_dot``, ``transpose``, ``Reshape`` and
+``broadcast_to`` operators, so autograd and every device get them for free.
+
+Lesson: 02-ndarray-and-context.  NumPy's ``dot`` of two vectors is zero-dimensional;
+``matmul`` broadcasts the leading (batch) axes; ``tensordot`` moves the summed axes to the
+end of ``a`` and the front of ``b`` and makes one matrix product.
+"""
+import numbers
+
+import numpy as onp
+
+from ..op.numpy_ops import _einsum_parts
+from .adapter import call_np, numpy_shaped, operand
+from .manipulation import broadcast_to, transpose
+
+__all__ = ["dot", "matmul", "tensordot", "inner", "outer", "vdot", "einsum"]
+
+
+def dot(a, b, out=None):
+    """NumPy's ``dot``: scalars multiply, the last axis of ``a`` meets the second-to-last of
+    ``b`` (the only axis of a vector)."""
+    a, b = operand(a), operand(b, ctx=operand(a).context)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if b.ndim > 2:
+        return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
+    shape = a.shape[:-1] + b.shape[:-2] + b.shape[-1:] if b.ndim == 2 else a.shape[:-1]
+    return numpy_shaped(call_np("dot", a, b, out=out), shape)
+
+
+def tensordot(a, b, axes=2):
+    """The sum of products over ``axes`` of ``a`` and ``b`` (an int: the last ``axes`` of
+    ``a`` with the first of ``b``)."""
+    a, b = operand(a), operand(b)
+    if isinstance(axes, numbers.Integral):
+        a_axes, b_axes = list(range(a.ndim - axes, a.ndim)), list(range(axes))
+    else:
+        a_axes, b_axes = ([x] if isinstance(x, numbers.Integral) else list(x) for x in axes)
+    a_axes = [axis % a.ndim for axis in a_axes]
+    b_axes = [axis % b.ndim for axis in b_axes]
+    a_free = [axis for axis in range(a.ndim) if axis not in a_axes]
+    b_free = [axis for axis in range(b.ndim) if axis not in b_axes]
+    summed = int(onp.prod([a.shape[axis] for axis in a_axes], dtype=onp.int64))
+    left_shape = tuple(a.shape[axis] for axis in a_free)
+    right_shape = tuple(b.shape[axis] for axis in b_free)
+    left = transpose(a, a_free + a_axes).reshape(int(onp.prod(left_shape)), summed)
+    right = transpose(b, b_axes + b_free).reshape(summed, int(onp.prod(right_shape)))
+    shape = left_shape + right_shape
+    return call_np("dot", left, right).reshape(shape)
+
+
+def matmul(a, b, out=None):
+    """The matrix product, broadcast over leading axes (vectors gain and lose an axis)."""
+    a, b = operand(a), operand(b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    if a.ndim <= 2 and b.ndim <= 2:
+        return dot(a, b, out=out)
+    left = a.reshape(1, -1) if a.ndim == 1 else a
+    right = b.reshape(-1, 1) if b.ndim == 1 else b
+    batch = onp.broadcast_shapes(left.shape[:-2], right.shape[:-2])
+    left = broadcast_to(left, batch + left.shape[-2:]).reshape(-1, *left.shape[-2:])
+    right = broadcast_to(right, batch + right.shape[-2:]).reshape(-1, *right.shape[-2:])
+    result = call_np("batch_dot", left, right)
+    shape = batch + (() if a.ndim == 1 else a.shape[-2:-1]) + (() if b.ndim == 1 else
+                                                                 b.shape[-1:])
+    return result.reshape(shape)
+
+
+def inner(a, b):
+    a, b = operand(a), operand(b)
+    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1])) if a.ndim and b.ndim else a * b
+
+
+def outer(a, b):
+    a, b = operand(a).reshape(-1, 1), operand(b).reshape(1, -1)
+    return a * b
+
+
+def vdot(a, b):
+    return dot(operand(a).reshape(-1), operand(b).reshape(-1))
+
+
+def einsum(subscripts, *operands, optimize=False):
+    """Einstein summation: the ``_npi_einsum`` operator."""
+    arrays = [operand(x) for x in operands]
+    result = call_np("_npi_einsum", *arrays, subscripts=subscripts)
+    _, output = _einsum_parts(subscripts, len(arrays))
+    return numpy_shaped(result, ()) if not output and "." not in subscripts else result

@@ -1,0 +1,149 @@
+"""``mx.np.random``: NumPy's sampling functions over minimx's random operators.
+
+Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/numpy/random.py``.  ``size=`` is
+NumPy's word for ``nd``'s ``shape=`` (None: one zero-dimensional sample); the samples come
+from the ``_random_*`` operators and the seed of ``mx.random.seed`` (``np.random.seed`` is
+the same seed).  Array-valued ``loc``/``scale``/``low``/``high`` broadcast, as in NumPy:
+the sample is drawn for the standard distribution and shifted and scaled.
+"""
+import numbers
+
+import numpy as onp
+
+from ..base import normalize_dtype
+from ..random_state import seed as _seed
+from .adapter import call_np, numpy_shaped, operand
+
+__all__ = ["seed", "normal", "uniform", "randn", "rand", "randint", "choice", "shuffle",
+           "multinomial", "exponential", "gamma", "poisson"]
+
+
+def seed(seed=None, ctx="all"):  # noqa: A002 (NumPy's name)
+    """Seed the generators (the same seed as ``mx.random.seed``)."""
+    _seed(onp.random.randint(2 ** 31) if seed is None else seed, ctx=ctx)
+
+
+def _size(size):
+    if size is None:
+        return ()
+    return (int(size),) if isinstance(size, numbers.Integral) else tuple(size)
+
+
+def _draw(name, size, dtype, ctx, **params):
+    shape = _size(size)
+    result = call_np(f"_random_{name}", shape=shape or (1,), ctx=ctx,
+                     dtype=normalize_dtype(dtype).name, **params)
+    return numpy_shaped(result, shape)
+
+
+# distribution -> its two parameters' names and (shift, scale) of the standard sample
+_LOCATION_SCALE = {"normal": (("loc", "scale"), lambda loc, scale: (loc, scale)),
+                   "uniform": (("low", "high"), lambda low, high: (low, high - low))}
+
+
+def _location_scale(name, first, second, size, dtype, ctx, out):
+    """Samples of a location-scale family: one operator call for number parameters, else a
+    standard sample (``_random_<name>`` with its defaults) shifted and scaled, broadcasting."""
+    names, shift_scale = _LOCATION_SCALE[name]
+    if _numbers(first, second):
+        params = {names[0]: float(first), names[1]: float(second)}
+        return _into(_draw(name, size, dtype, ctx, **params), out)
+    shape = _size(size) or onp.broadcast_shapes(onp.shape(first), onp.shape(second))
+    standard = _draw(name, shape, dtype, ctx)
+    shift, scale = shift_scale(operand(first, ctx=standard.context),
+                               operand(second, ctx=standard.context))
+    return _into(standard * scale + shift, out)
+
+
+def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Samples of N(loc, scale^2)."""
+    return _location_scale("normal", loc, scale, size, dtype, ctx or device, out)
+
+
+def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Samples of U[low, high)."""
+    return _location_scale("uniform", low, high, size, dtype, ctx or device, out)
+
+
+def _numbers(*values):
+    return all(isinstance(v, (numbers.Number, onp.generic)) for v in values)
+
+
+def _into(result, out):
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def randn(*size, **kwargs):
+    """Standard normal samples of shape ``size``."""
+    return normal(0.0, 1.0, size=size or None, **kwargs)
+
+
+def rand(*size, **kwargs):
+    """Uniform samples in [0, 1) of shape ``size``."""
+    return uniform(0.0, 1.0, size=size or None, **kwargs)
+
+
+def randint(low, high=None, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Integers in ``[low, high)`` (``[0, low)`` without ``high``); int64 by default."""
+    if high is None:
+        low, high = 0, low
+    shape = _size(size)
+    result = call_np("_random_randint", low=int(low), high=int(high), shape=shape or (1,),
+                     dtype=normalize_dtype(dtype, "int64").name, ctx=ctx or device)
+    return _into(numpy_shaped(result, shape), out)
+
+
+def exponential(scale=1.0, size=None, ctx=None, device=None, out=None):
+    return _into(_draw("exponential", size, None, ctx or device, lam=1.0 / scale), out)
+
+
+def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    return _into(_draw("gamma", size, dtype, ctx or device, alpha=shape, beta=scale), out)
+
+
+def poisson(lam=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    return _into(_draw("poisson", size, dtype, ctx or device, lam=lam), out)
+
+
+def shuffle(x):
+    """Shuffle ``x`` along its first axis, in place (the ``_shuffle`` operator)."""
+    call_np("_shuffle", x, out=x)
+
+
+def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
+    """Samples from ``a`` (an array, or ``range(a)`` for an int)."""
+    ctx = ctx or device
+    count = int(onp.prod(_size(size), dtype=onp.int64))
+    population = a if isinstance(a, numbers.Integral) else operand(a).shape[0]
+    if p is not None:
+        probabilities = operand(p, ctx=ctx)
+        picked = call_np("_sample_multinomial", probabilities, shape=(count,), dtype="int32")
+        if not replace:
+            raise NotImplementedError("choice: replace=False with p= is not supported")
+    elif replace:
+        picked = randint(0, population, size=(count,), ctx=ctx)
+    else:
+        if count > population:
+            raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+        order = call_np("_shuffle", call_np("_arange", start=0, stop=population, step=1,
+                                            dtype="int64", ctx=ctx))
+        picked = order[:count]
+    picked = picked.reshape(_size(size))
+    result = picked if isinstance(a, numbers.Integral) else operand(a)[picked]
+    return _into(result, out)
+
+
+def multinomial(n, pvals, size=None):
+    """Counts of ``n`` draws over the categories of ``pvals`` (int64), per ``size``."""
+    pvals = operand(pvals)
+    shape = _size(size)
+    count = int(onp.prod(shape, dtype=onp.int64))
+    if count == 0 or pvals.size == 0:
+        return call_np("_zeros", shape=shape + (pvals.size,), dtype="int64")
+    rows = call_np("broadcast_to", pvals.reshape(1, -1), shape=(count, pvals.size))
+    draws = call_np("_sample_multinomial", rows, shape=(n,), dtype="int32")
+    counts = call_np("one_hot", draws, depth=pvals.size).sum(axis=1)
+    return counts.astype(onp.int64).reshape(shape + (pvals.size,))

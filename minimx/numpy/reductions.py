@@ -1,0 +1,104 @@
+"""``np.sum``, ``mean``, ``max``, ``min``, ``prod``, ``argmax``, ``argmin``, ``std``, ``var``
+and ``cumsum``: the reduction operators with NumPy's arguments and result shapes.
+
+Lesson: 02-ndarray-and-context.  The operators reduce as MXNet's ``nd`` does; the adapter
+gives the result NumPy's shape (a full reduction is zero-dimensional).  NumPy's dtype rules
+as MXNet 1.9.1 applies them: ``mean`` of integers is float32, ``argmax`` is int64, ``dtype=``
+casts the input first.
+"""
+import builtins
+
+import numpy as onp
+
+from .adapter import call_np, numpy_shaped, operand, public, reduced_shape
+
+__all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "argmax", "argmin", "std",
+           "var", "cumsum", "average"]
+
+# NumPy's name -> the registered reduction
+REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "mean", "max": "max", "amax": "max",
+              "min": "min", "amin": "min"}
+
+
+def _prepared(a, dtype, op_name):
+    a = operand(a)
+    if dtype is not None:
+        return a.astype(dtype, copy=False)
+    if op_name == "mean" and not onp.issubdtype(a.dtype, onp.floating):
+        return a.astype(onp.float32)
+    return a
+
+
+def _reduction(name, op_name):
+    def function(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+        if initial is not None:
+            raise NotImplementedError(f"np.{name}: initial= is not supported")
+        a = _prepared(a, dtype, op_name)
+        axes = () if axis is None else axis
+        result = call_np(op_name, a, axis=axes, keepdims=keepdims)
+        return _into(numpy_shaped(result, reduced_shape(a.shape, axis, keepdims)), out)
+    return public(function, name, f"``np.{name}``: the ``{op_name}`` operator over ``axis``.")
+
+
+def _into(result, out):
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
+def _arg_reduction(name):
+    def function(a, axis=None, out=None, keepdims=False):
+        a = operand(a)
+        flat = a.reshape(-1) if axis is None else a
+        result = call_np(name, flat, axis=0 if axis is None else axis, keepdims=keepdims)
+        shape = reduced_shape(flat.shape, 0 if axis is None else axis, keepdims)
+        if axis is None and keepdims:
+            shape = (1,) * a.ndim
+        return _into(numpy_shaped(result.astype(onp.int64), shape), out)
+    return public(function, name, f"``np.{name}``: the index of the {name[3:]}imum (int64).")
+
+
+for _name, _op in REDUCTIONS.items():
+    globals()[_name] = _reduction(_name, _op)
+argmax, argmin = _arg_reduction("argmax"), _arg_reduction("argmin")
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The variance over ``axis``: ``mean((a - mean(a))**2) * n / (n - ddof)``."""
+    a = _prepared(a, dtype, "mean")
+    centered = a - mean(a, axis=axis, keepdims=True)
+    count = a.size // builtins.max(int(onp.prod(reduced_shape(a.shape, axis, True))), 1)
+    result = mean(centered * centered, axis=axis, keepdims=keepdims)
+    if ddof:
+        result = result * (count / builtins.max(count - ddof, 0))
+    return _into(result, out)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    """The standard deviation over ``axis`` (the square root of ``var``)."""
+    return _into(call_np("sqrt", var(a, axis, dtype, None, ddof, keepdims)), out)
+
+
+def average(a, axis=None, weights=None, returned=False):
+    """The (weighted) mean over ``axis``."""
+    a = _prepared(a, None, "mean")
+    if weights is None:
+        result = mean(a, axis=axis)
+        total = a.size / builtins.max(result.size, 1)
+    else:
+        weights = operand(weights)
+        total = sum(weights * a / a, axis=axis) if weights.shape != a.shape else \
+            sum(weights, axis=axis)
+        result = sum(a * weights, axis=axis) / total
+    return (result, total) if returned else result
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Running sums along ``axis`` (the flattened array when None): the ``_np_cumsum`` operator."""
+    a = operand(a)
+    if dtype is not None:
+        a = a.astype(dtype)
+    result = call_np("_np_cumsum", a.reshape(-1) if axis is None else a,
+                     axis=0 if axis is None else axis)
+    return _into(result, out)

@@ -1,0 +1,117 @@
+"""NumPy's element-wise functions (``np.exp``, ``np.add``, ``np.equal``, ...), from one table.
+
+Lesson: 02-ndarray-and-context.  Each entry names the registered operator that computes a
+NumPy function; the functions are generated from the tables, not written one by one.
+Binary functions use ``nd``'s operand rule (two arrays: the broadcasting operator; an array
+and a number: the scalar operator, which keeps the array's dtype, as MXNet 1.9.1's ``np``
+does).  Comparisons and logical functions give ``bool`` arrays (NumPy's rule; ``nd`` gives
+1.0/0.0 in the input's dtype): the operator's result is cast.
+"""
+import numpy as onp
+
+from ..ndarray import arithmetic
+from .adapter import operand, promote, public
+from .multiarray import as_np
+
+__all__ = []
+
+# NumPy's name -> the registered operator (one input, same shape)
+UNARY = {
+    "exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10",
+    "log1p": "log1p", "sqrt": "sqrt", "cbrt": "cbrt", "square": "square", "abs": "abs",
+    "absolute": "abs", "fabs": "abs", "negative": "negative", "reciprocal": "reciprocal",
+    "sign": "sign", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "rint": "rint",
+    "fix": "fix", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "arcsin",
+    "arccos": "arccos", "arctan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "arcsinh": "arcsinh", "arccosh": "arccosh", "arctanh": "arctanh", "degrees": "degrees",
+    "rad2deg": "degrees", "radians": "radians", "deg2rad": "radians",
+}
+def floor_mod(x1, x2, out=None):
+    """NumPy's ``mod``: the remainder with the divisor's sign.  The ``_mod`` operators compute
+    C's ``fmod`` (the dividend's sign); ``fmod(fmod(a, b) + b, b)`` is NumPy's."""
+    remainder = arithmetic.modulo(x1, x2)
+    return arithmetic.modulo(arithmetic.add(remainder, x2), x2, out=out)
+
+
+def true_divide(x1, x2, out=None):
+    """NumPy's ``/``: integers and bools divide as float32 (MXNet's default float type)."""
+    def as_float(value):
+        exact = hasattr(value, "dtype") and not onp.issubdtype(value.dtype, onp.floating)
+        return value.astype(onp.float32) if exact else value
+    if not any(hasattr(v, "dtype") and onp.issubdtype(v.dtype, onp.floating) for v in (x1, x2)):
+        x1, x2 = as_float(x1), as_float(x2)
+    return arithmetic.divide(x1, x2, out=out)
+
+
+# NumPy's name -> nd's operand-rule function (array/array, array/number, number/array)
+BINARY = {
+    "add": arithmetic.add, "subtract": arithmetic.subtract, "multiply": arithmetic.multiply,
+    "divide": true_divide, "true_divide": true_divide, "mod": floor_mod,
+    "remainder": floor_mod, "fmod": arithmetic.modulo, "power": arithmetic.power,
+    "maximum": arithmetic.maximum,
+    "minimum": arithmetic.minimum,
+}
+# NumPy's name -> nd's function; the result is cast to bool
+COMPARISONS = {
+    "equal": arithmetic.equal, "not_equal": arithmetic.not_equal,
+    "greater": arithmetic.greater, "greater_equal": arithmetic.greater_equal,
+    "less": arithmetic.lesser, "less_equal": arithmetic.lesser_equal,
+    "logical_and": arithmetic.logical_and, "logical_or": arithmetic.logical_or,
+    "logical_xor": arithmetic.logical_xor,
+}
+
+
+def _refuse_extras(name, kwargs):
+    unused = {key: value for key, value in kwargs.items()
+              if not (key in ("where", "casting", "order", "subok") or value is None)}
+    if unused or kwargs.get("where") not in (None, True):
+        raise NotImplementedError(f"np.{name}: arguments {sorted(unused)} are not supported")
+
+
+def _unary(name, op_name):
+    from ..ndarray.register import call
+
+    def function(x, out=None, **kwargs):
+        _refuse_extras(name, kwargs)
+        return as_np(call(op_name, operand(x), out=out))
+    return public(function, name, f"``np.{name}(x)``: the ``{op_name}`` operator.")
+
+
+def _binary(name, nd_function, to_bool=False):
+    def function(x1, x2, out=None, **kwargs):
+        _refuse_extras(name, kwargs)
+        x1, x2 = promote(*_operands(x1, x2))
+        result = nd_function(x1, x2) if to_bool else nd_function(x1, x2, out=out)
+        if not hasattr(result, "shape"):              # two Python numbers
+            return onp.bool_(result) if to_bool else result
+        result = as_np(result)
+        return result.astype(onp.bool_) if to_bool else result
+    kind = "as bool" if to_bool else "with broadcasting"
+    return public(function, name, f"``np.{name}(x1, x2)`` {kind}.")
+
+
+def _operands(x1, x2):
+    """Host arrays and lists become arrays; Python numbers stay (the scalar operators)."""
+    def convert(value):
+        return operand(value) if isinstance(value, (onp.ndarray, list, tuple)) else value
+    return convert(x1), convert(x2)
+
+
+def logical_not(x, out=None, **kwargs):
+    """``not x`` element-wise, as bool."""
+    from ..ndarray.register import call
+    _refuse_extras("logical_not", kwargs)
+    return as_np(call("logical_not", operand(x))).astype(onp.bool_)
+
+
+def _install(namespace):
+    for name, op_name in UNARY.items():
+        namespace[name] = _unary(name, op_name)
+    for name, nd_function in BINARY.items():
+        namespace[name] = _binary(name, nd_function)
+    for name, nd_function in COMPARISONS.items():
+        namespace[name] = _binary(name, nd_function, to_bool=True)
+    __all__.extend([*UNARY, *BINARY, *COMPARISONS, "logical_not"])
+
+
+_install(globals())

@@ -1,0 +1,142 @@
+"""Operators the NumPy frontend needs and ``nd`` has no operator for: cumulative sums and
+linear solves.
+
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_cumsum.cc`` and
+``src/operator/numpy/linalg/np_solve.cc`` (MXNet's names ``_np_cumsum``,
+``_npi_solve``).  Declared like every other operator, so ``nd._internal``, ``sym``, autograd
+and the generated per-operator tests know them too.
+"""
+import numpy as np
+
+from .common import normalize_axes
+from .registry import OpDef, TestHints, register_op
+from .params import Param
+
+
+@register_op
+class Cumsum(OpDef):
+    """Running sums along ``axis`` (the output has the input's shape)."""
+
+    name = "_np_cumsum"
+    params = {"axis": Param(int, default=0, doc="the axis to sum along")}
+    test = TestHints(shapes=((3, 4),), params={"axis": 1},
+                     cases=(({"axis": 0}, ((5,),)),),
+                     reference=lambda np, x, axis=0: np.cumsum(x, axis=axis))
+
+    def forward(self, xp, data):
+        return xp.cumsum(data, axis=self._axis(data.ndim), dtype=data.dtype)
+
+    def backward(self, xp, out_grad):
+        # each input adds into every later output: the gradient is the reversed running sum
+        axis = self._axis(out_grad.ndim)
+        flipped = xp.flip(out_grad, axis=axis)
+        return xp.flip(xp.cumsum(flipped, axis=axis), axis=axis)
+
+    def _axis(self, ndim):
+        return normalize_axes(self, self.axis, ndim)[0]
+
+
+@register_op
+class Solve(OpDef):
+    """``x`` with ``a @ x = b`` for square ``a`` (batched over leading axes)."""
+
+    name = "_npi_solve"
+    inputs = ("a", "b")
+    saves = ("a", "output")
+    test = TestHints(shapes=((3, 3), (3, 2)), inputs=lambda rng, shapes, dtype: [
+        (rng.uniform(-1, 1, shapes[0]) + 4 * np.eye(3)).astype(dtype),
+        rng.uniform(-1, 1, shapes[1]).astype(dtype)],
+        cases=(({}, ((2, 3, 3), (2, 3))),),
+        reference=lambda np, a, b: np.linalg.solve(a, b) if b.ndim == a.ndim else
+        np.linalg.solve(a, b[..., None])[..., 0])
+
+    def infer_shape(self, a, b):
+        a, b = tuple(a), tuple(b)
+        square = len(a) >= 2 and a[-1] == a[-2]
+        if not square or (b != a[:-1] and (b[:-2] != a[:-2] or b[-2:-1] != a[-1:])):
+            raise self.shape_error(f"a must be square (..., n, n) and b (..., n[, k]); "
+                                   f"got a {tuple(a)} and b {tuple(b)}")
+        return b
+
+    def forward(self, xp, a, b):
+        if b.ndim == a.ndim - 1:                  # a batch of vectors
+            return xp.linalg.solve(a, b[..., None])[..., 0]
+        return xp.linalg.solve(a, b)
+
+    def backward(self, xp, out_grad, a, output):
+        # x = a^-1 b: grad_b = a^-T g, grad_a = -grad_b x^T
+        vector = output.ndim == a.ndim - 1
+        x = output[..., None] if vector else output
+        grad = out_grad[..., None] if vector else out_grad
+        grad_b = xp.linalg.solve(xp.swapaxes(a, -1, -2), grad)
+        grad_a = -grad_b @ xp.swapaxes(x, -1, -2)
+        return grad_a, grad_b[..., 0] if vector else grad_b
+
+
+def _einsum_parts(subscripts, count):
+    """``'ij,jk->ik'`` -> (['ij', 'jk'], 'ik'); without ``->``, NumPy's implicit output (the
+    letters seen once, sorted)."""
+    subscripts = subscripts.replace(" ", "")
+    inputs, _, output = subscripts.partition("->")
+    terms = inputs.split(",")
+    if "->" not in subscripts:
+        letters = "".join(terms)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    return terms, output
+
+
+@register_op
+class Einsum(OpDef):
+    """Einstein summation over any number of operands (``subscripts`` as NumPy's)."""
+
+    name = "_npi_einsum"
+    variadic = True
+    params = {"subscripts": Param(str, doc="NumPy's subscripts, e.g. 'ij,jk->ik'"),
+              "num_args": Param(int, default=1),
+              "optimize": Param(int, default=0, doc="accepted, as MXNet's; unused")}
+    saves = ("arg0", "arg1", "arg2", "arg3")
+    test = TestHints(shapes=((2, 3), (3, 4)), params={"subscripts": "ij,jk->ik"},
+                     cases=(({"subscripts": "ii->i"}, ((3, 3),)),
+                            ({"subscripts": "ij->"}, ((2, 3),)),
+                            ({"subscripts": "bij,bjk->bik"}, ((2, 2, 3), (2, 3, 2)))),
+                     grad=(0, 2, 3),
+                     reference=lambda np, *xs, subscripts: np.atleast_1d(
+                         np.einsum(subscripts, *xs)))
+
+    def infer_shape(self, *shapes):
+        probes = [np.empty(shape, dtype=np.int8) for shape in shapes]
+        try:
+            result = np.einsum(self.subscripts, *probes).shape
+        except ValueError as error:
+            raise self.shape_error(f"subscripts {self.subscripts!r} do not fit the shapes "
+                                   f"{[tuple(s) for s in shapes]}: {error}")
+        return result if result else (1,)
+
+    def infer_type(self, *dtypes):
+        return dtypes[0]
+
+    def forward(self, xp, *arrays):
+        result = xp.asarray(xp.einsum(self.subscripts, *arrays))
+        return result.reshape(1) if result.ndim == 0 else result     # MXNet's (1,) for ()
+
+    def backward(self, xp, out_grad, **saved):
+        arrays = [saved[f"arg{k}"] for k in range(self.num_args)]
+        terms, output = _einsum_parts(self.subscripts, len(arrays))
+        out_grad = out_grad.reshape(xp.einsum(self.subscripts, *arrays).shape)
+        grads = []
+        for position, term in enumerate(terms):
+            grads.append(self._operand_grad(xp, out_grad, output, terms, arrays, position))
+        return tuple(grads)
+
+    def _operand_grad(self, xp, out_grad, output, terms, arrays, position):
+        term = terms[position]
+        if "." in self.subscripts or len(set(term)) != len(term):
+            raise self.param_error(f"no gradient for subscripts {self.subscripts!r}: an "
+                                   f"ellipsis or a repeated index in one operand")
+        others = [t for k, t in enumerate(terms) if k != position]
+        reachable = set(output).union(*others) if others else set(output)
+        kept = "".join(c for c in term if c in reachable)
+        grad = xp.einsum(",".join([output, *others]) + "->" + kept, out_grad,
+                         *[a for k, a in enumerate(arrays) if k != position])
+        shape = [arrays[position].shape[i] if c in kept else 1 for i, c in enumerate(term)]
+        return xp.broadcast_to(grad.reshape(shape), arrays[position].shape).copy()

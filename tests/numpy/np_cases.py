@@ -1,0 +1,146 @@
+"""The np/npx calls the differential test asks MXNet 1.9.1 and minimx, as source text.
+
+Generated from the adapter's tables (every unary, binary, comparison and reduction entry)
+plus hand-written calls for creation, shapes, products, linear algebra, indexing and npx.
+Each case is an expression over ``np``, ``npx`` and the arrays ``A`` (2x3 float32), ``V``
+(vector of 3), ``I`` (2x3 int32), ``S`` (3x3 symmetric positive definite) and ``U`` (values
+in (0, 1), for the functions with a restricted domain).
+"""
+from minimx.numpy import reductions, ufuncs
+
+SETUP = """
+A = np.array([[1.0, -2.0, 3.0], [4.0, 5.5, -6.0]])
+V = np.array([0.5, -1.5, 2.0])
+I = np.array([[1, 2, 3], [4, 5, 6]], dtype='int32')
+S = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+U = np.array([[0.1, 0.3, 0.5], [0.7, 0.9, 0.2]])
+"""
+
+_DOMAIN_FROM_ONE = {"arccosh"}
+
+
+def generated_cases():
+    cases = {}
+    for name in ufuncs.UNARY:
+        argument = "U + 1" if name in _DOMAIN_FROM_ONE else "U"
+        cases[f"unary-{name}"] = f"np.{name}({argument})"
+    for name in ufuncs.BINARY:
+        cases[f"binary-{name}"] = f"np.{name}(U + 1, np.array([2.0, 0.5, 1.5]))"
+        cases[f"binary-{name}-scalar"] = f"np.{name}(U + 1, 2.0)"
+    for name in ufuncs.COMPARISONS:
+        cases[f"compare-{name}"] = f"np.{name}(A, np.array([1.0, 5.5, 0.0]))"
+    for name in reductions.REDUCTIONS:
+        cases[f"reduce-{name}-all"] = f"np.{name}(A)"
+        cases[f"reduce-{name}-axis"] = f"np.{name}(A, axis=1)"
+        cases[f"reduce-{name}-keepdims"] = f"np.{name}(A, axis=0, keepdims=True)"
+        cases[f"reduce-{name}-int"] = f"np.{name}(I)"
+    return cases
+
+
+HAND_WRITTEN = {
+    # creation: dtypes and NumPy shapes
+    "array-list": "np.array([1, 2, 3])",
+    "array-int32": "np.array([1, 2], dtype='int32')",
+    "array-scalar": "np.array(3.5)",
+    "zeros": "np.zeros((2, 0))",
+    "ones-int": "np.ones(3, dtype='int32')",
+    "full": "np.full((2, 2), 7)",
+    "arange": "np.arange(5)",
+    "arange-step": "np.arange(1, 2, 0.25)",
+    "linspace": "np.linspace(0, 1, 5)",
+    "eye": "np.eye(3, k=1)",
+    "zeros-like": "np.zeros_like(I)",
+    "ones-like": "np.ones_like(A)",
+    "full-like": "np.full_like(A, 2)",
+    "meshgrid": "np.meshgrid(np.arange(2), np.arange(3))[0]",
+    "meshgrid-ij": "np.meshgrid(np.arange(2), np.arange(3), indexing='ij')[1]",
+    # reductions beyond the table
+    "argmax": "np.argmax(A)",
+    "argmax-axis": "np.argmax(A, axis=1)",
+    "argmin": "np.argmin(A, 0)",
+    "std": "np.std(A)",
+    "var-axis": "np.var(A, axis=0)",
+    "cumsum": "np.cumsum(A)",
+    "cumsum-axis": "np.cumsum(I, axis=1)",
+    "method-sum": "A.sum()",
+    "method-mean-axis": "A.mean(axis=0)",
+    # shapes
+    "reshape": "np.reshape(A, (3, 2))",
+    "reshape-method": "A.reshape(-1)",
+    "transpose": "np.transpose(A)",
+    "T": "A.T",
+    "expand-dims": "np.expand_dims(V, 0)",
+    "squeeze": "np.squeeze(np.ones((1, 3, 1)))",
+    "concatenate": "np.concatenate([A, A], axis=1)",
+    "concatenate-none": "np.concatenate([A, A], axis=None)",
+    "stack": "np.stack([V, V], axis=1)",
+    "split": "np.split(np.arange(6), 3)[1]",
+    "tile": "np.tile(V, 2)",
+    "repeat": "np.repeat(A, 2, axis=0)",
+    "where": "np.where(A > 0, A, 0.0)",
+    "clip": "np.clip(A, -1, 2)",
+    "swapaxes": "np.swapaxes(A, 0, 1)",
+    "flip": "np.flip(A, 1)",
+    "moveaxis": "np.moveaxis(np.ones((2, 3, 4)), 0, -1)",
+    "broadcast-to": "np.broadcast_to(V, (2, 3))",
+    # products
+    "dot-vectors": "np.dot(V, V)",
+    "dot-matrix": "np.dot(A, V)",
+    "matmul": "np.matmul(A, S)",
+    "matmul-batch": "np.matmul(np.ones((4, 2, 3)), S)",
+    "tensordot": "np.tensordot(A, A, axes=([1], [1]))",
+    "einsum": "np.einsum('ij,jk->ik', A, S)",
+    "einsum-trace": "np.einsum('ii', S)",
+    "outer": "np.outer(V, V)",
+    "inner": "np.inner(A, A)",
+    # linear algebra
+    "norm": "np.linalg.norm(A)",
+    "norm-axis": "np.linalg.norm(A, axis=1)",
+    "inv": "np.linalg.inv(S)",
+    "det": "np.linalg.det(S)",
+    "cholesky": "np.linalg.cholesky(S)",
+    "solve": "np.linalg.solve(S, V)",
+    "eigh-values": "np.linalg.eigh(S)[0]",
+    # indexing: NumPy's rules
+    "index-int": "A[1, 2]",
+    "index-row": "A[1]",
+    "index-vector-element": "V[1]",
+    "index-slice": "A[:, 1:]",
+    "index-step": "A[::-1, ::2]",
+    "index-int-array": "A[np.array([1, 0, 1])]",
+    "index-float-array": "A[:, np.array([0.0, 2.0])]",
+    "index-mask": "A[A > 2]",
+    "index-none": "A[None, 1]",
+    "index-ellipsis": "A[..., 0]",
+    # value-dependent shapes
+    "nonzero": "np.nonzero(A > 2)[1]",
+    "unique": "np.unique(np.array([3, 1, 1, 2]))",
+    # operators
+    "add-int-float": "I + A",
+    "add-int-scalar": "I + 1.5",
+    "mul-reflected": "2 * A",
+    "pow": "A ** 2",
+    "rsub": "1 - V",
+    "eq": "A == 1",
+    "matmul-op": "A @ S",
+    # npx
+    "npx-relu": "npx.relu(A)",
+    "npx-sigmoid": "npx.sigmoid(A)",
+    "npx-softmax": "npx.softmax(A)",
+    "npx-log-softmax": "npx.log_softmax(A, axis=0)",
+    "npx-one-hot": "npx.one_hot(np.array([0, 2]), 3)",
+    "npx-pick": "npx.pick(A, np.array([0, 2]), axis=1)",
+    "npx-topk": "npx.topk(A, k=2, ret_typ='value')",
+    "npx-batch-dot": "npx.batch_dot(np.ones((2, 2, 3)), np.ones((2, 3, 4)))",
+    "npx-batch-flatten": "npx.batch_flatten(np.ones((2, 3, 4)))",
+    "npx-reshape": "npx.reshape(np.ones((2, 3, 4)), (-2, -1))",
+    "npx-reshape-split": "npx.reshape(np.ones((6, 4)), (-6, 2, -1, -2))",
+    "npx-sequence-mask": "npx.sequence_mask(np.ones((3, 2)), np.array([1, 2]), "
+                         "use_sequence_length=True)",
+    "npx-fully-connected": "npx.fully_connected(A, np.ones((4, 3)), np.zeros(4), num_hidden=4)",
+    "npx-activation": "npx.activation(A, act_type='tanh')",
+}
+
+
+def all_cases():
+    return {**generated_cases(), **HAND_WRITTEN}

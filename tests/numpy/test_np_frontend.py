@@ -1,0 +1,117 @@
+"""The np frontend's plumbing: one buffer, one engine, NumPy's switches and protocols."""
+import json
+import subprocess
+
+import numpy as onp
+import pytest
+
+import minimx as mx
+from minimx import nd, np, npx
+
+
+def test_results_keep_the_frontend_of_their_inputs():
+    x = np.ones((2, 3))
+    assert type(x) is np.ndarray and isinstance(x, nd.NDArray)
+    for result in (x + 1, x.exp(), x[0], x.reshape(3, 2), x.T, npx.relu(x), x.copy(),
+                   x.astype("int32"), x.detach(), x.as_in_context(mx.cpu())):
+        assert type(result) is np.ndarray
+    assert type(nd.ones((2,)) + 1) is nd.NDArray
+
+
+def test_as_np_ndarray_and_back_share_the_buffer():
+    base = nd.zeros((3,))
+    view = base.as_np_ndarray()
+    assert view.engine_var is base.engine_var
+    view[1] = 5
+    back = view.as_nd_ndarray()
+    assert type(back) is nd.NDArray
+    back[2] = 7
+    assert base.asnumpy().tolist() == [0.0, 5.0, 7.0]
+
+
+def test_zero_dimensional_arrays_convert_to_python_numbers():
+    total = np.array([[1.0, 2.0], [3.0, 4.0]]).sum()
+    assert total.shape == () and total.ndim == 0 and total.size == 1
+    assert float(total) == 10.0 and int(total) == 10 and bool(total) and total.item() == 10.0
+    assert np.array([1.0, 2.0]).tolist() == [1.0, 2.0]
+
+
+def test_names_left_out_say_so():
+    with pytest.raises(AttributeError, match="fft.*no FFT"):
+        np.fft
+    with pytest.raises(AttributeError, match="mx.np.not_a_function is not available"):
+        np.not_a_function
+
+
+def test_set_np_switches_and_decorators():
+    assert not mx.util.is_np_array()
+    npx.set_np()
+    try:
+        assert mx.util.is_np_array() and mx.util.is_np_shape() and npx.is_np_array()
+    finally:
+        npx.reset_np()
+    assert not mx.util.is_np_array() and not mx.util.is_np_shape()
+
+    @mx.util.use_np
+    def inside():
+        return mx.util.is_np_array(), mx.util.is_np_shape()
+    assert inside() == (True, True) and not mx.util.is_np_array()
+    with pytest.raises(NotImplementedError, match="float32 default"):
+        npx.set_np(dtype=True)
+
+
+def test_value_dependent_shapes_wait_for_their_input():
+    x = np.array([[0.0, 1.0], [2.0, 0.0]])
+    rows, cols = np.nonzero(x)
+    assert rows.tolist() == [0, 1] and cols.tolist() == [1, 0]
+    assert x[x > 0].tolist() == [1.0, 2.0]
+    values, counts = np.unique(np.array([3, 1, 1]), return_counts=True)
+    assert values.tolist() == [1.0, 3.0] and counts.tolist() == [2, 1]
+
+
+def test_official_numpy_functions_dispatch_to_minimx():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert type(onp.sum(x)) is np.ndarray and onp.sum(x).shape == ()
+    assert type(onp.exp(x)) is np.ndarray
+    assert float(onp.trace(x)) == 5.0          # no minimx trace: host NumPy computes it
+
+
+def test_npx_save_and_load_round_trip(tmp_path):
+    path = str(tmp_path / "arrays")
+    npx.save(path, {"a": np.arange(3), "b": np.array(2.5)})
+    loaded = npx.load(path)
+    assert type(loaded["a"]) is np.ndarray and loaded["a"].tolist() == [0.0, 1.0, 2.0]
+    assert loaded["b"].shape == ()
+
+
+def test_generated_npx_functions_take_the_operator_parameters():
+    x = np.array([[1.0, -2.0, 3.0]])
+    out = npx.fully_connected(x, np.ones((2, 3)), np.zeros(2), num_hidden=2)
+    assert type(out) is np.ndarray and out.tolist() == [[2.0, 2.0]]
+    assert npx.num_gpus() == mx.context.num_gpus() and npx.cpu() == mx.cpu()
+
+
+REPR_SCRIPT = """
+import json
+from mxnet import np, npx
+npx.set_np()
+print(json.dumps([repr(np.array([[1, 2], [3, 4]])), repr(np.array(2.5)),
+                  repr(np.array([1, 2], dtype='int32')), repr(np.array([1.5]) > 1),
+                  str(np.array([1.0, 2.0]))]))
+"""
+
+
+def test_repr_and_str_as_mxnet(mxnet_python):
+    done = subprocess.run([mxnet_python, "-c", REPR_SCRIPT], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    wanted = json.loads(done.stdout.strip().splitlines()[-1])
+    got = [repr(np.array([[1, 2], [3, 4]])), repr(np.array(2.5)),
+           repr(np.array([1, 2], dtype="int32")), repr(np.array([1.5]) > 1),
+           str(np.array([1.0, 2.0]))]
+    assert got == wanted
+
+
+def test_npx_names_left_out_say_so():
+    with pytest.raises(AttributeError, match="mx.npx.masked_softmax is not available: no masked"):
+        npx.masked_softmax
