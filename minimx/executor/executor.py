@@ -43,6 +43,7 @@ class Executor:
         self._state = engine.new_var()      # orders forward's saved values before backward
         self._saved = {}
         self._saving = False       # does the last forward pushed save what backward reads?
+        self._forward_mode = None  # is_train of the last forward pushed (None: none yet)
         self._backward_cache = None
         self._monitor = None
         self._monitor_all = False
@@ -141,6 +142,7 @@ class Executor:
                 target[:] = value
         plan = self._plan(is_train or save)        # backward reads the training plan's nodes
         self._saving = save
+        self._forward_mode = is_train
         xp = backend.get_xp(self._ctx)
         ctx = self._ctx
         seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
@@ -184,8 +186,11 @@ class Executor:
             out_grads = [out_grads[name] for name in self._symbol.list_outputs()]
         if not self._saving:
             # MXNet lets backward run without a forward that kept its values (on whatever
-            # its buffers hold); minimx runs that forward first, in backward's mode.
-            self._forward(is_train, True, {})
+            # its buffers hold); minimx runs that forward again, keeping them, in the last
+            # forward's mode (after forward(is_train=False), BatchNorm's saved statistics
+            # are its moving ones, as MXNet's), or in backward's mode if there was none.
+            mode = is_train if self._forward_mode is None else self._forward_mode
+            self._forward(mode, True, {})
         plan = self._plan(True)
         xp = backend.get_xp(self._ctx)
         targets, needs_grad, meta = self._backward_setup()
@@ -210,6 +215,7 @@ class Executor:
         inputs = self._input_keys()
         reads += [array._chunk.var for _, array in inputs]
         writes = [array._chunk.var for _, array, _ in targets]
+        writes += [a._chunk.var for a in self.aux_arrays]    # BatchNorm's backward moves them
         engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work)
 
     def _backward_setup(self):
