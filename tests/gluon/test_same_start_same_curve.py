@@ -7,6 +7,8 @@ Each check is one runner script, run by both interpreters on data the test write
   parameters, each framework loads them and trains three epochs of plain SGD;
 - high-dimensional linear regression with weight decay, written from scratch (an L2 penalty
   added to the loss) and with Gluon (the optimizer's `wd`), from one shared weight vector.
+- a stochastic-depth chain of Modules (issue 28) whose open blocks add into the stem's
+  output in place, as MXNet's example does;
 - a small DCGAN (issue 28): MXNet saves both networks' parameters, each framework loads them
   and runs six generator/discriminator steps on the same images and noise.
 """
@@ -202,6 +204,77 @@ print(json.dumps({"imperative": train(False), "hybridized": train(True)}))
 '''
 
 
+STOCHASTIC_DEPTH_RUNNER = r'''
+import json, sys
+import numpy as np
+lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+mx = __import__(lib)
+nd, sym = mx.nd, mx.sym
+data = np.load(folder + "/data.npz")
+x, y, gates = data["x"], data["y"], data["gates"]
+batch = 16
+
+
+def conv_bn(source, name, relu):
+    conv = sym.Convolution(source, num_filter=8, kernel=(3, 3), pad=(1, 1), no_bias=True,
+                           name=name)
+    normed = sym.BatchNorm(conv, fix_gamma=False, eps=2e-5, name=name + "_bn")
+    return sym.Activation(normed, act_type="relu") if relu else normed
+
+
+stem = mx.mod.Module(conv_bn(sym.var("data"), "c0", True), label_names=None)
+blocks = [mx.mod.Module(conv_bn(conv_bn(sym.var("data"), "b%d_0" % i, True), "b%d_1" % i,
+                                False), label_names=None) for i in range(2)]
+head = mx.mod.Module(sym.SoftmaxOutput(sym.FullyConnected(
+    sym.Flatten(sym.relu(sym.var("data"))), num_hidden=4, name="fc"), name="softmax"))
+modules = [stem] + blocks + [head]
+stem.bind(data_shapes=[("data", (batch, 1, 8, 8))])
+for module in blocks:
+    module.bind(data_shapes=[("data", (batch, 8, 8, 8))], inputs_need_grad=True)
+head.bind(data_shapes=[("data", (batch, 8, 8, 8))], label_shapes=[("softmax_label", (batch,))],
+          inputs_need_grad=True)
+for index, module in enumerate(modules):
+    path = folder + "/m%d.params" % index
+    if mode == "save":
+        module.init_params(mx.init.Xavier(magnitude=2))
+        args, auxs = module.get_params()
+        nd.save(path, dict([("arg:" + k, v) for k, v in args.items()] +
+                           [("aux:" + k, v) for k, v in auxs.items()]))
+        continue
+    saved = nd.load(path)
+    module.init_params(arg_params={k[4:]: v for k, v in saved.items() if k[:4] == "arg:"},
+                       aux_params={k[4:]: v for k, v in saved.items() if k[:4] == "aux:"})
+    module.init_optimizer(optimizer="sgd",
+                          optimizer_params={"learning_rate": 0.05, "momentum": 0.9})
+if mode == "save":
+    sys.exit()
+for step, start in enumerate(range(0, len(x), batch)):
+    stem.forward(mx.io.DataBatch([nd.array(x[start:start + batch])]), is_train=True)
+    outputs, opened = stem.get_outputs(), []
+    for block, gate in zip(blocks, gates[step]):
+        if gate:
+            block.forward(mx.io.DataBatch(outputs), is_train=True)
+            outputs[0] += block.get_outputs()[0]          # in place, into the stem's output
+            opened.append(block)
+    head.forward(mx.io.DataBatch(outputs, [nd.array(y[start:start + batch])]), is_train=True)
+    head.backward()
+    grads = head.get_input_grads()
+    for block in reversed(opened):
+        block.backward(grads)
+        grads[0] += block.get_input_grads()[0]
+    stem.backward(grads)
+    for module in modules:
+        module.update()
+mx.nd.waitall()
+params = {}
+for index, module in enumerate(modules):
+    for group in module.get_params():
+        params.update({"%d_%s" % (index, k): v.asnumpy().ravel().tolist()
+                       for k, v in group.items()})
+print(json.dumps(params))
+'''
+
+
 def _run(python, runner, lib, mode, folder):
     finished = subprocess.run([python, "-c", runner, lib, mode, str(folder)],
                               capture_output=True, text=True, timeout=300)
@@ -288,3 +361,26 @@ def test_a_dcgan_follows_mxnets_steps_from_the_same_start(mxnet_python, tmp_path
                 continue
             np.testing.assert_allclose(our_params[name], values, rtol=1e-4, atol=1e-6,
                                        err_msg=f"{way} {name}")
+
+
+def test_a_stochastic_depth_chain_of_modules_follows_mxnet(mxnet_python, tmp_path):
+    """Issue 28's stochastic depth, written as MXNet's example module writes it: the open
+    residual blocks add their output *in place* into the stem module's output
+    (``outputs[i] += ...``), and their input gradient into the head's.  MXNet's backward then
+    reads the changed output: the stem's ReLU takes its gradient mask from ``stem + blocks``.
+    minimx read the buffer its forward had saved, and after these 16 steps the stem's
+    convolution weight was off by up to 0.40; now every array is MXNet's."""
+    rng = np.random.RandomState(0)
+    labels = rng.randint(0, 4, 256)
+    centers = np.array([[2, 2], [2, 5], [5, 2], [5, 5]])
+    grid = np.mgrid[0:8, 0:8]
+    x = np.stack([np.exp(-((grid[0] - centers[c][0]) ** 2 + (grid[1] - centers[c][1]) ** 2)
+                         / 3.0) + rng.normal(0, 0.3, (8, 8)) for c in labels])
+    np.savez(tmp_path / "data.npz", x=x[:, None].astype("float32"), y=labels.astype("float32"),
+             gates=rng.rand(16, 2) < 0.5)
+    _run(mxnet_python, STOCHASTIC_DEPTH_RUNNER, "mxnet", "save", tmp_path)
+    theirs = json.loads(_run(mxnet_python, STOCHASTIC_DEPTH_RUNNER, "mxnet", "train", tmp_path))
+    ours = json.loads(_run(sys.executable, STOCHASTIC_DEPTH_RUNNER, "minimx", "train", tmp_path))
+    assert sorted(ours) == sorted(theirs)
+    for name, values in theirs.items():
+        np.testing.assert_allclose(ours[name], values, rtol=1e-3, atol=1e-5, err_msg=name)
