@@ -107,6 +107,19 @@ for scenario in (record_only, record_backward, two_forwards_backward_first,
         scenario(lambda x: nd.BatchNorm(x, gamma, beta, mean, var, **params), x1, x2)
         found["nd %s %s" % (scenario.__name__, params)] = stats(mean, var)
 
+# two calls in one backward move the statistics twice; the order of MXNet's backward nodes
+# (found from the variables, here gamma and beta only) decides which batch weighs most
+for name, build in (("x1 + x2", lambda f, x1, x2: f(x1) + f(x2)),
+                    ("x2 + x1 recorded after", lambda f, x1, x2: (lambda u: f(x2) + u)(f(x1))),
+                    ("relu(x1) + x2 summed", lambda f, x1, x2: nd.relu(f(x1)).sum() + f(x2).sum())):
+    gamma, beta, mean, var = nd.ones(3), nd.zeros(3), nd.zeros(3), nd.ones(3)
+    gamma.attach_grad()
+    beta.attach_grad()
+    with autograd.record():
+        y = build(lambda x: nd.BatchNorm(x, gamma, beta, mean, var), nd.array(b1), nd.array(b2))
+    y.backward()
+    found["nd order " + name] = stats(mean, var)
+
 # -- Gluon, imperative and hybridized: three steps --------------------------------------
 for hybridize in (False, True):
     for mode in ("record_only", "record_backward", "two_forwards_backward_first"):
@@ -180,3 +193,5 @@ def test_moving_statistics_move_where_mxnets_do(mxnet_python, tmp_path):
     # ... and two forwards then a backward through the first move by the first batch only
     assert (theirs["nd two_forwards_backward_first {}"] == theirs["nd record_backward {}"]
             != theirs["nd two_forwards_backward_second {}"])
+    # ... and in one graph, the order of the backward nodes shows
+    assert theirs["nd order x1 + x2"] != theirs["nd order x2 + x1 recorded after"]
