@@ -8,6 +8,7 @@ changes every figure: compare ratios measured in the same run, not across runs.
 import course_workloads
 import executor_bench
 import gluon_bench
+import imresize_bench
 import lazy_dot
 import memory_growth
 import module_fit
@@ -27,6 +28,7 @@ def main():
     training = module_fit.main()
     gluon = gluon_bench.main()
     course = course_workloads.main(["--rounds", "2"])
+    resized = imresize_bench.main()
 
     threaded, naive = overhead["minimx ThreadedEngine"], overhead["minimx NaiveEngine"]
     mxnet = overhead["MXNet 1.9.1"]
@@ -92,6 +94,7 @@ def main():
                 (name, "mxnet"))
             rows.append((f"course: {name} ({machine})", fmt(mine, " s"), fmt(theirs, " s"),
                          ratio(mine, theirs), target))
+    rows += resized
     print_table("Summary", ("measure", "minimx", "reference", "ratio", "target"), rows)
 
 

@@ -10,7 +10,8 @@ import numpy as np
 __all__ = [
     "MXNetError", "InvalidShapeError", "InvalidTypeError", "InvalidParameterError",
     "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
-    "OperatorIndexError", "OperatorValueError", "operator_failure",
+    "OperatorIndexError", "OperatorValueError", "operator_failure", "UnknownNameError",
+    "NotRegisteredError", "ParameterMismatchError", "StateError",
     "GradientError", "FileFormatError", "NotImplementedForSymbol", "DTYPE_TO_FLAG",
     "FLAG_TO_DTYPE", "normalize_dtype",
 ]
@@ -39,7 +40,31 @@ class InvalidTypeError(MXNetError, TypeError):
 
 
 class InvalidParameterError(MXNetError, ValueError):
-    """An unknown, missing or unparsable operator parameter."""
+    """An unknown, missing or unparsable parameter: of an operator, or a Gluon Parameter
+    (something given where a Parameter belongs, a file's parameter no Block has)."""
+
+
+# Where MXNet's Python raises a builtin exception, minimx's error for the same mistake is
+# of that kind too, so a program's ``except ValueError:`` works the same on both.  MXNet
+# checks some conditions with ``assert``: those errors are AssertionErrors.
+class UnknownNameError(MXNetError, ValueError):
+    """A name that names nothing there, or more than one thing: a Symbol's output, an
+    optimizer."""
+
+
+class NotRegisteredError(MXNetError, AssertionError):
+    """``create`` of a registered family (a metric, an initializer) given a name nothing is
+    registered under, or something that is no name (MXNet asserts both)."""
+
+
+class ParameterMismatchError(MXNetError, AssertionError):
+    """Loading parameters: the file (or dict) lacks one the Block has, or, for a file of
+    full names (``ParameterDict.load``), holds one it lacks (MXNet asserts)."""
+
+
+class StateError(MXNetError, AssertionError):
+    """A call that the object's state or settings do not allow: a Trainer's parameters on
+    different devices, ``update()`` while the KVStore runs the optimizer (MXNet asserts)."""
 
 
 class ContextMismatchError(MXNetError, ValueError):

@@ -2,11 +2,14 @@
 
 Lesson: 10-data.  The codec layer below RecordIO, the data iterators and ``mx.image``
 (it imports nothing of minimx but ``base``).  MXNet calls OpenCV for these; minimx uses
-Pillow for the codecs and numpy for the two interpolations training code uses most
-(nearest and bilinear, with OpenCV's pixel-centre convention), so a resized image
-matches MXNet's to within rounding.
+Pillow for the codecs and numpy for OpenCV's interpolations (nearest, bilinear, bicubic
+and area, with OpenCV's pixel-centre convention), so a resized image matches MXNet's to
+within rounding.  Every interpolation but nearest is *separable*: an output pixel is a
+weighted sum over rows, then over columns, each with a few taps (2 for bilinear, 4 for
+bicubic) whose positions and weights are computed once per size and cached.
 Mirrors src/io/image_io.cc (imdecode, imresize) in its conventions.
 """
+import functools
 import io
 
 import numpy as np
@@ -73,24 +76,17 @@ def source_coords(out_size, in_size):
     pos = np.clip(pos, 0, in_size - 1)
     low = np.floor(pos).astype(np.int64)
     high = np.minimum(low + 1, in_size - 1)
-    return low, high, (pos - low).astype(np.float32)
+    return low, high, pos - low
 
 
-def bilinear(img, w, h):
-    y0, y1, wy = source_coords(h, img.shape[0])
-    x0, x1, wx = source_coords(w, img.shape[1])
-    src = img.astype(np.float32)
-    wx = wx[None, :, None]
-    top = src[y0][:, x0] * (1 - wx) + src[y0][:, x1] * wx
-    bottom = src[y1][:, x0] * (1 - wx) + src[y1][:, x1] * wx
-    out = top * (1 - wy[:, None, None]) + bottom * wy[:, None, None]
-    return out
-
-
-def nearest(img, w, h):
-    rows = np.minimum((np.arange(h) * img.shape[0] / h).astype(np.int64), img.shape[0] - 1)
-    cols = np.minimum((np.arange(w) * img.shape[1] / w).astype(np.int64), img.shape[1] - 1)
-    return img[rows][:, cols]
+def linear_weights(out_size, in_size):
+    """(out_size, in_size) matrix of bilinear weights: two taps per output pixel."""
+    low, high, frac = source_coords(out_size, in_size)
+    weights = np.zeros((out_size, in_size), dtype=np.float64)
+    rows = np.arange(out_size)
+    np.add.at(weights, (rows, low), 1 - frac)
+    np.add.at(weights, (rows, high), frac)
+    return weights
 
 
 def cubic_weights(out_size, in_size, a=-0.75):
@@ -109,11 +105,6 @@ def cubic_weights(out_size, in_size, a=-0.75):
     return weights
 
 
-def bicubic(img, w, h):
-    rows, cols = cubic_weights(h, img.shape[0]), cubic_weights(w, img.shape[1])
-    return np.einsum("yi,ijc,xj->yxc", rows, img.astype(np.float64), cols).astype(np.float32)
-
-
 def box_weights(out_size, in_size):
     """(out_size, in_size): the share of input pixel j inside output pixel i's footprint
     [i * s, (i + 1) * s), s = in/out >= 1 (OpenCV's INTER_AREA when shrinking)."""
@@ -128,28 +119,79 @@ def area_linear_weights(out_size, in_size):
     """OpenCV's INTER_AREA when an image grows on some axis: two taps per output pixel,
     the second weighted by how far the pixel's right edge passes an input pixel edge."""
     inv_scale = out_size / in_size
+    x = np.arange(out_size)
+    sx = np.floor(x * in_size / out_size).astype(np.int64)
+    fx = (x + 1) - (sx + 1) * inv_scale
+    fx = np.where(fx <= 0, 0.0, fx - np.floor(fx))
+    last = sx >= in_size - 1
+    sx, fx = np.where(last, in_size - 1, sx), np.where(last, 0.0, fx)
     weights = np.zeros((out_size, in_size), dtype=np.float64)
-    for x in range(out_size):
-        sx = int(np.floor(x * in_size / out_size))
-        fx = (x + 1) - (sx + 1) * inv_scale
-        fx = 0.0 if fx <= 0 else fx - np.floor(fx)
-        if sx < 0:
-            sx, fx = 0, 0.0
-        if sx >= in_size - 1:
-            sx, fx = in_size - 1, 0.0
-        weights[x, sx] += 1 - fx
-        if fx:
-            weights[x, sx + 1] += fx
+    np.add.at(weights, (x, sx), 1 - fx)
+    np.add.at(weights, (x, np.minimum(sx + 1, in_size - 1)), fx)
     return weights
+
+
+def area_weights(out_size, in_size, shrinking):
+    return box_weights(out_size, in_size) if shrinking else area_linear_weights(out_size,
+                                                                                in_size)
+
+
+@functools.lru_cache(maxsize=256)
+def axis_taps(kind, out_size, in_size, *extra):
+    """One interpolation along one axis as taps: ``(index, weight)``, both (out_size, K).
+
+    Output pixel i is ``sum_k weight[i, k] * input[index[i, k]]``.  The weight matrix has
+    only K non-zeros a row (2 for bilinear, 4 for bicubic), so gathering K rows beats a
+    dense matrix product by far.  Cached per size: the same sizes come back every batch.
+    """
+    make = {"linear": linear_weights, "cubic": cubic_weights, "area": area_weights}[kind]
+    weights = make(out_size, in_size, *extra)
+    nonzero = weights != 0
+    count = max(int(nonzero.sum(axis=1).max()), 1)
+    index = np.argsort(~nonzero, axis=1, kind="stable")[:, :count]
+    tap_weights = np.take_along_axis(weights, index, axis=1).astype(np.float32)
+    index.flags.writeable = tap_weights.flags.writeable = False
+    return index, tap_weights
+
+
+def along(src, taps, axis):
+    """Interpolate a float32 HxWxC image along ``axis`` (0: rows, 1: columns)."""
+    index, weights = taps
+    shape = (-1, 1, 1) if axis == 0 else (1, -1, 1)
+    out = None
+    for k in range(index.shape[1]):
+        term = src.take(index[:, k], axis=axis)
+        term *= weights[:, k].reshape(shape)
+        out = term if out is None else np.add(out, term, out=out)
+    return out
+
+
+def separable(img, rows, cols):
+    """Interpolate every channel of a HxWxC image over rows, then over columns."""
+    return along(along(img.astype(np.float32, copy=False), rows, 0), cols, 1)
+
+
+def nearest(img, w, h):
+    rows = np.minimum((np.arange(h) * img.shape[0] / h).astype(np.int64), img.shape[0] - 1)
+    cols = np.minimum((np.arange(w) * img.shape[1] / w).astype(np.int64), img.shape[1] - 1)
+    return img.take(rows, axis=0).take(cols, axis=1)     # two gathers: fastest in numpy
+
+
+def bilinear(img, w, h):
+    return separable(img, axis_taps("linear", h, img.shape[0]),
+                     axis_taps("linear", w, img.shape[1]))
+
+
+def bicubic(img, w, h):
+    return separable(img, axis_taps("cubic", h, img.shape[0]),
+                     axis_taps("cubic", w, img.shape[1]))
 
 
 def area(img, w, h):
     in_h, in_w = img.shape[:2]
-    if in_h >= h and in_w >= w:
-        rows, cols = box_weights(h, in_h), box_weights(w, in_w)
-    else:
-        rows, cols = area_linear_weights(h, in_h), area_linear_weights(w, in_w)
-    return np.einsum("yi,ijc,xj->yxc", rows, img.astype(np.float64), cols).astype(np.float32)
+    shrinking = bool(in_h >= h and in_w >= w)      # OpenCV picks the kind for both axes
+    return separable(img, axis_taps("area", h, in_h, shrinking),
+                     axis_taps("area", w, in_w, shrinking))
 
 
 PIL_FILTERS = {4: "LANCZOS"}
@@ -166,8 +208,9 @@ def resize_array(img, w, h, interp=1):
     if squeeze:
         img = img[:, :, None]
     if interp == 0:
-        out = nearest(img, w, h)
-    elif interp == 2:
+        out = nearest(img, w, h)         # picks pixels: nothing to round
+        return out[:, :, 0] if squeeze else out
+    if interp == 2:
         out = bicubic(img, w, h)
     elif interp == 3:
         out = area(img, w, h)
@@ -181,6 +224,7 @@ def resize_array(img, w, h, interp=1):
         out = bilinear(img, w, h)
     if np.issubdtype(img.dtype, np.integer):
         info = np.iinfo(img.dtype)
-        out = np.clip(np.rint(out), info.min, info.max)
-    out = out.astype(img.dtype)
+        out = np.rint(out, out=out if out.dtype == np.float32 else None)
+        np.clip(out, info.min, info.max, out=out)
+    out = out.astype(img.dtype, copy=False)
     return out[:, :, 0] if squeeze else out

@@ -5,6 +5,15 @@ an executor to report every node output and gradient
 (``Executor.set_monitor_callback``).  Every ``interval`` batches, ``tic``
 opens a window; ``toc`` closes it and turns each reported array, then each
 argument and auxiliary state, into one line of statistics.
+
+A gradient nobody asked for (an input with ``grad_req='null'``: a Module's data and label
+unless ``inputs_need_grad``) is never computed, so it is not reported.  MXNet 1.9.1 lists it
+anyway (``fc_0_backward_output0``, ``softmax_backward_output1``: 21 lines where minimx has 19
+in its ``test_module.py::test_monitor``), with the statistics of a buffer its backward never
+wrote: there, the data's "gradient" has exactly the statistic of ``act_1_output``, whose
+memory it reuses, and the label's changes from run to run (1.1e12, 2e-22, 65537: memory never
+written).  Those lines are not values, so minimx leaves them out (tests/test_monitor.py
+compares the rest with MXNet).
 """
 import logging
 import math

@@ -9,7 +9,7 @@ JSON form ``'["name", {"arg": value}]'`` that ``dumps()`` writes (parsed with
 """
 import json
 
-from .base import MXNetError
+from .base import MXNetError, NotRegisteredError
 
 __all__ = ["Registry"]
 
@@ -17,10 +17,11 @@ __all__ = ["Registry"]
 class Registry:
     """The classes of one family (``base_class`` subclasses), by lower-case name."""
 
-    def __init__(self, base_class, family):
+    def __init__(self, base_class, family, unknown=NotRegisteredError):
         self.base_class = base_class
         self.family = family
         self.classes = {}
+        self.unknown = unknown      # the error for a name nothing is registered under
 
     def register(self, cls, name=None):
         """Class decorator: ``@registry.register`` adds ``cls`` under its lower-case name."""
@@ -42,7 +43,8 @@ class Registry:
         """An instance from an instance, a name, or ``'["name", {kwargs}]'``."""
         if isinstance(spec, self.base_class):
             if args or kwargs:
-                raise MXNetError(f"{self.family}: cannot pass arguments with an instance")
+                raise NotRegisteredError(f"{self.family}: cannot pass arguments with an "
+                                         f"instance")
             return spec
         if isinstance(spec, str) and spec.lstrip().startswith("["):
             try:
@@ -52,9 +54,10 @@ class Registry:
             kwargs = {**parsed, **kwargs}
             spec = name
         if not isinstance(spec, str):
-            raise MXNetError(f"{self.family}: expected a name or an instance, got {spec!r}")
+            raise NotRegisteredError(f"{self.family}: expected a name or an instance, got "
+                                     f"{spec!r}")
         cls = self.classes.get(spec.lower())
         if cls is None:
-            raise MXNetError(f"unknown {self.family} {spec!r}; registered: "
-                             f"{', '.join(sorted(self.classes))}")
+            raise self.unknown(f"unknown {self.family} {spec!r}; registered: "
+                               f"{', '.join(sorted(self.classes))}")
         return cls(*args, **kwargs)

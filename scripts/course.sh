@@ -5,7 +5,9 @@
 #                                       # into _build/lessons/*.ipynb
 #   PORT=8890 IP=0.0.0.0 bash scripts/course.sh   # another port / listen beyond localhost
 # The lessons are jupytext MyST .md files: JupyterLab opens them as notebooks (the settings in
-# tools/lab-overrides.json, installed into .venv) and saves your edits back to the .md.
+# tools/lab-overrides.json, installed into .venv) and saves your edits back to the .md; a
+# lesson only opened and autosaved keeps its bytes (git status stays clean: lessons are
+# written in the form jupytext saves, checked by python tools/lesson_roundtrip.py).
 # The exercises as assignments (solutions taken out, nbgrader's Validate button in the
 # notebook toolbar) are in the folder assignments/: the release scripts/assignments.sh builds
 # (built here on the first start; rebuild with bash scripts/assignments.sh).

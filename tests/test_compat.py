@@ -131,3 +131,111 @@ def test_the_d2l_helper_package_imports_on_minimx():
     lines = done.stdout.splitlines()
     assert lines[0] == "[[19.0, 25.0], [37.0, 43.0]]"
     assert lines[1] == "Context cpu(0)"
+
+
+# -- numpy 1's one-element conversions (minimx.compat.numpy1) ---------------------------------
+# The same code runs on MXNet 1.9.1 (numpy 1.23.5) and on minimx under install_as_mxnet()
+# (whatever numpy is installed): every line must agree.  A result prints as its type and str
+# (numpy 2 changed the repr of scalars); an error as its type, and for the conversions the
+# compat layer answers (float, int, complex and what goes through them) also its message.
+# The compat array's own class name reads as numpy's (Python's messages name the type).
+CONVERSION_PROBE = """
+import math, operator, pickle, warnings
+try:
+    import minimx
+    minimx.install_as_mxnet()
+except ImportError:
+    pass
+import mxnet as mx
+import numpy as np
+warnings.simplefilter("error")
+OURS = {"float", "int", "complex", "%f", "%d", "%.3e", "math.exp"}
+cases = {
+    "float": float, "int": int, "complex": complex, "%f": lambda a: "%f" % a,
+    "%d": lambda a: "%d" % a, "%.3e": lambda a: "%.3e" % a, "%s": lambda a: "%s" % a,
+    "%r": lambda a: "%r" % a, "math.exp": lambda a: round(math.exp(a), 5),
+    "epoch line": lambda a: "epoch %d, loss %f" % (3, a),
+    "index": operator.index, "list[a]": lambda a: [10, 20, 30][a], "range": range,
+    "round": round, "{:.3f}": "{:.3f}".format, "{}": "{}".format, "bool": bool,
+    "np.float64": np.float64, "np.float32": lambda a: repr(np.float32(a)),
+    "repr": repr, "sum": lambda a: a.sum(), "mean": lambda a: np.mean(a),
+    "a / 2 %f": lambda a: "%f" % (a / 2), "a * 2": lambda a: repr(a * 2),
+    "pickle": lambda a: repr(pickle.loads(pickle.dumps(a))), "item": lambda a: a.item(),
+}
+arrays = {"[1.5]": mx.nd.array([1.5]), "mean": mx.nd.array([[1, 2], [3, 4]]).mean(),
+          "int32": mx.nd.array([2], dtype="int32"),
+          "[[2.5]] f64": mx.nd.array([[2.5]], dtype="float64"),
+          "uint8 (1,1,1)": mx.nd.array([[[7]]], dtype="uint8"), "two": mx.nd.array([1, 2])}
+for array_name, array in arrays.items():
+    value = array.asnumpy()
+    for case_name, case in cases.items():
+        try:
+            result = case(value)
+            kind = "ndarray" if isinstance(result, np.ndarray) else type(result).__name__
+            line = f"{kind} {result}"
+        except Exception as error:
+            message = str(error).replace("Numpy1Array", "numpy.ndarray")
+            line = type(error).__name__ + (f": {message}" if case_name in OURS else "")
+        print(f"{array_name} | {case_name} | {line}")
+"""
+
+
+def test_one_element_arrays_convert_as_on_mxnet_with_numpy_1(mxnet_python):
+    reference = subprocess.run([mxnet_python, "-c", CONVERSION_PROBE], capture_output=True,
+                               text=True, timeout=300)
+    assert reference.returncode == 0, reference.stderr
+    ours = run_python(CONVERSION_PROBE, env={"PYTHONPATH": ROOT})
+    expected, got = reference.stdout.splitlines(), ours.stdout.splitlines()
+    assert len(expected) == len(got) == 6 * 26       # arrays x cases
+    differ = [(want, have) for want, have in zip(expected, got) if want != have]
+    assert not differ, differ
+    assert "[1.5] | epoch line | str epoch 3, loss 1.500000" in got
+    assert "mean | %d | str 2" in got
+
+
+def test_one_element_conversions_only_under_the_compat_layer():
+    done = run_python("""
+        import math, pickle
+        import numpy as np
+        import minimx
+        from minimx.compat.numpy1 import Numpy1Array, numpy_refuses_one_element_arrays
+        loss = minimx.nd.array([[1, 2], [3, 4]]).mean()
+        assert type(loss.asnumpy()) is np.ndarray          # plain import: numpy's own arrays
+        minimx.install_as_mxnet()
+        value = loss.asnumpy()
+        refuses = numpy_refuses_one_element_arrays()
+        assert (type(value) is Numpy1Array) == refuses
+        print("epoch %d, loss %f" % (1, value), int(value), complex(value),
+              round(math.exp(value), 3), float(value / 2))
+        for refused in (lambda: "{:.3f}".format(value), lambda: [1, 2, 3][value],
+                        lambda: round(value), lambda: float(minimx.nd.ones(2).asnumpy())):
+            try:
+                refused()
+            except TypeError as error:
+                print("TypeError:", error)
+        assert type(value.sum()) is np.float32 and type(np.mean(value)) is np.float32
+        assert repr(value) == "array([2.5], dtype=float32)"
+        assert type(pickle.loads(pickle.dumps(value))) is np.ndarray
+        assert type(np.asarray(loss)) is np.ndarray
+        minimx.compat.uninstall_as_mxnet()
+        assert type(loss.asnumpy()) is np.ndarray
+        """, env={"PYTHONPATH": ROOT})
+    lines = done.stdout.splitlines()
+    assert lines[0] == "epoch 1, loss 2.500000 2 (2.5+0j) 12.182 1.25"
+    assert lines[1].startswith("TypeError: unsupported format string passed to")
+    assert lines[2] == "TypeError: only integer scalar arrays can be converted to a scalar index"
+    assert lines[3].startswith("TypeError: type") and "__round__" in lines[3]
+    assert lines[4] in ("TypeError: only size-1 arrays can be converted to Python scalars",
+                        "TypeError: only 0-dimensional arrays can be converted to Python scalars")
+    assert len(lines) == 5
+
+
+def test_the_runner_runs_numpy_1_formatting_on_any_numpy(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent("""
+        from mxnet import nd
+        loss = nd.array([0.25, 0.75])
+        print('epoch %d, loss %f' % (1, loss.mean().asnumpy()))
+        """))
+    done = run_python(None, "-m", "minimx.compat", str(script), env={"PYTHONPATH": ROOT})
+    assert done.stdout == "epoch 1, loss 0.500000\n"

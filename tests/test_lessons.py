@@ -113,6 +113,9 @@ EXECUTED = os.environ.get("MINIMX_LESSONS_EXECUTED")
 
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
 def test_lesson_runs_and_its_figures_hold(path):
+    missing = run_lessons.missing_program(path)
+    if missing:
+        pytest.skip(missing)
     check = textwrap.dedent(CHECKS.get(path.name[:2], ""))
     if not check and EXECUTED and (pathlib.Path(EXECUTED) / f"{path.stem}.ipynb").exists():
         pytest.skip("executed by this run's book build (scripts/test.sh), nothing more to check")

@@ -218,3 +218,50 @@ def test_a_bad_distribution_parameter_surfaces_at_the_sync_point():
     product = nd.dot(nd.ones((2, 2)), drawn)
     with pytest.raises(mx.base.MXNetError, match="_random_normal: scale must be positive"):
         product.asnumpy()
+
+
+# -- check_numeric_gradient's grad_nodes dict, against MXNet 1.9.1 -------------------------------
+_NULL_GRAD_PROGRAM = r"""
+import json
+import numpy as np
+from mx.test_utils import check_numeric_gradient
+np.random.seed(3)
+data, rois = mx.sym.Variable('data'), mx.sym.Variable('rois')
+net = mx.sym.ROIPooling(data=data, rois=rois, pooled_size=(2, 2), spatial_scale=1)
+x1 = np.random.rand(2, 1, 6, 6).astype('float32')
+x2 = np.array([[0, 1.1, 1.1, 4.2, 4.2], [1, 0.6, 2.1, 5.2, 5.3]], dtype='float32')
+result = {}
+for name, nodes in [('rois null', {'data': 'write', 'rois': 'null'}),
+                    ('rois null, data add', {'data': 'add', 'rois': 'null'}),
+                    ('rois write', {'data': 'write', 'rois': 'write'})]:
+    try:
+        check_numeric_gradient(net, [x1, x2], grad_nodes=nodes, numeric_eps=1e-3, rtol=1e-1,
+                               atol=1e-3)
+        result[name] = 'passed'
+    except AssertionError:
+        result[name] = 'failed'
+print(json.dumps(result))
+"""
+
+
+@pytest.mark.mxnet
+def test_numeric_gradient_skips_null_inputs_as_mxnet(mxnet_python):
+    import json
+    import subprocess
+
+    def program(package):
+        return f"import {package} as mx\n" + _NULL_GRAD_PROGRAM.replace(
+            "from mx.test_utils", f"from {package}.test_utils")
+    done = subprocess.run([mxnet_python, "-c", program("mxnet")], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    expected = json.loads(done.stdout.strip().splitlines()[-1])
+    printed = []
+    exec(program("minimx"), {"print": printed.append})
+    assert json.loads(printed[-1]) == expected
+    assert expected["rois null"] == "passed" and expected["rois write"] == "failed"
+
+
+def test_numeric_gradient_refuses_an_unknown_grad_req():
+    with pytest.raises(ValueError, match="invalid grad_req"):
+        test_utils.check_numeric_gradient(lambda x: x * 2, [np.ones(3)], grad_nodes={0: "often"})

@@ -16,11 +16,13 @@ import functools
 import http.server
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
 import yaml
 
+import run_lessons
 import vendor_widgets
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -48,7 +50,24 @@ def external_loads(html_folder):
     return found
 
 
+def missing_programs():
+    """Why the book cannot be built here, or None: a program from the system it needs is
+    missing (the book executes the lessons, and its first build fetches scripts with npm)."""
+    for lesson in run_lessons.lesson_paths():         # the book executes every lesson
+        missing = run_lessons.missing_program(lesson)
+        if missing:
+            return missing
+    if shutil.which("npm") is None and not vendor_widgets.is_current():
+        return ("the book's first build fetches its browser scripts with npm, which is "
+                "missing (Debian: sudo apt-get install npm)")
+    return None
+
+
 def build(extra):
+    missing = missing_programs()
+    if missing:
+        print(f"build_book: the book cannot be built here: {missing}", file=sys.stderr)
+        return 1
     vendor_widgets.vendor_if_needed()
     command = [str(pathlib.Path(sys.executable).parent / "jupyter-book"), "build", str(SOURCE),
                "--config", str(ROOT / "book.yml"), "--toc", str(write_toc()),

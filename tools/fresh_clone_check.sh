@@ -4,6 +4,10 @@
 #   bash tools/fresh_clone_check.sh                 # clone HEAD into a scratch folder, test it
 #   bash tools/fresh_clone_check.sh -k engine       # extra arguments go to scripts/test.sh
 #   KEEP=1 bash tools/fresh_clone_check.sh          # keep the scratch folder (kept on failure)
+#   BASE_PYTHON=/path/to/python3 bash tools/fresh_clone_check.sh   # another interpreter
+# The interpreter is the one a newcomer has: the operating system's /usr/bin/python3 (Debian
+# 12: 3.11.2), not the caller's `python3`, which on a developer's machine is often newer
+# (pyenv, conda) and hides what the stock one lacks (tarfile's extractall(filter=) did).
 # What the run cannot see:
 #   - the base interpreter's packages: PYTHON (which makes .venv and .venv-mxnet) is a venv
 #     with no packages at all (made with --without-pip from the machine's python3);
@@ -15,9 +19,12 @@
 # The log is scratch/test.log; the summary lines are printed at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BASE_PYTHON=${BASE_PYTHON:-$(command -v python3)}
+if [ -z "${BASE_PYTHON:-}" ]; then
+  if [ -x /usr/bin/python3 ]; then BASE_PYTHON=/usr/bin/python3; else BASE_PYTHON=$(command -v python3); fi
+fi
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/minimx-fresh.XXXXXX")
 echo "fresh clone of $(git -C "$ROOT" rev-parse --short HEAD) in $SCRATCH"
+echo "interpreter: $BASE_PYTHON ($("$BASE_PYTHON" --version 2>&1))"
 git clone -q --no-hardlinks "file://$ROOT" "$SCRATCH/minimx"
 
 "$BASE_PYTHON" -m venv --without-pip "$SCRATCH/plain"

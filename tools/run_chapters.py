@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/run_chapters.py PATH... [--reference PYTHON] [--timeout S]
                                            [--keep DIR] [--json FILE] [--env K=V ...]
+                                           [--tab NAME [--default-tab NAME]] [--list]
 
 Each PATH is a chapter or a folder of them: a ``.py`` script, a ``.ipynb`` notebook or a
 Markdown chapter (``.md``) whose code cells are fenced as ```` ```python ````,
@@ -10,6 +11,13 @@ A notebook's or chapter's code cells become one script, in order (IPython magics
 lines left out).  Every script runs in a fresh process, in its own folder (so relative data
 paths work), with ``MPLBACKEND=Agg``, through ``python -m minimx.compat`` -- so
 ``import mxnet`` imports minimx -- under a time limit.
+
+``--tab mxnet`` reads a book made with d2lbook (*Dive into Deep Learning*, whose pages hold
+the code of several frameworks) as d2lbook builds that tab's notebooks: only the pages that
+have one, only the cells of that tab, each with its ``tab.selected`` branches resolved (the
+rules: ``tools/d2lbook_tabs.py``; the default tab comes from the book's ``config.ini``, else
+from ``--default-tab``; the book's ``.py`` files are left out).  Without ``--tab`` every code
+cell runs.  ``--list`` prints the chapters and their cells and runs nothing.
 
 ``--reference PYTHON`` also runs every script with that interpreter as it is (a venv with
 MXNet 1.9.1), interleaved with the minimx run, and prints both times and their ratio.
@@ -21,6 +29,7 @@ shows the last line of its error instead.  Everything a run printed is kept besi
 """
 import argparse
 import ast
+import collections
 import json
 import os
 import pathlib
@@ -29,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import d2lbook_tabs
 
 FENCE = re.compile(r"^```+\s*(\{\s*\.?python[^}]*\}|python3?|\{code-cell\}[^\n]*)\s*$")
 CLOSING = re.compile(r"^```+\s*$")
@@ -70,19 +81,32 @@ def without_magics(cell):
                      for line in cell.splitlines())
 
 
-def as_script(path):
-    """The Python source to run for one chapter file."""
+def code_cells(path, tab=None, default_tab=None):
+    """The code cells of a notebook or Markdown chapter, in order; with ``tab``, only those of
+    that d2lbook tab, each as the tab runs it (``default_tab`` if the book names none)."""
     text = path.read_text(encoding="utf-8")
-    if path.suffix == ".py":
-        return text
     cells = code_cells_of_notebook(text) if path.suffix == ".ipynb" else \
         code_cells_of_markdown(text)
+    if tab is None:
+        return cells
+    default = d2lbook_tabs.default_tab(path) or default_tab
+    if default is None:
+        raise ValueError(f"{path}: no config.ini with a [build] tabs list above this chapter, "
+                         f"so its cells without a #@tab line have no tab; pass --default-tab")
+    return d2lbook_tabs.cells_for_tab(cells, tab, default)
+
+
+def as_script(path, tab=None, default_tab=None):
+    """The Python source to run for one chapter file."""
+    if path.suffix == ".py":
+        return path.read_text(encoding="utf-8")
     return "\n\n".join(f"# -- cell {index}\n{without_magics(cell)}"
-                       for index, cell in enumerate(cells, 1))
+                       for index, cell in enumerate(code_cells(path, tab, default_tab), 1))
 
 
-def chapters(paths):
-    """Every chapter file under the given paths, sorted; Markdown files without code left out."""
+def chapters(paths, tab=None, default_tab=None):
+    """Every chapter file under the given paths, sorted; Markdown files without code (for
+    ``tab``) left out."""
     found = []
     for given in paths:
         path = pathlib.Path(given)
@@ -90,7 +114,9 @@ def chapters(paths):
         for file in files:
             if file.suffix not in (".py", ".ipynb", ".md") or "_build" in file.parts:
                 continue
-            if file.suffix != ".py" and not as_script(file).strip():
+            if file.suffix == ".py" and tab is not None:
+                continue                   # a d2lbook book's scripts are its library, not pages
+            if file.suffix != ".py" and not as_script(file, tab, default_tab).strip():
                 continue
             found.append(file)
     return found
@@ -147,10 +173,21 @@ def main(argv=None):
     parser.add_argument("--python", default=sys.executable, help="minimx's interpreter")
     parser.add_argument("--figure", default=FIGURE,
                         help="regular expression of the output lines that report results")
+    parser.add_argument("--tab", help="run only this framework tab of a d2lbook book")
+    parser.add_argument("--default-tab", help="the tab of unmarked cells when no config.ini "
+                                              "names the book's tabs")
+    parser.add_argument("--list", action="store_true",
+                        help="print the chapters and their code cells, run nothing")
     options = parser.parse_args(argv)
-    files = chapters(options.paths)
+    try:
+        files = chapters(options.paths, options.tab, options.default_tab)
+    except ValueError as error:
+        parser.error(str(error))
     if not files:
         parser.error("no chapters found")
+    if options.list:
+        print(listing(files, options.tab, options.default_tab))
+        return 0
     keep = (pathlib.Path(options.keep) if options.keep else pathlib.Path(tempfile.mkdtemp())).resolve()
     keep.mkdir(parents=True, exist_ok=True)
     minimx_env = environment(options.env_both)
@@ -158,7 +195,7 @@ def main(argv=None):
     results = []
     for file in files:
         script = keep / (re.sub(r"[^\w.-]", "_", f"{file.parent.name}__{file.stem}") + ".py")
-        script.write_text(as_script(file), encoding="utf-8")
+        script.write_text(as_script(file, options.tab, options.default_tab), encoding="utf-8")
         row = {"chapter": str(file)}
         runs = [("minimx", [options.python, "-m", "minimx.compat", str(script)], minimx_env)]
         if options.reference:
@@ -174,6 +211,29 @@ def main(argv=None):
         pathlib.Path(options.json).write_text(json.dumps(results, indent=1))
     return 0 if all(r["minimx"]["ok"] or not r.get("reference", {"ok": True})["ok"]
                     for r in results) else 1
+
+
+def listing(files, tab=None, default_tab=None):
+    """One line per chapter: its code cells (with ``tab``: how many name it, how many are
+    ``all`` cells), and the totals."""
+    lines, totals = [], collections.Counter()
+    for file in files:
+        if file.suffix == ".py":
+            lines.append(f"{file}: a script")
+            continue
+        cells = code_cells(file, tab, default_tab)
+        count = collections.Counter({"cells": len(cells)})
+        if tab is not None:
+            default = d2lbook_tabs.default_tab(file) or default_tab
+            marks = [d2lbook_tabs.cell_tabs(cell, default) for cell in code_cells(file)]
+            count["all"] = sum(tabs == ["all"] for tabs in marks)
+            count[tab] = sum(tab in tabs for tabs in marks)
+        totals += count
+        totals["chapters"] += 1
+        lines.append(f"{file}: " + ", ".join(f"{n} {k}" for k, n in count.items()))
+    lines.append(f"{totals.pop('chapters', 0)} chapters: " +
+                 ", ".join(f"{n} {k}" for k, n in totals.items()))
+    return "\n".join(lines)
 
 
 def format_row(row):

@@ -21,8 +21,9 @@ import pathlib
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
+
+from minimx.archive import extract_tar  # safe on Pythons without extractall(filter=)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 VENDOR = ROOT / "notebooks" / "_vendor"
@@ -99,8 +100,7 @@ def npm_pack(work):
         if not archive.exists():
             raise VendorError(f"vendor_widgets: npm pack {name}@{version} made no {archive.name}")
         target = work / archive.stem
-        with tarfile.open(archive) as tar:
-            tar.extractall(target, filter="data")
+        extract_tar(archive, target)
         folders[name] = target / "package"
     return folders
 

@@ -150,6 +150,10 @@ def _total(values):
 
 
 def _input_grads(node, out_grads, create_graph):
+    if isinstance(node, OpNode) and not node.op.has_gradient:
+        raise GradientError(
+            f"operator {node.op.name} has no gradient, and the gradient of the heads reaches "
+            f"it; compute it on detached inputs (x.detach()) or outside autograd.record()")
     if isinstance(node, LinkNode) or (isinstance(node, OpNode) and not node.op.differentiable):
         return [None] * len(node.inputs)          # no gradient flows back through it
     if isinstance(node, FunctionNode):

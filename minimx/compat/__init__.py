@@ -14,13 +14,19 @@ A real MXNet the user installed is never shadowed unless asked (``force=True``,
 ``--force``): the finder only answers for ``mxnet`` when no other ``mxnet`` can be
 imported.  A package built on MXNet, such as ``d2lzh``, then imports too.
 
-The runner and the notebook extension also help code of MXNet's era on today's libraries:
-they put back ``IPython.display.set_matplotlib_formats`` (removed in IPython 8.x/9) when it
-is missing, and they say once, when numpy 2 is loaded, that MXNet 1.x code was written for
-numpy 1 (MXNet 1.9.1 requires numpy < 2): numpy 2 refuses ``'%f' % a`` for an array ``a`` of
-shape ``(1,)``, the shape MXNet's full reductions return, with "only 0-dimensional arrays
-can be converted to Python scalars" -- numpy's rule, not minimx's.  Pin ``numpy<2`` in the
-course's environment, or write ``a.item()``.
+Code of MXNet's era was written for numpy 1 (MXNet 1.9.1 needs numpy < 2) and converts an
+array of one element to a number: ``'epoch %d, loss %f' % (epoch, loss.mean().asnumpy())``,
+where MXNet's full reduction has shape ``(1,)``.  numpy 2 refuses that ("only 0-dimensional
+arrays can be converted to Python scalars"), which would make such a course pin ``numpy<2``
+-- and minimx's point is that the course runs on today's Python and libraries.  So on a numpy
+that refuses, ``install_as_mxnet()`` (and with it the runner and the notebook extension) makes
+``NDArray.asnumpy()`` return ``minimx.compat.numpy1.Numpy1Array``: a numpy array whose
+``float``/``int``/``complex`` accept one element, exactly as numpy 1.23.5 did, and nothing
+more.  Plain ``import minimx`` keeps numpy's own arrays; ``uninstall_as_mxnet()`` puts them
+back.
+
+The runner and the notebook extension also put back ``IPython.display.set_matplotlib_formats``
+(removed in IPython 8.x/9) when it is missing: course code calls it.
 """
 import argparse
 import importlib
@@ -30,18 +36,15 @@ import importlib.util
 import os
 import runpy
 import sys
-import warnings
+
+from ..ndarray.ndarray import set_asnumpy_view_type
+from .numpy1 import Numpy1Array, numpy_refuses_one_element_arrays
 
 __all__ = ["install_as_mxnet", "uninstall_as_mxnet", "is_installed", "main",
-           "load_ipython_extension", "NUMPY_NOTE"]
+           "load_ipython_extension", "Numpy1Array"]
 
 ALIAS = "mxnet"
 TARGET = "minimx"
-NUMPY_NOTE = ("minimx.compat: numpy {version} is loaded.  MXNet 1.x course code was written for "
-              "numpy 1 (MXNet 1.9.1 needs numpy < 2); where it formats an array of shape (1,) "
-              "as a number ('%f' % loss.mean().asnumpy()) numpy 2 raises 'only 0-dimensional "
-              "arrays can be converted to Python scalars'.  Run such code with numpy<2 "
-              "(pip install 'numpy<2'), or change it to .item() / .asscalar().")
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -116,6 +119,8 @@ def install_as_mxnet(force=False):
                               f"(python -m minimx.compat --force) to run this code on minimx")
     sys.meta_path.insert(0, _FINDER)
     _alias_loaded_modules()
+    if numpy_refuses_one_element_arrays():
+        set_asnumpy_view_type(Numpy1Array)
     return minimx
 
 
@@ -127,7 +132,9 @@ def _alias_loaded_modules():
 
 
 def uninstall_as_mxnet():
-    """Stop resolving ``mxnet`` to minimx (the aliases already imported are dropped)."""
+    """Stop resolving ``mxnet`` to minimx (the aliases already imported are dropped) and
+    let ``asnumpy()`` return numpy's own arrays again."""
+    set_asnumpy_view_type(None)
     if _FINDER in sys.meta_path:
         sys.meta_path.remove(_FINDER)
     for name in [n for n in sys.modules if n == ALIAS or n.startswith(ALIAS + ".")]:
@@ -153,18 +160,11 @@ def _restore_set_matplotlib_formats():
     display.set_matplotlib_formats = set_matplotlib_formats
 
 
-def _numpy_note():
-    import numpy
-    if int(numpy.__version__.split(".")[0]) >= 2:
-        warnings.warn(NUMPY_NOTE.format(version=numpy.__version__), stacklevel=3)
-
-
 def prepare_course_environment(force=False):
-    """What the runner and the notebook extension do: install the alias, restore the
-    removed IPython helper, and give the numpy note."""
+    """What the runner and the notebook extension do: install the alias (and numpy 1's
+    one-element conversions) and restore the removed IPython helper."""
     install_as_mxnet(force=force)
     _restore_set_matplotlib_formats()
-    _numpy_note()
 
 
 def load_ipython_extension(ipython):

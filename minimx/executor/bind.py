@@ -6,10 +6,11 @@ infers every shape from the input shapes you name and allocates the arrays
 """
 import warnings
 
-from ..base import MXNetError, check_dense
+from ..base import InvalidParameterError, InvalidTypeError, MXNetError, check_dense
 from ..context import current_context
 from ..ndarray import NDArray, zeros
 from .executor import Executor
+from .placement import check_group2ctx, variable_contexts
 
 __all__ = ["bind", "simple_bind"]
 
@@ -26,12 +27,12 @@ def _as_list(symbol_names, given, what, allow_missing=False):
                           f"{sorted(unknown)} (its inputs are {symbol_names})", stacklevel=4)
         missing = [n for n in symbol_names if n not in given]
         if missing and not allow_missing:
-            raise MXNetError(f"bind: {what} is missing {missing}")
+            raise InvalidParameterError(f"bind: {what} is missing {missing}")
         return [given.get(name) for name in symbol_names]
     given = list(given)
     if len(given) != len(symbol_names):
-        raise MXNetError(f"bind: {what} has {len(given)} arrays, the symbol needs "
-                         f"{len(symbol_names)} ({symbol_names})")
+        raise InvalidParameterError(f"bind: {what} has {len(given)} arrays, the symbol needs "
+                                    f"{len(symbol_names)} ({symbol_names})")
     return given
 
 
@@ -44,20 +45,9 @@ def _grad_reqs(names, grad_req):
         reqs = list(grad_req)
     for name, req in zip(names, reqs):
         if req not in ("write", "add", "null"):
-            raise MXNetError(f"bind: grad_req for {name!r} must be write, add or null, "
-                             f"got {req!r}")
+            raise InvalidParameterError(f"bind: grad_req for {name!r} must be write, add or "
+                                        f"null, got {req!r}")
     return reqs
-
-
-def _check_one_context(ctx, group2ctx, what):
-    """``group2ctx`` (ctx_group attribute -> Context) places groups of nodes on devices
-    (MXNet's model parallelism).  minimx runs a graph on one context: a mapping that
-    names only that context is accepted, any other is refused naming the contexts."""
-    others = sorted({str(c) for c in (group2ctx or {}).values() if c != ctx})
-    if others:
-        raise MXNetError(f"{what}: group2ctx places node groups on {others}, but minimx runs "
-                         f"a graph on one context ({ctx}); model parallelism across devices "
-                         f"is not supported")
 
 
 def _check_storage(stype_dict, what):
@@ -71,15 +61,16 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
 
     ``shared_exec``: in MXNet the new executor draws its temporary memory from that
     executor's pool; minimx's executors plan their own buffers, so it changes nothing (the
-    results are the same).  ``group2ctx``: see ``_check_one_context``.
+    results are the same).  ``group2ctx``: see ``placement.py``.
     """
-    _check_one_context(ctx, group2ctx, "bind")
+    check_group2ctx(ctx, group2ctx, "bind")
     arg_names = symbol.list_arguments()
     aux_names = symbol.list_auxiliary_states()
     arg_arrays = _as_list(arg_names, args, "args")
     for name, array in zip(arg_names, arg_arrays):
         if not isinstance(array, NDArray):
-            raise MXNetError(f"bind: argument {name!r} must be an NDArray, got {type(array)}")
+            raise InvalidTypeError(f"bind: argument {name!r} must be an NDArray, got "
+                                   f"{type(array)}")
     grad_arrays = None if args_grad is None else _as_list(arg_names, args_grad, "args_grad",
                                                           allow_missing=True)
     reqs = _grad_reqs(arg_names, grad_req)
@@ -88,7 +79,7 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
     aux_arrays = _as_list(aux_names, aux_states or ([] if not aux_names else None), "aux_states")
     if any(array is None for array in aux_arrays):
         raise MXNetError(f"bind: auxiliary states {aux_names} must be given")
-    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays)
+    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
 
 
 def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=None,
@@ -101,11 +92,11 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     their parameters (BucketingModule's buckets); any other argument or gradient found in
     ``shared_buffer`` (name -> NDArray) with the right shape and dtype is reused, and
     the new ones are added to it.  ``stype_dict`` may only ask for ``'default'`` storage;
-    ``group2ctx`` may only name ``ctx``.
+    ``group2ctx`` puts each group's arrays on its context (``placement.py``).
     """
     ctx = ctx or current_context()
     _check_storage(stype_dict, "simple_bind")
-    _check_one_context(ctx, group2ctx, "simple_bind")
+    check_group2ctx(ctx, group2ctx, "simple_bind")
     # as MXNet's simple_bind: only tuples (and lists) are shapes; other keyword values
     # (``axis=0`` passed along with the shapes) are not arguments and are ignored
     shapes = {name: shape for name, shape in shapes.items() if isinstance(shape, (tuple, list))}
@@ -115,14 +106,13 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     if unknown:
         raise MXNetError(f"simple_bind: cannot infer the shapes of {unknown}; give them as "
                          f"keyword arguments")
-    arg_types, _, aux_types = symbol.infer_type(**(type_dict or {}))
-    if arg_types is None:
-        arg_types = [None] * len(arg_shapes)
-        aux_types = [None] * len(aux_shapes)
+    # what type_dict (and the graph from it) decides; any other array is float32, as in MXNet
+    arg_types, _, aux_types = symbol.infer_type_partial(**(type_dict or {}))
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(arg_names, grad_req)
     shared = set(shared_arg_names or ()) if shared_exec is not None else set()
-    source = _SharedArrays(ctx, shared_exec, shared_buffer)
+    source = _SharedArrays(ctx, shared_exec, shared_buffer, variable_contexts(symbol, ctx,
+                                                                             group2ctx))
     args, grads = [], []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         args.append(source.get(name, shape, dtype, name in shared, gradient=False))
@@ -131,14 +121,15 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     aux_names = symbol.list_auxiliary_states()
     aux = [source.get(name, shape, dtype, name in shared, gradient=False, aux=True)
            for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
-    return Executor(symbol, ctx, args, grads, reqs, aux)
+    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)
 
 
 class _SharedArrays:
     """Where simple_bind finds an array: ``shared_exec``, then ``shared_buffer``, then new."""
 
-    def __init__(self, ctx, shared_exec, shared_buffer):
+    def __init__(self, ctx, shared_exec, shared_buffer, contexts):
         self.ctx, self.shared_exec, self.buffer = ctx, shared_exec, shared_buffer
+        self.contexts = contexts
 
     def get(self, name, shape, dtype, shared, gradient, aux=False):
         if shared:
@@ -152,7 +143,7 @@ class _SharedArrays:
             found = self.buffer.get(key)
             if _fits(found, shape, dtype):
                 return found
-        array = zeros(shape, ctx=self.ctx, dtype=dtype)
+        array = zeros(shape, ctx=self.contexts.get(name, self.ctx), dtype=dtype)
         if self.buffer is not None and not aux:
             self.buffer[key] = array
         return array

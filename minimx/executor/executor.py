@@ -10,7 +10,8 @@ from ..base import InvalidParameterError, InvalidShapeError, MXNetError
 from ..ndarray.ndarray import NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
-from ..symbol.graph import entries_depending_on, topo_order
+from ..symbol.graph import check_gradients_exist, entries_depending_on, topo_order
+from .placement import context_of
 from .plan import PlanInfo, build_plan
 from .program import ForwardProgram, can_lower
 from .run import run_backward, run_forward
@@ -23,7 +24,8 @@ _GRAD_REQS = ("write", "add", "null")
 class Executor:
     """Runs one Symbol with fixed arrays (use ``Symbol.bind`` or ``simple_bind``)."""
 
-    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays):
+    def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
+                 group2ctx=None):
         self._symbol = symbol
         self._ctx = ctx
         self._arg_names = symbol.list_arguments()
@@ -36,7 +38,12 @@ class Executor:
         self._variables = {node.name: node for node in topo_order(self._entries)
                            if node.is_variable}
         self._infer()
-        self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e], ctx)
+        self._group2ctx = group2ctx
+        if grad_arrays is not None and any(
+                req != "null" and grad is not None for req, grad in zip(grad_reqs, grad_arrays)):
+            check_gradients_exist(self._entries)
+        self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e],
+                                       context_of(e[0], ctx, group2ctx))
                         for e in self._entries]
         self._plans = {}
         self._programs = {}           # id(inference plan) -> its ForwardProgram
@@ -199,6 +206,7 @@ class Executor:
         xp = backend.get_xp(self._ctx)
         targets, needs_grad, meta = self._backward_setup()
         heads = list(out_grads) if out_grads is not None else []
+        self._check_head_gradients(heads, needs_grad)
         monitor = self._monitor
 
         def run():
@@ -222,6 +230,21 @@ class Executor:
         writes = [array._chunk.var for _, array, _ in targets]
         writes += [a._chunk.var for a in self.aux_arrays]    # BatchNorm's backward moves them
         engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work)
+
+    def _check_head_gradients(self, heads, needs_grad):
+        """As MXNet: an output that is not a loss needs its head gradient in ``out_grads``
+        (the ones minimx used to assume are a gradient nobody asked for); a loss layer,
+        ``BlockGrad`` or an output no gradient flows through needs none."""
+        for position, (node, index) in enumerate(self._entries):
+            given = position < len(heads) and heads[position] is not None
+            op = node.instance
+            if (not given and (node, index) in needs_grad and op.differentiable
+                    and op.head_gradient):
+                name = self._symbol.list_outputs()[position]
+                raise MXNetError(
+                    f"backward: output {name!r} ({op.name}) is not a loss, so its head "
+                    f"gradient is required: pass out_grads to backward (to minimize an "
+                    f"output as an objective, pass it through make_loss)")
 
     def _backward_setup(self):
         """(targets, values needing a gradient, shapes and dtypes): the same for every call
@@ -253,16 +276,12 @@ class Executor:
                         f"allow_extra_params=True to ignore it)")
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
-        """A new executor for new input shapes; arrays whose shape stays are shared."""
-        from .bind import simple_bind
-        reqs = dict(zip(self._arg_names, self._grad_reqs))
-        new = simple_bind(self._symbol, self._ctx, grad_req=reqs, **kwargs)
-        for old_arrays, new_arrays in ((self.arg_arrays, new.arg_arrays),
-                                       (self.aux_arrays, new.aux_arrays)):
-            for index, (old, fresh) in enumerate(zip(old_arrays, new_arrays)):
-                if old.shape == fresh.shape:
-                    new_arrays[index] = old
-        return new
+        """A new executor for new input shapes (``data=(3, 4)``) that shares this one's
+        memory, as MXNet's: a smaller array is a view on the front of the old one, a larger
+        one is refused unless ``allow_up_sizing``; an argument not named may change shape only
+        with ``partial_shaping`` (see ``reshape.py``)."""
+        from .reshape import reshaped
+        return reshaped(self, partial_shaping, allow_up_sizing, kwargs)
 
     def set_monitor_callback(self, callback, monitor_all=False):
         """Call ``callback(name, array)`` on every node output in forward and every gradient

@@ -8,7 +8,7 @@ import re
 import warnings
 from collections import OrderedDict
 
-from ..base import MXNetError
+from ..base import InvalidParameterError, MXNetError, ParameterMismatchError
 from .block_scope import BlockScope, make_prefix
 
 __all__ = ["Block"]
@@ -157,7 +157,8 @@ class Block:
             return
         if isinstance(loaded, list):
             raise MXNetError(f"load_parameters: {filename} holds unnamed arrays, not parameters")
-        if loaded and not any("." in key for key in loaded):   # an old save_params file
+        legacy = loaded and not any("." in key for key in loaded)
+        if legacy:                                              # an old save_params file
             loaded = _match_full_names(self, loaded)
         names_of = {}       # a shared parameter loads from any of its names (dedup'd files)
         for name, param in params.items():
@@ -165,12 +166,15 @@ class Block:
         missing = [name for name, param in params.items()
                    if not any(other in loaded for other in names_of[id(param)])]
         if missing and not allow_missing:
-            raise MXNetError(f"load_parameters: {filename} lacks parameters {missing} "
-                             f"(pass allow_missing=True to keep their current values)")
+            raise ParameterMismatchError(
+                f"load_parameters: {filename} lacks parameters {missing} (pass "
+                f"allow_missing=True to keep their current values)")
         extra = [name for name in loaded if name not in params]
         if extra and not ignore_extra:
-            raise MXNetError(f"load_parameters: {filename} has parameters {extra} that this "
-                             f"Block does not have (pass ignore_extra=True to skip them)")
+            # MXNet: an assert for a file of full names, a ValueError for structural names
+            kind = ParameterMismatchError if legacy else InvalidParameterError
+            raise kind(f"load_parameters: {filename} has parameters {extra} that this Block "
+                       f"does not have (pass ignore_extra=True to skip them)")
         for name, value in loaded.items():
             if name in params:
                 params[name]._load_init(value, ctx, cast_dtype=cast_dtype,

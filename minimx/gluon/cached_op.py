@@ -16,7 +16,8 @@ from ..executor.run import run_backward, run_forward
 from ..ndarray.ndarray import Chunk, NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
-from ..symbol.graph import aux_variables, entries_depending_on, topo_order
+from ..symbol.graph import (aux_variables, check_gradients_exist, entries_depending_on,
+                            topo_order)
 
 __all__ = ["CachedOp"]
 
@@ -42,6 +43,7 @@ class CachedOp:
         self._mutated = [id(node) in aux for node in self._variables]
         self._plans = {}
         self._needs_grad_cache = {}
+        self._gradients_checked = False
         self.plans_built = 0
         self.calls = 0
         self.op_hook = None      # (callback(name, op_name, array), monitor_all) or None
@@ -82,6 +84,13 @@ class CachedOp:
             found = self._needs_grad_cache[wanted] = entries_depending_on(
                 self._entries, {id(v) for v, w in zip(self._variables, wanted) if w})
         return found
+
+    def check_gradients(self):
+        """Before the first backward: refuse, as MXNet, a graph whose outputs' gradient
+        reaches an operator without one (a graph walk, done once)."""
+        if not self._gradients_checked:
+            check_gradients_exist(self._entries)
+            self._gradients_checked = True
 
     def __call__(self, *arrays):
         """Run the graph; returns one NDArray or a list (one per output)."""
@@ -201,6 +210,7 @@ class _Backward:
         self.mutated = mutated          # positions of the auxiliary states among the inputs
 
     def _run_backward(self, out_grads, create_graph):
+        self.cached_op.check_gradients()
         ctx = self.arrays[0].context
         xp = backend.get_xp(ctx)
         variables = self.cached_op._variables

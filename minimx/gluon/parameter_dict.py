@@ -13,7 +13,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import initializer, ndarray
-from ..base import InvalidParameterError
+from ..base import InvalidParameterError, ParameterMismatchError
 from .parameter import Constant, Parameter
 
 __all__ = ["ParameterDict", "select_params"]
@@ -253,14 +253,14 @@ class ParameterDict:
         strip = len(restore_prefix)
         missing = [name[strip:] for name in self.keys() if name not in arrays]
         if missing and not allow_missing:
-            raise InvalidParameterError(
+            raise ParameterMismatchError(
                 f"Parameter(s) {_brief_list(missing)} missing in {source}, which contains "
                 f"parameters: {_brief_list(name[strip:] for name in arrays)}. Set "
                 f"allow_missing=True to ignore. Please make sure source and target networks "
                 f"have the same prefix.")
         extra = [name[strip:] for name in arrays if name not in self._params]
         if extra and not ignore_extra:
-            raise InvalidParameterError(
+            raise ParameterMismatchError(
                 f"Parameter(s) {_brief_list(extra)} loaded from {source} not present in "
                 f"ParameterDict, choices are: {_brief_list(self.keys())}. Set ignore_extra to "
                 f"True to ignore. Please make sure source and target networks have the same "

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import kvstore as kvstore_module
 from .. import optimizer as opt
-from ..base import MXNetError
+from ..base import InvalidParameterError, InvalidTypeError, MXNetError, StateError
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
@@ -78,7 +78,7 @@ class Trainer:
         for param in self._params:
             ctx = list(param.list_ctx())
             if contexts is not None and contexts != ctx:
-                raise MXNetError(
+                raise StateError(
                     f"All Parameters must be initialized on the same set of contexts, but "
                     f"Parameter {param.name} is initialized on {ctx} while previous Parameters "
                     f"are initialized on {contexts}.")
@@ -89,7 +89,7 @@ class Trainer:
         param_dict = dict(enumerate(self._params))
         if isinstance(optimizer, opt.Optimizer):
             if optimizer_params:
-                raise MXNetError("optimizer_params must be None if optimizer is an instance "
+                raise StateError("optimizer_params must be None if optimizer is an instance "
                                  "of Optimizer instead of str")
             self._optimizer = optimizer
             self._optimizer.param_dict = param_dict
@@ -116,7 +116,8 @@ class Trainer:
         self._distributed = kvstore is not None and "dist" in getattr(kvstore, "type", "")
         if self._distributed and "async" in kvstore.type:
             if config["update_on_kvstore"] is False:
-                raise MXNetError("Please set update_on_kvstore=True when training in async "
+                raise InvalidParameterError("Please set update_on_kvstore=True when training "
+                                            "in async "
                                  "mode.")
             update_on_kvstore = True
         if config["update_on_kvstore"] is not None:
@@ -125,7 +126,8 @@ class Trainer:
             update_on_kvstore = False
         elif update_on_kvstore and not _is_capable(kvstore, "optimizer"):
             if config["update_on_kvstore"]:
-                raise MXNetError(f"Please set update_on_kvstore=False when training with "
+                raise InvalidParameterError(f"Please set update_on_kvstore=False when "
+                                            f"training with "
                                  f"{type(kvstore).__name__}")
             update_on_kvstore = False
         if kvstore is not None:
@@ -208,7 +210,7 @@ class Trainer:
 
     def _refuse_when_updating_on_kvstore(self, what):
         if self._kvstore is not None and self._update_on_kvstore:
-            raise MXNetError(f"{what} when parameters are updated on kvstore is not "
+            raise StateError(f"{what} when parameters are updated on kvstore is not "
                              f"supported. Try setting `update_on_kvstore` to False when "
                              f"creating trainer.")
 
@@ -254,7 +256,7 @@ class Trainer:
         self._prepare()
         if self._update_on_kvstore:
             if self._params_to_init:
-                raise MXNetError("Cannot save trainer states when some parameters are not "
+                raise StateError("Cannot save trainer states when some parameters are not "
                                  "yet initialized in kvstore.")
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
@@ -281,11 +283,13 @@ def _as_parameter_list(params):
     if isinstance(params, (dict, ParameterDict)):
         params = [params[key] for key in sorted(params.keys())]
     if not isinstance(params, (list, tuple)):
-        raise MXNetError(f"First argument must be a list or dict of Parameters, got "
+        raise InvalidParameterError(f"First argument must be a list or dict of Parameters, "
+                                    f"got "
                          f"{type(params)}.")
     for param in params:
         if not isinstance(param, Parameter):
-            raise MXNetError(f"First argument must be a list or dict of Parameters, got list "
+            raise InvalidParameterError(f"First argument must be a list or dict of "
+                                        f"Parameters, got list "
                              f"of {type(param)}.")
     return list(params)
 
@@ -330,7 +334,7 @@ def _create_kvstore(kvstore, num_contexts, params):
     elif hasattr(kvstore, "push") or hasattr(kvstore, "pushpull"):
         kv = kvstore
     else:
-        raise MXNetError(f"kvstore must be KVStore, str or None, got {type(kvstore)}")
+        raise InvalidTypeError(f"kvstore must be KVStore, str or None, got {type(kvstore)}")
     return kv, update_on_kvstore and _is_capable(kv, "optimizer")
 
 

@@ -10,7 +10,7 @@ import random
 import numpy as np
 
 from .. import ndarray as nd
-from ..base import MXNetError
+from ..base import InvalidParameterError, MXNetError
 from ..ndarray import NDArray
 from ..image_codec import decode_array, resize_array
 
@@ -43,6 +43,9 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
         buf = buf.asnumpy().astype(np.uint8).tobytes()
     elif isinstance(buf, np.ndarray):
         buf = buf.tobytes()
+    elif not isinstance(buf, (bytes, bytearray)):
+        raise InvalidParameterError(f"imdecode: buf must be bytes, bytearray, a numpy array "
+                                    f"or an NDArray, got {type(buf).__name__}")
     array = decode_array(buf, flag=flag, to_rgb=bool(to_rgb))
     if array.ndim == 2:
         array = array[:, :, None]
@@ -68,8 +71,16 @@ def imread(filename, flag=1, to_rgb=True, out=None):
     return imdecode(content, flag=flag, to_rgb=to_rgb, out=out)
 
 
+# OpenCV's codes, which MXNet's imresize passes on: nearest, bilinear, bicubic, area,
+# Lanczos, exact bilinear; OpenCV refuses any other (9 and 10 are the crop helpers' own)
+_OPENCV_INTERP = range(6)
+
+
 def imresize(src, w, h, interp=1, out=None):
     """Resize ``src`` to width ``w`` and height ``h`` (interp as in OpenCV, 1 = bilinear)."""
+    if interp not in _OPENCV_INTERP:
+        raise MXNetError(f"imresize: unknown interpolation method {interp}; OpenCV's are "
+                         f"0-5 (9 and 10 choose one, in resize_short and the crops)")
     result = as_ndarray(resize_array(as_numpy(src), int(w), int(h), interp), like=src)
     if out is not None:
         out[:] = result
@@ -91,7 +102,7 @@ def interp_method(interp, sizes=()):
     if interp == 10:
         return random.randint(0, 4)
     if interp not in (0, 1, 2, 3, 4):
-        raise MXNetError(f"Unknown interp method {interp}: expected 0-4, 9 or 10")
+        raise InvalidParameterError(f"Unknown interp method {interp}: expected 0-4, 9 or 10")
     return interp
 
 

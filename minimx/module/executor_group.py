@@ -13,6 +13,7 @@ import logging
 from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import cpu
+from ..executor.placement import check_group2ctx, group2ctx_per_device, variable_contexts
 from ..io import DataDesc
 
 __all__ = ["DataParallelExecutorGroup", "split_input_slice"]
@@ -102,7 +103,7 @@ class DataParallelExecutorGroup:
         self.logger = logger
         self.fixed_param_names = list(fixed_param_names or [])
         self.state_names = list(state_names or [])
-        self.group2ctxs = group2ctxs
+        self.group2ctxs = group2ctx_per_device(group2ctxs, len(self.contexts))
         self.shared_group = shared_group
         self.output_layouts = [DataDesc.get_batch_axis(symbol[i].attr("__layout__"))
                                for i in range(len(self.output_names))]
@@ -192,19 +193,22 @@ class DataParallelExecutorGroup:
         if arg_types is None:
             arg_types, aux_types = [None] * len(arg_shapes), [None] * len(aux_shapes)
         shared = _SharedArrays(shared_exec, self.param_names)
+        group2ctx = self.group2ctxs[i]
+        check_group2ctx(ctx, group2ctx, "Module.bind")
+        where = variable_contexts(self.symbol, ctx, group2ctx)      # each group's context
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
-            args.append(_or_zeros(shared.arg(name, shape), shape, ctx, dtype))
+            args.append(_or_zeros(shared.arg(name, shape), shape, where[name], dtype))
             if self.grad_req[name] == "null":
                 grads.append(None)
             else:
-                grads.append(_or_zeros(shared.grad(name, shape), shape, ctx, dtype))
-        aux = [_or_zeros(shared.aux(name, shape), shape, ctx, dtype)
+                grads.append(_or_zeros(shared.grad(name, shape), shape, where[name], dtype))
+        aux = [_or_zeros(shared.aux(name, shape), shape, where[name], dtype)
                for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types)]
         reqs = [self.grad_req[name] for name in self.arg_names]
         grads_given = grads if any(g is not None for g in grads) else None
         return self.symbol.bind(ctx, args, args_grad=grads_given, grad_req=reqs,
-                                aux_states=aux)
+                                aux_states=aux, group2ctx=group2ctx)
 
     def _infer_shapes(self, shapes):
         try:

@@ -8,15 +8,18 @@ at the call, and the result's shape is known at once), allocates the outputs,
 records the call on the autograd tape when recording, and pushes the
 computation.  ``push_backward`` does the same for one recorded call's gradient.
 """
+import weakref
+
 from .. import backend, engine, random_state
 from ..base import ContextMismatchError, InvalidShapeError, InvalidTypeError
 from ..context import current_context
+from ..op import get_op
 from ..op.call import op_call, own_buffers
 from ..tape import recording
 from ..tape.nodes import OpNode, live_entry
 from .ndarray import NDArray
 
-__all__ = ["invoke", "push_backward"]
+__all__ = ["invoke", "push_backward", "recorded_copy"]
 
 
 def invoke(op, inputs, out=None, ctx=None):
@@ -125,13 +128,32 @@ def _record(call, inputs, outputs, ctx):
     if not any(entries):
         _forget_graph(outputs)
         return
+    for target in outputs:
+        if any(target is x for x in inputs):        # ``x *= w``, ``relu(x, out=x)``
+            target._check_grad_free_write(
+                f"{call.op.name} reads it and writes it, and its gradient needs the value read")
     saved = {name: value._detached() if isinstance(value, NDArray) else value
              for name, value in call.saved(inputs, outputs).items()}
     node = OpNode(call.op, entries, saved, [x._shape for x in inputs],
                   [x._dtype for x in inputs], [o._shape for o in outputs],
                   [o._dtype for o in outputs], ctx)
+    reader = weakref.ref(node)
+    for x, entry in zip(inputs, entries):
+        if entry is None:                           # a constant of the graph: keep it so
+            x._reader = reader
     for index, target in enumerate(outputs[:call.num_visible]):
         target._autograd = (node, index)
+
+
+def recorded_copy(source, target):
+    """``source`` copied into ``target`` as a recorded ``_copy`` (``target[:] = source``,
+    ``source.copyto(target)`` while recording): ``target`` joins the graph, and the
+    gradient flows back to ``source``, as in MXNet."""
+    if source.size == target.size:
+        source = source.reshape(target._shape)          # ``x[None] = y``: axes of size 1
+    elif source._shape != target._shape:
+        source = invoke(get_op("broadcast_to").create(shape=target._shape), [source])
+    return invoke(get_op("_copy").create(), [source], out=target)
 
 
 def push_backward(node, out_grads):

@@ -15,6 +15,7 @@ from ..tape import recording
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError
 from ..op.getitem import build_key
 from .ndarray import NDArray
+from . import dispatch
 from .register import call
 
 __all__ = ["getitem", "setitem"]
@@ -89,6 +90,13 @@ def setitem(array, key, value):
     """Write ``value`` (number, NDArray, numpy array or list) into ``array[key]``."""
     array._check_grad_free_write()
     normalized, index_arrays = normalize_key(array, key)
+    if isinstance(value, NDArray) and recording.is_recording() and value._in_live_graph():
+        # as MXNet: a whole-array assignment is a recorded copy; a part cannot be recorded
+        if _selects_all(array, normalized, index_arrays):
+            dispatch.recorded_copy(_fitted(array, normalized, index_arrays, value), array)
+            return
+        array._check_grad_free_write("the value assigned to a part of it comes from the "
+                                     "recorded graph (only x[:] = y is recorded, as a copy)")
     reads = [index._chunk.var for index in index_arrays]
     if isinstance(value, NDArray):
         value = value.as_in_context(array.context)     # ``x[:] = y`` copies across devices
@@ -109,6 +117,22 @@ def setitem(array, key, value):
 
     engine.push(assign, reads, [array._chunk.var], array.context, "_set_value",
                 small=engine.is_small([array.shape]))
+
+
+def _selects_all(array, normalized, index_arrays):
+    """Does the key select every element, in order (``x[:]``, ``x[...]``, ``x[0:n]``)?"""
+    if index_arrays:
+        return False
+    size = int(np.prod(array._shape, dtype=np.int64))
+    order = np.arange(size).reshape(array._shape)
+    region = order[build_key(np, normalized, [])]
+    return region.size == size and bool((region.reshape(-1) == order.reshape(-1)).all())
+
+
+def _fitted(array, normalized, index_arrays, value):
+    """``value`` with the leading axes of size 1 dropped that ``_assignable_shape`` drops."""
+    shape = _assignable_shape(array, normalized, index_arrays, value)
+    return value if shape is None else value.reshape(shape)
 
 
 def _assignable_shape(array, normalized, index_arrays, value):

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from .. import backend, engine
-from ..base import GradientError, InvalidTypeError, MXNetError
+from ..base import GradientError, InvalidShapeError, InvalidTypeError, MXNetError
 from ..context import Context
 from ..tape import recording
 
@@ -24,6 +24,16 @@ py_slice = slice          # MXNet's name for the built-in slice (``nd.slice`` is
 # MXNet's storage type ids (minimx stores every array as 'default')
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 _STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
+# What asnumpy() hands back: numpy's own array, or -- while minimx.compat runs MXNet 1.x code
+# on numpy 2 -- a view of it as a subclass that converts one element to a number as numpy 1 did
+_asnumpy_view_type = None
+
+
+def set_asnumpy_view_type(array_type):
+    """Make ``asnumpy()`` return its copies viewed as ``array_type`` (a numpy.ndarray
+    subclass), or as plain numpy arrays again with ``None``.  ``minimx.compat`` uses it."""
+    global _asnumpy_view_type
+    _asnumpy_view_type = array_type
 
 
 class Chunk:
@@ -52,7 +62,8 @@ class NDArray:
            [3., 3., 3.]], dtype=float32)
     """
 
-    __slots__ = ("_chunk", "_shape", "_dtype", "_view", "_autograd", "_grad", "__weakref__")
+    __slots__ = ("_chunk", "_shape", "_dtype", "_view", "_autograd", "_grad", "_reader",
+                 "__weakref__")
     __array_priority__ = 1000.0      # numpy defers to NDArray's reflected operators
 
     def __init__(self, chunk, shape, dtype, view=None):
@@ -62,6 +73,7 @@ class NDArray:
         self._view = view             # None, or steps on chunk.data: an int/slice or a shape tuple
         self._autograd = None         # (tape node, output index) while in a recorded graph
         self._grad = None
+        self._reader = None           # weak reference to the last recorded call that read it
 
     @classmethod
     def _empty(cls, shape, dtype, ctx):
@@ -157,12 +169,14 @@ class NDArray:
         """A numpy copy of the value (waits for it)."""
         self.wait_to_read()
         engine.raise_if_no_value(self._chunk.var)
-        return backend.to_numpy(self._read())
+        value = backend.to_numpy(self._read())
+        return value if _asnumpy_view_type is None else value.view(_asnumpy_view_type)
 
     def asscalar(self):
         """The value of a one-element array as a Python/numpy scalar (waits for it)."""
         if self.size != 1:
-            raise MXNetError(f"asscalar() needs an array of one element, got shape {self._shape}")
+            raise InvalidShapeError(f"asscalar() needs an array of one element, got shape "
+                                    f"{self._shape}")
         return self.asnumpy().reshape(())[()]
 
     def __array__(self, dtype=None, copy=None):
@@ -213,6 +227,11 @@ class NDArray:
             if other._shape != self._shape:
                 raise MXNetError(f"copyto: shape mismatch, source {self._shape} vs "
                                  f"target {other._shape}")
+            other._check_grad_free_write()
+            if (recording.is_recording() and self._in_live_graph()
+                    and other.context == self.context):
+                from .dispatch import recorded_copy      # (dispatch imports this module)
+                return recorded_copy(self, other)
             target = other
         else:
             raise InvalidTypeError(f"copyto: expected an NDArray or Context, got {type(other)}")
@@ -335,12 +354,31 @@ class NDArray:
         from . import indexing
         indexing.setitem(self, key, value)
 
-    def _check_grad_free_write(self):
-        """Writing in place into an array of a recorded graph would corrupt its gradient."""
-        if recording.is_recording() and self._autograd is not None:
+    def _in_live_graph(self):
+        """Part of a recorded graph that a backward may still walk: a variable
+        (``attach_grad``), the output of a recorded call, or an array a recorded call read
+        (its gradient may need the value read), until a backward frees that call."""
+        entry = self._autograd
+        if entry is not None and not entry[0].freed:
+            return True
+        reader = self._reader() if self._reader is not None else None
+        return reader is not None and not reader.freed
+
+    def _check_grad_free_write(self, reason=None):
+        """The rule of MXNet's autograd: while recording, no in-place write (``+=``,
+        ``x[i] = y``, ``out=x``, ``copyto(x)``) into an array of the recorded graph -- the
+        gradient would be computed from a value that is gone.  ``reason``: another cause
+        the caller found (the value written comes from the graph)."""
+        if not recording.is_recording():
+            return
+        if reason is None and self._in_live_graph():
+            reason = "it is part of the recorded graph"
+        if reason is not None:
             raise GradientError(
-                "cannot write in place into an NDArray that is part of a recorded graph while "
-                "recording; call backward first or write outside autograd.record()")
+                f"Inplace operations (+=, -=, x[:]=, etc) are not supported when recording "
+                f"with autograd: cannot write in place into this NDArray (shape {self._shape}) "
+                f"because {reason}; write outside autograd.record() or after backward(), or "
+                f"compute a new array (y = x + 1) instead")
 
     # -- arithmetic: see arithmetic.py ------------------------------------------------------------
     def __add__(self, other):

@@ -111,17 +111,41 @@ class BroadcastDiv(BroadcastBinary):
         return out_grad / rhs, -out_grad * lhs / (rhs * rhs)
 
 
+def floor_mod(xp, lhs, rhs):
+    """``lhs % rhs`` as MXNet computes it: the remainder takes the sign of the divisor (Python's
+    ``%``, numpy's ``mod``; not C's ``fmod``, which keeps the dividend's), and a divisor of 0
+    gives 0.  Floats are computed in float64 and rounded back to their dtype, as MXNet does."""
+    dtype = xp.result_type(lhs, rhs)
+    work = xp.float64 if dtype.kind == "f" else dtype
+    by_zero = rhs == 0
+    remainder = xp.mod(xp.asarray(lhs, dtype=work), xp.where(by_zero, 1, rhs).astype(work))
+    return xp.where(by_zero, 0, remainder).astype(dtype)
+
+
+def mod_grad_lhs(xp, out_grad, lhs):
+    """d(lhs % rhs)/d(lhs) is 1; MXNet gives integer inputs a gradient of 0."""
+    return out_grad if lhs.dtype.kind == "f" else xp.zeros_like(out_grad)
+
+
+def mod_grad_rhs(xp, out_grad, lhs, rhs):
+    """d(lhs % rhs)/d(rhs) is ``-floor(lhs / rhs)``, divided in the inputs' dtype (inf where
+    ``rhs`` is 0, as MXNet's); 0 for integer inputs."""
+    if rhs.dtype.kind != "f":
+        return xp.zeros_like(out_grad)
+    return -out_grad * xp.floor(lhs / rhs)
+
+
 @register_op
 class BroadcastMod(BroadcastBinary):
-    """``lhs % rhs`` with broadcasting (the sign follows numpy's ``fmod``, as MXNet)."""
+    """``lhs % rhs`` with broadcasting; the sign follows the divisor (``floor_mod``)."""
     name = "broadcast_mod"
-    test = broadcast_hints(lambda np, a, b: np.fmod(a, b), low=0.6, high=2.0, grad=False)
+    test = broadcast_hints(lambda np, a, b: np.mod(a, b), low=0.6, high=2.0, grad=False)
 
     def compute(self, xp, lhs, rhs):
-        return xp.fmod(lhs, rhs)
+        return floor_mod(xp, lhs, rhs)
 
     def grads(self, xp, out_grad, lhs, rhs):
-        return out_grad, -out_grad * xp.trunc(lhs / rhs)
+        return mod_grad_lhs(xp, out_grad, lhs), mod_grad_rhs(xp, out_grad, lhs, rhs)
 
 
 @register_op
@@ -235,7 +259,7 @@ class ElemwiseMod(ElemwiseBinary, BroadcastMod):
     """``lhs % rhs`` for inputs of equal shape."""
     name = "_mod"
     aliases = ("_Mod",)
-    test = _same_shape_hints(lambda np, a, b: np.fmod(a, b), low=0.6, high=2.0, grad=False)
+    test = _same_shape_hints(lambda np, a, b: np.mod(a, b), low=0.6, high=2.0, grad=False)
 
 
 @register_op
@@ -380,33 +404,32 @@ class RDivScalar(ScalarOp):
 
 @register_op
 class ModScalar(ScalarOp):
-    """``data % scalar`` (``fmod``)."""
+    """``data % scalar`` (``floor_mod``; the scalar is first cast to the data's dtype)."""
     name = "_mod_scalar"
     aliases = ("_ModScalar",)
-    saves = ()
-    test = _scalar_hints(lambda np, x, scalar: np.fmod(x, scalar), scalar=0.7, low=0.1,
+    test = _scalar_hints(lambda np, x, scalar: np.mod(x, scalar), scalar=0.7, low=0.1,
                          grad=False)
 
     def forward(self, xp, data):
-        return xp.fmod(data, data.dtype.type(self.scalar))
+        return floor_mod(xp, data, xp.asarray(self.scalar).astype(data.dtype))
 
-    def backward(self, xp, out_grad):
-        return out_grad
+    def backward(self, xp, out_grad, data):
+        return mod_grad_lhs(xp, out_grad, data)
 
 
 @register_op
 class RModScalar(ScalarOp):
-    """``scalar % data`` (``fmod``)."""
+    """``scalar % data`` (``floor_mod``; the scalar is first cast to the data's dtype)."""
     name = "_rmod_scalar"
     aliases = ("_RModScalar",)
-    test = _scalar_hints(lambda np, x, scalar: np.fmod(scalar, x), scalar=1.7, low=0.6,
+    test = _scalar_hints(lambda np, x, scalar: np.mod(scalar, x), scalar=1.7, low=0.6,
                          grad=False)
 
     def forward(self, xp, data):
-        return xp.fmod(data.dtype.type(self.scalar), data)
+        return floor_mod(xp, xp.asarray(self.scalar).astype(data.dtype), data)
 
-    def derivative(self, xp, data):
-        return -xp.trunc(self.scalar / data)
+    def backward(self, xp, out_grad, data):
+        return mod_grad_rhs(xp, out_grad, xp.asarray(self.scalar).astype(data.dtype), data)
 
 
 @register_op

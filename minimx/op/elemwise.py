@@ -129,10 +129,9 @@ class BlockGrad(Copy):
     """The input unchanged, but no gradient flows back through it."""
     name = "BlockGrad"
     aliases = ("stop_gradient",)
-    test = TestHints(grad=False, reference=lambda np, x: x)    # zero gradient on purpose
-
-    def backward(self, xp, out_grad):
-        return None
+    head_gradient = False          # no gradient flows back, whatever arrives
+    differentiable = False        # a zero gradient, on purpose
+    test = TestHints(grad=False, reference=lambda np, x: x)
 
 
 @register_op

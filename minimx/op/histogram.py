@@ -34,6 +34,7 @@ class Histogram(OpDef):
     inputs = ("data", "bins")
     outputs = ("counts", "edges")
     differentiable = False
+    has_gradient = False
     params = {"bin_cnt": Param(Optional(int), default=None, doc="number of equal bins"),
               "range": Param(Optional(FloatTuple), default=None,
                              doc="(low, high) of the equal bins")}

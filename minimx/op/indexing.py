@@ -565,6 +565,7 @@ class BatchTake(ChooseElement0Index):
                      reference=lambda np, a, indices: a[np.arange(len(indices)),
                                                         indices.astype(int)])
     differentiable = False
+    has_gradient = False          # MXNet registers none (``pick`` has one)
 
     def infer_type(self, a, indices):
         if not str(indices).startswith(("int", "uint")):

@@ -26,6 +26,17 @@ def _normalize_grad(xp, grad_xhat, xhat, invstd, axes):
     return (grad_xhat - mean_grad - xhat * mean_proj) * invstd
 
 
+def _channel_axis(op, shape):
+    """``op.axis`` as a position in ``shape`` (negative counts from the end).  As in MXNet,
+    an axis outside the data is refused here, in shape inference, rather than wrapped
+    around: BatchNorm(axis=1) on a 1-d batch would otherwise get one gamma per sample."""
+    ndim = len(shape)
+    if not -ndim <= op.axis < ndim:
+        raise op.shape_error(f"channel axis {op.axis} is out of range for data of shape "
+                             f"{tuple(shape)}")
+    return op.axis % ndim
+
+
 def _moments(data, axes):
     mean = data.mean(axis=axes, keepdims=True)
     return mean, ((data - mean) ** 2).mean(axis=axes, keepdims=True)
@@ -108,25 +119,22 @@ class BatchNorm(OpDef):
         return 3 if self.output_mean_var else 1
 
     def infer_input_shapes(self, data, *others):
-        channels = None if data is None else (data[self.axis % len(data)],)
+        channels = (data[_channel_axis(self, data)],) if data else None
         return [data] + [shape or channels for shape in others]
 
     def infer_shape(self, data, gamma, beta, moving_mean, moving_var):
-        channels = (data[self.axis % len(data)],)
+        channels = (data[_channel_axis(self, data)],)
         for name, shape in zip(self.inputs[1:], (gamma, beta, moving_mean, moving_var)):
             if tuple(shape) != channels:
                 raise self.shape_error(f"{name} must have shape {channels} for data "
                                        f"{tuple(data)}, got {tuple(shape)}")
         return [data, channels, channels]
 
-    def _stat_axes(self, ndim):
-        return tuple(a for a in range(ndim) if a != self.axis % ndim)
-
     def _uses_batch_stats(self, is_train):
         return is_train and not self.use_global_stats
 
     def forward(self, xp, data, gamma, beta, moving_mean, moving_var, is_train=False):
-        x3 = _as_channels(data, self.axis % data.ndim)
+        x3 = _as_channels(data, _channel_axis(self, data.shape))
         if self._uses_batch_stats(is_train):
             mean, var = _channel_moments(xp, x3)
         else:
@@ -152,8 +160,8 @@ class BatchNorm(OpDef):
         if self._uses_batch_stats(is_train):
             self._move(moving_mean, mean)
             self._move(moving_var, 1 / (invstd * invstd) - self.eps)
-        x3, g3 = _as_channels(data, self.axis % data.ndim), _as_channels(
-            out_grad, self.axis % data.ndim)
+        axis = _channel_axis(self, data.shape)
+        x3, g3 = _as_channels(data, axis), _as_channels(out_grad, axis)
         scale = invstd if self.fix_gamma else gamma * invstd
         sum_g = xp.einsum("pcq->c", g3)
         sum_g_xhat = invstd * (xp.einsum("pcq,pcq->c", g3, x3) - mean * sum_g)
@@ -193,11 +201,11 @@ class LayerNorm(OpDef):
         return 3 if self.output_mean_var else 1
 
     def infer_input_shapes(self, data, gamma=None, beta=None):
-        channels = None if data is None else (data[self.axis % len(data)],)
+        channels = (data[_channel_axis(self, data)],) if data else None
         return [data, gamma or channels, beta or channels]
 
     def infer_shape(self, data, gamma, beta):
-        axis = self.axis % len(data)
+        axis = _channel_axis(self, data)
         for name, shape in (("gamma", gamma), ("beta", beta)):
             if tuple(shape) != (data[axis],):
                 raise self.shape_error(f"{name} must have shape ({data[axis]},), got {shape}")
@@ -205,7 +213,7 @@ class LayerNorm(OpDef):
         return [data, reduced, reduced]
 
     def forward(self, xp, data, gamma, beta):
-        axis = self.axis % data.ndim
+        axis = _channel_axis(self, data.shape)
         mean, var = _moments(data, axis)
         std = xp.sqrt(var + self.eps)
         xhat = (data - mean) / std
@@ -214,7 +222,7 @@ class LayerNorm(OpDef):
         return output.astype(data.dtype), mean, std
 
     def backward(self, xp, out_grad, *unused, data, gamma, mean, std):
-        axis = self.axis % data.ndim
+        axis = _channel_axis(self, data.shape)
         others = tuple(a for a in range(data.ndim) if a != axis)
         xhat = (data - mean) / std
         grad_xhat = out_grad * channel_view(gamma, data.ndim, axis)

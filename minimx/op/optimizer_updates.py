@@ -9,27 +9,35 @@ instead of one per arithmetic step.  Throughout, ``g = clip(rescale_grad * grad,
 clip_gradient)``; a negative ``clip_gradient`` turns clipping off.  The
 ``mp_`` variants keep a float32 master copy (``weight32``) of a float16 weight.
 """
-from .registry import OpDef, Param, TestHints, register_op
+from .params import REQUIRED, Float32, Param
+from .registry import OpDef, TestHints, register_op
 
 __all__ = []
 
+
+def _float(default=REQUIRED, doc=""):
+    """A parameter that MXNet declares as a C++ ``float``: the given value and the default
+    are both rounded to 32 bits, so float64 weights are updated with MXNet's numbers."""
+    return Param(Float32, default if default is REQUIRED else Float32(default), doc=doc)
+
+
 _PARAMS = {
-    "lr": Param(float, doc="the learning rate"),
-    "momentum": Param(float, default=0.0, doc="decay of the momentum"),
-    "beta1": Param(float, default=0.9, doc="decay of the first moment"),
-    "beta2": Param(float, default=0.999, doc="decay of the second moment"),
-    "gamma1": Param(float, default=0.95, doc="decay of the moving averages"),
-    "gamma2": Param(float, default=0.9, doc="momentum of the step"),
-    "epsilon": Param(float, default=1e-8, doc="added for numerical stability"),
-    "lamda1": Param(float, default=0.01, doc="the L1 regularisation coefficient"),
-    "beta": Param(float, default=1.0, doc="added to sqrt(n) in the per-coordinate rate"),
-    "wd": Param(float, default=0.0, doc="weight decay (L2 regularisation)"),
-    "rescale_grad": Param(float, default=1.0, doc="the gradient is multiplied by this first"),
-    "clip_gradient": Param(float, default=-1.0,
+    "lr": _float(doc="the learning rate"),
+    "momentum": _float(default=0.0, doc="decay of the momentum"),
+    "beta1": _float(default=0.9, doc="decay of the first moment"),
+    "beta2": _float(default=0.999, doc="decay of the second moment"),
+    "gamma1": _float(default=0.95, doc="decay of the moving averages"),
+    "gamma2": _float(default=0.9, doc="momentum of the step"),
+    "epsilon": _float(default=1e-8, doc="added for numerical stability"),
+    "lamda1": _float(default=0.01, doc="the L1 regularisation coefficient"),
+    "beta": _float(default=1.0, doc="added to sqrt(n) in the per-coordinate rate"),
+    "wd": _float(default=0.0, doc="weight decay (L2 regularisation)"),
+    "rescale_grad": _float(default=1.0, doc="the gradient is multiplied by this first"),
+    "clip_gradient": _float(default=-1.0,
                            doc="clip the rescaled gradient to [-c, c]; negative: no clipping"),
-    "clip_weights": Param(float, default=-1.0,
+    "clip_weights": _float(default=-1.0,
                           doc="clip the new weight to [-c, c]; negative: no clipping"),
-    "wd_lh": Param(float, default=0.0, doc="decoupled weight decay, applied to the weight"),
+    "wd_lh": _float(default=0.0, doc="decoupled weight decay, applied to the weight"),
     "lazy_update": Param(bool, default=True,
                          doc="update only rows present in a sparse gradient (arrays are dense "
                              "in minimx, so it changes nothing)"),
@@ -50,6 +58,7 @@ class UpdateOp(OpDef):
     """Shared shape rules and gradient preparation of the update operators."""
 
     differentiable = False
+    has_gradient = False          # MXNet registers no gradient for an update
     outputs = ("output",)
 
     def infer_shape(self, weight, *others):
@@ -323,12 +332,13 @@ class FtmlUpdate(UpdateOp):
     inputs = ("weight", "grad", "d", "v", "z")
     aux = ("d", "v", "z")
     params = {"lr": _PARAMS["lr"],
-              "beta1": Param(float, default=0.6, doc="decay of the gradient average"),
-              "beta2": Param(float, default=0.999, doc="decay of the squared average"),
+              "beta1": _float(default=0.6, doc="decay of the gradient average"),
+              "beta2": _float(default=0.999, doc="decay of the squared average"),
+              # a C++ double in MXNet's FTMLParam, unlike the other fields
               "epsilon": Param(float, default=1e-8, doc="added for numerical stability"),
               "t": Param(int, doc="the number of this update (from 1)"),
               "wd": _PARAMS["wd"], "rescale_grad": _PARAMS["rescale_grad"],
-              "clip_grad": Param(float, default=-1.0,
+              "clip_grad": _float(default=-1.0,
                                  doc="clip the gradient to [-c, c]; negative: no clipping")}
     test = TestHints(shapes=((3, 4),) * 5, params={"lr": 0.1, "t": 2}, low=0.1, high=1.0,
                      cases=(({"lr": 0.05, "t": 3, "wd": 0.1, "rescale_grad": 2.0,

@@ -37,6 +37,7 @@ class SoftmaxOutput(OpDef):
     batch size (``batch``) or the number of labels not ignored (``valid``).
     """
     name = "SoftmaxOutput"
+    head_gradient = False          # backward starts from the loss
     aliases = ("Softmax",)
     inputs = ("data", "label")
     params = {
@@ -125,6 +126,7 @@ class SoftmaxOutput(OpDef):
 class RegressionOutput(OpDef):
     """Forward ``link(data)``; backward ``loss'(output, label) * grad_scale / num_output``."""
 
+    head_gradient = False          # backward starts from the loss
     inputs = ("data", "label")
     params = {"grad_scale": Param(float, default=1.0, doc="multiply the gradient by this")}
     saves = ("label", "output")
@@ -193,6 +195,7 @@ class MakeLoss(OpDef):
     """Mark ``data`` as a loss: identity forward; backward is ``grad_scale`` divided by
     1 (``null``), the batch size (``batch``) or the count of ``data > valid_thresh``."""
     name = "MakeLoss"
+    head_gradient = False          # backward starts from the loss
     params = {
         "grad_scale": Param(float, default=1.0, doc="the gradient of each element"),
         "valid_thresh": Param(float, default=0.0, doc="'valid' counts data above this"),
@@ -219,6 +222,7 @@ class MakeLossSimple(OpDef):
     """``make_loss``: identity forward; the gradient of every element is 1 (the incoming
     gradient is ignored).  Its output is named ``<name>_loss``."""
     name = "make_loss"
+    head_gradient = False          # backward starts from the loss
     outputs = ("loss",)
     named_outputs = True
     saves = ("data_shape",)
@@ -262,6 +266,7 @@ class SVMOutput(OpDef):
     """Identity forward; backward is the (squared, unless ``use_linear``) hinge-loss
     gradient of a multi-class SVM with ``margin``, scaled by ``regularization_coefficient``."""
     name = "SVMOutput"
+    head_gradient = False          # backward starts from the loss
     inputs = ("data", "label")
     params = {
         "margin": Param(float, default=1.0),

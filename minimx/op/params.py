@@ -10,7 +10,8 @@ import numpy as np
 
 from ..base import InvalidParameterError, normalize_dtype
 
-__all__ = ["Param", "REQUIRED", "Shape", "Axis", "DType", "FloatTuple", "Choice", "Optional"]
+__all__ = ["Param", "REQUIRED", "Shape", "Axis", "DType", "FloatTuple", "Float32", "Choice",
+           "Optional"]
 
 REQUIRED = object()
 _NONE_STRINGS = {"None", "none", ""}
@@ -135,6 +136,15 @@ def FloatTuple(value):
 
 
 FloatTuple.type_name = "a tuple of floats"
+
+
+def Float32(value):
+    """A float kept to 32 bits, as MXNet's C++ ``float`` fields keep it: ``lr=0.1`` is
+    0.100000001490116..., the value an update of float64 weights then uses."""
+    return float(np.float32(_parse_float(value)))
+
+
+Float32.type_name = "a float"
 
 
 def Choice(*choices):

@@ -447,6 +447,7 @@ class Shuffle(OpDef):
     name = "_shuffle"
     aliases = ("shuffle",)
     differentiable = False
+    has_gradient = False
     test = TestHints(shapes=((4, 3),), grad=False, random=True)
 
     def infer_shape(self, data):

@@ -114,6 +114,18 @@ class OpDef:
     operator it is for drawings (``layer``, ``activation``, ``normalization``, ``pooling``,
     ``shape``; ``mx.viz`` colours by it), and ``plot_label(attrs)`` its caption there.
 
+    ``head_gradient`` (default True): ``backward`` reads the gradient arriving at the
+    outputs.  False for the loss layers, whose backward starts from the loss itself
+    (``SoftmaxOutput``, the regression outputs, ``MakeLoss``, ``SVMOutput``), and for
+    ``BlockGrad``: an executor's ``backward()`` without ``out_grads`` is allowed only when
+    no output it differentiates reads one, as MXNet's ``GraphExecutor::Backward``.
+    Gradients: ``differentiable = False`` declares a gradient of zero for every input
+    (comparisons, ``argmax``, ``BlockGrad``: MXNet's zero-gradient rule), so a backward
+    pass simply stops there.  ``has_gradient = False`` says more: MXNet registers no
+    gradient for the operator at all (``batch_take``, the optimizers' update operators),
+    and a backward pass that carries a gradient into it is an error -- at ``bind`` for a
+    graph, at ``backward()`` for recorded calls -- not a zero.
+
     The rules for *calling* a declared operator (which extras it gets, what backward
     receives, which inputs get gradients) live in ``op/call.py``.
 
@@ -137,6 +149,8 @@ class OpDef:
     method = False
     aliases = ()
     differentiable = True
+    head_gradient = True
+    has_gradient = True
     named_outputs = False
     input_init_hints = {}
     identity_at_inference = False
@@ -250,6 +264,12 @@ class OpDef:
         """Complete unknown input shapes (None, or 0 for an unknown size) from known ones."""
         return list(shapes)
 
+    def infer_partial_shapes(self, *shapes):
+        """Output shapes (0 for a size that stays unknown) from input shapes with unknown
+        sizes (0), for an operator whose own rule says what is known, as MXNet's does
+        (``Reshape``); None (the default) lets symbolic inference sample ``infer_shape``."""
+        return None
+
     def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
         """Complete unknown input shapes from known OUTPUT shapes (backward inference).
 
@@ -353,6 +373,9 @@ def register_op(cls):
         if saved not in known and not cls.variadic:
             raise TypeError(f"operator {cls.name}: saves {saved!r}, which is no input, "
                             f"output or <input>_shape")
+    if not cls.has_gradient and cls.differentiable:
+        raise TypeError(f"operator {cls.name}: has_gradient = False needs "
+                        f"differentiable = False")
     cls.forward_extras = _extras(cls.forward, ("rng", "is_train"))
     cls.backward_extras = _extras(cls.backward, ("is_train", "needs"))
     for name in (cls.name, *cls.aliases):

@@ -10,7 +10,7 @@ import math
 
 from .common import normalize_axes, normalize_axis
 from .params import Axis, Optional, Param, Shape
-from .reshape_rule import reshape_target
+from .reshape_rule import partial_reshape_target, reshape_target
 from .registry import OpDef, TestHints, register_op
 
 # Targets worked out by hand (and checked against MXNet 1.9.1) for the test cases above.
@@ -43,7 +43,11 @@ class Reshape(NewShape):
     family = "shape"
     aliases = ("reshape",)
     params = {"shape": Param(Shape, default=(), doc="the target shape, with codes"),
-              "reverse": Param(bool, default=False, doc="apply the codes right to left")}
+              "reverse": Param(bool, default=False, doc="apply the codes right to left"),
+              "target_shape": Param(Shape, default=(),
+                                    doc="(deprecated) the target shape; one 0 is inferred"),
+              "keep_highest": Param(bool, default=False,
+                                    doc="(deprecated, with target_shape) keep the first dim")}
     test = TestHints(shapes=((2, 3, 4),), params={"shape": (0, -1)},
                      cases=(({"shape": (-4, 1, 2, -3)}, ((2, 3, 4),)),
                             ({"shape": (-2, 1)}, ((2, 3),)),
@@ -52,7 +56,31 @@ class Reshape(NewShape):
                      x.reshape(_RESHAPE_EXAMPLES[tuple(shape), bool(reverse)]))
 
     def infer_shape(self, data):
-        return reshape_target(data, self.shape, self.reverse, self.name)
+        if self.shape or not self.target_shape:
+            return reshape_target(data, self.shape, self.reverse, self.name)
+        return self._old_target(tuple(data))
+
+    def infer_partial_shapes(self, data):
+        """MXNet's rule for a partly known input: what the codes copy stays unknown."""
+        if self.shape or not self.target_shape:
+            return [partial_reshape_target(data, self.shape, self.reverse, self.name)]
+        return None
+
+    def _old_target(self, data):
+        """MXNet's deprecated ``target_shape``: one 0 is inferred from the element count,
+        ``keep_highest`` keeps the input's first dim."""
+        target = list(self.target_shape)
+        if self.keep_highest:
+            target[0] = data[0]
+        free = [index for index in range(int(self.keep_highest), len(target))
+                if target[index] == 0]
+        if len(free) == 1:
+            target[free[0]] = 1
+            target[free[0]] = math.prod(data) // math.prod(target)
+        if math.prod(target) != math.prod(data):
+            raise self.shape_error(f"cannot reshape {data} to target_shape "
+                                   f"{self.target_shape}: sizes differ")
+        return tuple(target)
 
     def infer_input_shapes_from_outputs(self, input_shapes, output_shapes):
         """The input's one unknown size (0) from the output's element count, as MXNet's

@@ -67,6 +67,9 @@ class Custom(OpDef):
         # backward receives every input and output (declare_backward_dependency is not used
         # to free memory: in_grad needs each argument's shape and dtype anyway)
         self.saves = self.inputs + self.outputs
+        # need_top_grad=False: a loss, whose backward reads no head gradient (MXNet's custom
+        # softmax example trains so with Module.fit and no out_grads)
+        self.head_gradient = bool(self.prop.need_top_grad_)
         self._check_names()
         self._operators = {}      # (ctx, shapes, dtypes) -> the CustomOp made for them
 

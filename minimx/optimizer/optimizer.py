@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from .. import ndarray as nd
+from ..base import UnknownNameError
 from ..registry import Registry
 
 __all__ = ["Optimizer", "register", "create"]
@@ -266,7 +267,7 @@ class Optimizer:
         self._index_update_count = self._all_index_update_counts.setdefault(device_id, {})
 
 
-_registry = Registry(Optimizer, "optimizer")
+_registry = Registry(Optimizer, "optimizer", unknown=UnknownNameError)   # MXNet: ValueError
 Optimizer.opt_registry = _registry.classes
 Optimizer.register = staticmethod(_registry.register)
 Optimizer.create_optimizer = staticmethod(_registry.create)

@@ -10,7 +10,7 @@ numbers on either side.
 import math
 import numbers
 
-from ..base import MXNetError
+from ..base import InvalidTypeError
 from ..op import get_op
 
 __all__ = ["binary", "pow", "power", "maximum", "minimum", "hypot"]
@@ -45,11 +45,13 @@ def binary(symbol, other, kind):
     array_op, array_hint, scalar_op, scalar_hint, _, _ = _TABLE[kind]
     if isinstance(other, Symbol):
         if array_op is None:
-            raise MXNetError(f"unsupported symbolic operation {kind} between two Symbols")
+            raise InvalidTypeError(f"unsupported symbolic operation {kind} between two "
+                                   f"Symbols")
         return compose_op(get_op(array_op), (symbol, other), {}, array_hint)
     if isinstance(other, numbers.Number):
         return compose_op(get_op(scalar_op), (symbol,), {"scalar": other}, scalar_hint)
-    raise MXNetError(f"unsupported operand type for Symbol arithmetic: {type(other).__name__}")
+    raise InvalidTypeError(f"unsupported operand type for Symbol arithmetic: "
+                           f"{type(other).__name__}")
 
 
 def _either_side(lhs, rhs, names, for_numbers):

@@ -5,10 +5,12 @@ operator call (``op`` is an OpDef class, ``attrs`` its parameters as strings,
 as JSON stores them) or a variable (``op`` is None).  An *entry* is a pair
 ``(node, output_index)``; a Symbol is a list of entries.
 """
-__all__ = ["Node", "topo_order", "is_aux_input", "entries_depending_on", "aux_variables",
+__all__ = ["Node", "topo_order", "is_aux_input", "entries_depending_on",
+           "nodes_without_gradient", "check_gradients_exist", "aux_variables",
            "HIDDEN_KEYS", "MXNET_ONLY_PARAMS", "hide_keys", "attribute_items", "unknown_params",
            "set_input_init_hints"]
 
+from ..base import GradientError
 from ..op.call import op_call
 
 # Attributes MXNet stores as ``__key__`` even when given as ``key`` (nnvm's kHiddenKeys).
@@ -116,6 +118,42 @@ def entries_depending_on(entries, variable_ids):
         elif any(entry in needs for entry in node.inputs):
             needs.update((node, index) for index in range(node.num_outputs()))
     return needs
+
+
+def nodes_without_gradient(entries):
+    """The nodes a backward pass from ``entries`` would carry a gradient into although
+    their operator has none (``has_gradient = False``), in MXNet's gradient pass order.
+
+    The gradient starts at every head and flows back through each operator's inputs that
+    get one; a zero-gradient operator (``differentiable = False``: ``BlockGrad``, a
+    comparison) stops it.  MXNet checks every node reached, whichever arguments want a
+    gradient: an operator without one anywhere on the way is an error.
+    """
+    reached = {id(node) for node, _ in entries}
+    found = []
+    for node in reversed(topo_order(entries)):
+        if node.is_variable or id(node) not in reached:
+            continue
+        operator = node.instance
+        if not operator.has_gradient:
+            found.append(node)
+        elif operator.differentiable:
+            reached.update(id(source) for (source, _), gets in
+                           zip(node.inputs, node.call().gets_grad) if gets)
+    return found
+
+
+def check_gradients_exist(entries):
+    """Before a backward pass over the graph (``bind`` for one, a hybridized block's
+    backward): as MXNet, refuse when the heads' gradient would reach an operator that has
+    none (see ``nodes_without_gradient``)."""
+    missing = nodes_without_gradient(entries)
+    if missing:
+        node = missing[0]
+        raise GradientError(
+            f"operator {node.op.name} (node {node.name!r}) has no gradient, and a gradient "
+            f"of the outputs reaches it; cut the gradient off before it with BlockGrad "
+            f"(stop_gradient), or ask for no gradient (bind with grad_req='null')")
 
 
 def aux_variables(entries):

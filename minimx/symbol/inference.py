@@ -10,7 +10,8 @@ Shapes may be partly known: ``0`` is an unknown size (MXNet's legacy convention;
 ``(0, 10)`` is "some batch of 10 features"; under ``mx.np_shape()`` the mark is ``-1``
 and ``0`` is an empty axis).  Partial shapes flow both ways:
 elementwise operators merge the shapes of their inputs and output
-(``shaped_like_output``), and any other operator's output sizes are found by
+(``shaped_like_output``), an operator with its own rule for partly known inputs gives
+it (``infer_partial_shapes``: Reshape), and any other operator's output sizes are found by
 *sampling*: its shape rule runs twice, every unknown size replaced by a stand-in (two
 different primes), and an output size that comes out the same both times does not depend
 on the unknowns (``sampled_output_shapes``).
@@ -164,12 +165,28 @@ def _complete_partially(node, shapes):
                                  [merged] * (len(alike) + 1))
             inputs = [shapes.get(entry) for entry in entries]
     if op.partial_shapes and not all(_known(shape) for shape in inputs):
-        sampled = sampled_output_shapes(op, inputs)
+        sampled = _own_partial_shapes(node, inputs) or sampled_output_shapes(op, inputs)
         if sampled is not None:
             indices = range(len(sampled))
             changed |= _merge_all(node, shapes, [(node, index) for index in indices],
                                   [f"output {index}" for index in indices], sampled)
     return changed
+
+
+def _own_partial_shapes(node, inputs):
+    """The operator's own rule for partly known inputs (``infer_partial_shapes``), or None."""
+    if any(shape is None for shape in inputs):
+        return None
+    try:
+        own = node.instance.infer_partial_shapes(*_legacy(inputs))
+    except InvalidShapeError as error:
+        raise _failed_at(node, error) from None
+    return None if own is None else _from_legacy([tuple(shape) for shape in own])
+
+
+def _failed_at(node, error):
+    return InvalidShapeError(f"shape inference failed at node '{node.name}': {error}",
+                             node_name=node.name, detail=str(error))
 
 
 def _merge_all(node, shapes, entries, labels, new_shapes):
@@ -198,6 +215,10 @@ def _complete_inputs_forward(node, shapes):
         return False      # as in MXNet, parameters are completed from the data's shape
     try:
         completed = _from_legacy(node.instance.infer_input_shapes(*_legacy(inputs)))
+    except InvalidShapeError as error:
+        if _known(inputs[0]):
+            raise _failed_at(node, error) from None
+        return False      # a partly known data shape may not be enough for this operator
     except (MXNetError, ArithmeticError, ValueError, TypeError, IndexError):
         if _known(inputs[0]):
             raise
@@ -224,11 +245,16 @@ def _infer_outputs(node, shapes):
     try:
         outputs = node.instance.output_shapes(inputs)
     except InvalidShapeError as error:
-        raise InvalidShapeError(f"shape inference failed at node '{node.name}': {error}",
-                                node_name=node.name, detail=str(error)) from None
+        raise _failed_at(node, error) from None
     indices = range(len(outputs))
     return _merge_all(node, shapes, [(node, index) for index in indices],
                       [f"output {index}" for index in indices], outputs)
+
+
+def _failed_at(node, error):
+    """The operator's shape error, naming the graph node it failed at."""
+    return InvalidShapeError(f"shape inference failed at node '{node.name}': {error}",
+                             node_name=node.name, detail=str(error))
 
 
 def infer_types(entries, known):

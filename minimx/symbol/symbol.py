@@ -9,8 +9,8 @@ import warnings
 import numpy as np
 
 from .. import attribute, name as naming
-from ..base import (DTYPE_TO_FLAG, InvalidParameterError, MXNetError, check_dense,
-                    is_attribute_key, normalize_dtype)
+from ..base import (DTYPE_TO_FLAG, InvalidParameterError, InvalidTypeError, MXNetError,
+                    UnknownNameError, check_dense, is_attribute_key, normalize_dtype)
 from ..op.call import op_call
 from ..util import is_np_shape
 from . import inference, json_format
@@ -111,9 +111,12 @@ class Symbol(NDArrayOnly):
         if isinstance(index, str):
             names = self.list_outputs()
             if names.count(index) != 1:
-                raise MXNetError(f"Symbol has {names.count(index)} outputs named {index!r}; "
-                                 f"outputs are {names}")
+                raise UnknownNameError(f"Symbol has {names.count(index)} outputs named "
+                                       f"{index!r}; outputs are {names}")
             index = names.index(index)
+        elif not isinstance(index, (int, np.integer)):
+            raise InvalidTypeError(f"Symbol outputs are indexed by an integer or a name, got "
+                                   f"{type(index).__name__} {index!r}")
         if not -len(self._entries) <= index < len(self._entries):
             raise IndexError(f"Symbol has {len(self._entries)} outputs, no output {index}")
         return Symbol([self._entries[index]])
@@ -287,6 +290,7 @@ class Symbol(NDArrayOnly):
 
     def save(self, fname, remove_amp_cast=True):
         """Write ``tojson()`` to ``fname`` (conventionally ``*-symbol.json``)."""
+        _check_file_name(fname, "save")
         with open(fname, "w", encoding="utf-8") as handle:
             handle.write(self.tojson())
 
@@ -392,7 +396,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     the attributes MXNet uses (``__shape__`` ...), so they survive JSON.
     """
     if not isinstance(name, str):
-        raise InvalidParameterError(f"Variable: name must be a string, got {name!r}")
+        raise InvalidTypeError(f"Variable: name must be a string, got {name!r}")
     attrs = hide_keys(attribute.current().get(attr))
     if shape is not None:       # stored as given, as MXNet does (even a mistyped (1.2))
         attrs["__shape__"] = str(tuple(shape)) if isinstance(shape, (list, tuple)) else str(shape)
@@ -422,6 +426,12 @@ def Group(symbols):
     return Symbol([entry for symbol in symbols for entry in symbol._entries])
 
 
+def _check_file_name(fname, what):
+    if not isinstance(fname, str):
+        raise InvalidTypeError(f"Symbol {what}: the file name must be a string, got "
+                               f"{type(fname).__name__}")
+
+
 def load_json(json_str):
     """A Symbol from MXNet 1.x JSON text."""
     return Symbol(json_format.from_json(json_str))
@@ -429,6 +439,7 @@ def load_json(json_str):
 
 def load(fname):
     """A Symbol from a ``*-symbol.json`` file written by minimx or MXNet 1.x."""
+    _check_file_name(fname, "load")
     with open(fname, encoding="utf-8") as handle:
         return Symbol(json_format.from_json(handle.read(), source=fname))
 

@@ -29,7 +29,7 @@ class OpNode:
     """
 
     __slots__ = ("op", "inputs", "saved", "input_shapes", "input_dtypes", "output_shapes",
-                 "output_dtypes", "ctx", "freed")
+                 "output_dtypes", "ctx", "freed", "__weakref__")
 
     def __init__(self, op, inputs, saved, input_shapes, input_dtypes, output_shapes,
                  output_dtypes, ctx):

@@ -234,12 +234,22 @@ class _Subject:
             self.aux = {len(self.keys) + i: _input_value(v) for i, v in enumerate(aux_states)}
 
     def grad_keys(self, grad_nodes):
+        """The keys to differentiate: all (None), those listed, or, for MXNet's dict form
+        ``{key: grad_req}``, those whose grad_req is not ``'null'`` (MXNet compares a 'null'
+        input's gradient with nothing: its gradient array is left alone)."""
         if grad_nodes is None:
             return list(self.keys)
         unknown = [key for key in grad_nodes if key not in self.keys]
         if unknown:
             raise ValueError(f"grad_nodes {unknown} are not inputs; inputs are {self.keys}")
-        return list(grad_nodes)
+        if not isinstance(grad_nodes, dict):
+            return list(grad_nodes)
+        invalid = {key: req for key, req in grad_nodes.items()
+                   if req not in ("write", "add", "null")}
+        if invalid:
+            raise ValueError(f"grad_nodes: invalid grad_req {invalid}; expected 'write', "
+                             f"'add' or 'null'")
+        return [key for key, req in grad_nodes.items() if req != "null"]
 
     def arrays(self, values, dtype, keep=()):
         """NDArrays for ``values`` (float inputs cast to ``dtype``) plus the aux states."""
@@ -348,7 +358,9 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
     (a Symbol once the symbol layer registers its adapter).  ``location``: the
     input values, a list (positional) or a dict (keywords).  ``grad_nodes``: the
     keys to differentiate (default: all).  The gradient is computed in ``dtype``
-    with random head gradients ``out_grads``; central differences run in float64
+    with random head gradients ``out_grads`` (``grad_nodes`` may also be MXNet's dict
+    ``{key: 'write'|'add'|'null'}``: a 'null' input is not checked, and 'add', accumulating
+    into a zero gradient, is checked as 'write'); central differences run in float64
     when the function supports it.  One random direction ``d`` checks every
     element: ``<grad, d>`` must match ``(L(x + eps d) - L(x - eps d)) / 2 eps``.
     """

@@ -210,12 +210,15 @@ def jupyterlab(browser, tmp_path_factory):
     yield from lab_serving(root, tmp_path_factory)
 
 
-def lab_serving(root, tmp_path_factory):
-    """Start JupyterLab on ``root`` (the course's settings, autosave off), yield it, stop it:
-    the body of a JupyterLab fixture."""
+def lab_serving(root, tmp_path_factory, autosave_interval=None):
+    """Start JupyterLab on ``root`` (the course's settings; autosave off, or every
+    ``autosave_interval`` seconds), yield it, stop it: the body of a JupyterLab fixture."""
     overrides = tmp_path_factory.mktemp("lab-settings") / "overrides.json"
     settings = json.loads((ROOT / "tools" / "lab-overrides.json").read_text())
-    settings.setdefault("@jupyterlab/docmanager-extension:plugin", {})["autosave"] = False
+    docmanager = settings.setdefault("@jupyterlab/docmanager-extension:plugin", {})
+    docmanager["autosave"] = autosave_interval is not None
+    if autosave_interval is not None:
+        docmanager["autosaveInterval"] = autosave_interval
     overrides.write_text(json.dumps(settings))
     server = LabServer(root, overrides)
     try:
@@ -244,6 +247,11 @@ def book_html(browser):
         return pathlib.Path(given).resolve()
     if importlib.util.find_spec("jupyter_book") is None:
         pytest.skip("jupyter-book is not installed (pip install -e '.[notebook]')")
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_book
+    reason = build_book.missing_programs()
+    if reason:
+        pytest.skip(reason)
     try:
         result = subprocess.run([sys.executable, str(ROOT / "tools" / "build_book.py")],
                                 cwd=ROOT, capture_output=True, text=True, timeout=3000)

@@ -92,7 +92,8 @@ def wait_until_done(page, timeout=RUN_TIMEOUT):
     raise AssertionError(f"the notebook did not finish in {timeout} s: prompts {prompts(page)}")
 
 
-def open_and_run(jupyterlab, new_page, name):
+def open_notebook(jupyterlab, new_page, name):
+    """Open ``name`` in a new page; return (page, log) once its Python kernel is idle."""
     page, log = new_page()
     page.goto(jupyterlab.lab_url(name))
     page.wait_for_selector(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell", timeout=90_000)
@@ -104,6 +105,11 @@ def open_and_run(jupyterlab, new_page, name):
         page.wait_for_timeout(250)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
                            timeout=90_000)
+    return page, log
+
+
+def open_and_run(jupyterlab, new_page, name):
+    page, log = open_notebook(jupyterlab, new_page, name)
     run_all(page)
     wait_until_done(page)
     return page, log

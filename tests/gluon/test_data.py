@@ -1,9 +1,11 @@
 """gluon.data: datasets, samplers, DataLoader (workers), vision datasets and transforms."""
 import gzip
+import io
 import json
 import os
 import struct
 import subprocess
+import tarfile
 import textwrap
 
 import numpy as np
@@ -264,6 +266,65 @@ def test_cifar10_reads_binary_batches(tmp_path):
     np.testing.assert_array_equal(image.asnumpy()[:, :, 0], rows[1, 1:1025].reshape(32, 32))
     with pytest.raises(FileNotFoundError, match="data_batch_1.bin.*cifar-10-binary"):
         gdata.vision.CIFAR10(root=str(tmp_path), train=True)
+
+
+def cifar_records(label_bytes, labels, count=4, seed=1):
+    """``count`` CIFAR records: label bytes, then 3x32x32 random pixels."""
+    rows = np.random.default_rng(seed).integers(0, 256, (count, 3072 + label_bytes),
+                                                dtype=np.uint8)
+    rows[:, :label_bytes] = labels
+    return rows
+
+
+def write_cifar_archive(path, folder, batches):
+    """A CIFAR ``*-binary.tar.gz`` holding ``folder/NAME`` for each {NAME: records}."""
+    with tarfile.open(path, "w:gz") as tar:
+        for name, rows in batches.items():
+            payload = rows.tobytes()
+            info = tarfile.TarInfo(f"{folder}/{name}")
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
+
+
+def test_cifar10_unpacks_its_archive(tmp_path):
+    batches = {f"data_batch_{i}.bin": cifar_records(1, [[i], [9], [0], [1]], seed=i)
+               for i in range(1, 6)}
+    batches["test_batch.bin"] = cifar_records(1, [[5], [6], [7], [8]], seed=9)
+    write_cifar_archive(tmp_path / "cifar-10-binary.tar.gz", "cifar-10-batches-bin", batches)
+    train = gdata.vision.CIFAR10(root=str(tmp_path), train=True)
+    assert len(train) == 20 and (tmp_path / "cifar-10-batches-bin" / "data_batch_5.bin").exists()
+    image, label = train[10]                    # third record of data_batch_3
+    assert label == 0
+    np.testing.assert_array_equal(
+        image.asnumpy().transpose(2, 0, 1).ravel(), batches["data_batch_3.bin"][2, 1:])
+    test = gdata.vision.CIFAR10(root=str(tmp_path), train=False)
+    assert [test[i][1] for i in range(4)] == [5, 6, 7, 8]
+
+
+@pytest.mark.parametrize("fine_label, expected", [(False, [1, 2, 3]), (True, [11, 42, 99])])
+def test_cifar100_unpacks_its_archive_with_coarse_or_fine_labels(tmp_path, fine_label,
+                                                                 expected):
+    labels = [[1, 11], [2, 42], [3, 99]]
+    batches = {"train.bin": cifar_records(2, labels, count=3),
+               "test.bin": cifar_records(2, labels[:1], count=1)}
+    write_cifar_archive(tmp_path / "cifar-100-binary.tar.gz", "cifar-100-binary", batches)
+    data = gdata.vision.CIFAR100(root=str(tmp_path), fine_label=fine_label, train=True)
+    assert [data[i][1] for i in range(3)] == expected
+    image = data[2][0].asnumpy()
+    assert image.shape == (32, 32, 3) and image.dtype == np.uint8
+    np.testing.assert_array_equal(image.transpose(2, 0, 1).ravel(), batches["train.bin"][2, 2:])
+    assert len(gdata.vision.CIFAR100(root=str(tmp_path), train=False)) == 1
+
+
+def test_a_cifar_archive_that_escapes_its_folder_is_refused(tmp_path):
+    from minimx.archive import UnsafeArchiveError
+    root = tmp_path / "root"
+    root.mkdir()
+    write_cifar_archive(root / "cifar-10-binary.tar.gz", "..",
+                        {"test_batch.bin": cifar_records(1, [[1]], count=1)})
+    with pytest.raises(UnsafeArchiveError, match="outside"):
+        gdata.vision.CIFAR10(root=str(root), train=False)
+    assert not (tmp_path / "test_batch.bin").exists()
 
 
 def small_png_folder(root):

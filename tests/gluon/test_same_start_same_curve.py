@@ -6,7 +6,12 @@ Each check is one runner script, run by both interpreters on data the test write
 - a BatchNorm LeNet (the batch-norm chapter's question): MXNet initializes and saves the
   parameters, each framework loads them and trains three epochs of plain SGD;
 - high-dimensional linear regression with weight decay, written from scratch (an L2 penalty
-  added to the loss) and with Gluon (the optimizer's `wd`), from one shared weight vector.
+  added to the loss) and with Gluon (the optimizer's `wd`), from one shared weight vector;
+- an AlexNet-shaped Gluon net (an 11 x 11 convolution of stride 4, 3 x 3 max pooling of
+  stride 2, dropout off) trained with SGD momentum in float64: MXNet's curve to 1e-10;
+- a ResNet symbol trained with `Module.fit` over an `ImageRecordIter` (BatchNorm with
+  fix_gamma=False, convolutions without bias, global average pooling, SGD with momentum and
+  wd): the same per-batch outputs, training accuracy and validation score.
 - a stochastic-depth chain of Modules (issue 28) whose open blocks add into the stem's
   output in place, as MXNet's example does;
 - a small DCGAN (issue 28): MXNet saves both networks' parameters, each framework loads them
@@ -20,6 +25,17 @@ import numpy as np
 import pytest
 
 pytestmark = pytest.mark.mxnet
+
+# a Gluon runner's start: "save" initializes `net` (MXNet's run) and saves its parameters,
+# "train" loads them (both runs)
+SAVE_OR_LOAD = r'''
+if mode == "save":
+    net.initialize(mx.init.Xavier())
+    net(mx.nd.array(x[:2]))
+    net.save_parameters(folder + "/start.params")
+    sys.exit()
+net.load_parameters(folder + "/start.params")
+'''
 
 LENET_RUNNER = r'''
 import json, sys
@@ -36,12 +52,7 @@ net.add(nn.Conv2D(6, kernel_size=5), nn.BatchNorm(), nn.Activation("sigmoid"),
         nn.Dense(60), nn.BatchNorm(), nn.Activation("sigmoid"), nn.Dense(10))
 data = np.load(folder + "/data.npz")
 x, y, test_x, test_y = data["x"], data["y"], data["tx"], data["ty"]
-if mode == "save":
-    net.initialize(mx.init.Xavier())
-    net(mx.nd.array(x[:2]))
-    net.save_parameters(folder + "/start.params")
-    sys.exit()
-net.load_parameters(folder + "/start.params")
+''' + SAVE_OR_LOAD + r'''
 trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1.0})
 loss = gluon.loss.SoftmaxCrossEntropyLoss()
 curve = []
@@ -125,6 +136,90 @@ runs = {"scratch %g" % k: from_scratch(k) for k in (0, 3)}
 runs.update({"gluon %g" % k: with_gluon(k) for k in (0, 3)})
 print(json.dumps({name: [[[float(v) for v in point] for point in curve], float(norm)]
                   for name, (curve, norm) in runs.items()}))
+'''
+
+
+ALEXNET_RUNNER = r'''
+import json, sys
+import numpy as np
+lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+mx = __import__(lib)
+gluon = __import__(lib + ".gluon", fromlist=["nn"])
+nn = gluon.nn
+net = nn.Sequential()
+net.add(nn.Conv2D(16, kernel_size=11, strides=4, activation="relu"),
+        nn.MaxPool2D(pool_size=3, strides=2),
+        nn.Conv2D(24, kernel_size=3, padding=1, activation="relu"),
+        nn.MaxPool2D(pool_size=3, strides=2),
+        nn.Dense(48, activation="relu"), nn.Dropout(0.0), nn.Dense(10))
+data = np.load(folder + "/data.npz")
+x, y = data["x"], data["y"]
+''' + SAVE_OR_LOAD + r'''
+net.cast("float64")
+trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.05, "momentum": 0.9})
+loss = gluon.loss.SoftmaxCrossEntropyLoss()
+curve = []
+for epoch in range(3):
+    for i in range(0, len(x), 32):
+        batch = mx.nd.array(x[i:i + 32], dtype="float64")
+        labels = mx.nd.array(y[i:i + 32], dtype="float64")
+        with mx.autograd.record():
+            value = loss(net(batch), labels)
+        value.backward()
+        trainer.step(batch.shape[0])
+        curve.append(float(value.mean().asscalar()))
+print(json.dumps(curve))
+'''
+
+
+RESNET_RUNNER = r'''
+import json, sys
+lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+mx = __import__(lib)
+
+
+def bn(data, name, fix_gamma=False):
+    return mx.sym.BatchNorm(data, fix_gamma=fix_gamma, eps=2e-5, momentum=0.9, name=name)
+
+
+def conv(data, filters, kernel, stride, name):
+    return mx.sym.Convolution(data, num_filter=filters, kernel=(kernel, kernel),
+                              stride=(stride, stride), pad=(kernel // 2, kernel // 2),
+                              no_bias=True, name=name)
+
+
+def unit(data, filters, stride, name):
+    """A pre-activation residual unit; a 1 x 1 shortcut where the shape changes."""
+    act = mx.sym.Activation(bn(data, name + "_bn1"), act_type="relu")
+    body = conv(act, filters, 3, stride, name + "_conv1")
+    body = conv(mx.sym.Activation(bn(body, name + "_bn2"), act_type="relu"), filters, 3, 1,
+                name + "_conv2")
+    return body + (conv(act, filters, 1, stride, name + "_sc") if stride > 1 else data)
+
+
+body = conv(bn(mx.sym.var("data"), "bn_data", fix_gamma=True), 8, 3, 1, "conv0")
+for stage, (filters, stride) in enumerate([(8, 1), (16, 2)]):
+    body = unit(body, filters, stride, "stage%d" % stage)
+body = mx.sym.Activation(bn(body, "bn1"), act_type="relu")
+body = mx.sym.Pooling(body, global_pool=True, kernel=(7, 7), pool_type="avg")
+net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.Flatten(body), num_hidden=4),
+                           name="softmax")
+images = dict(data_shape=(3, 16, 16), batch_size=16, mean_r=120, mean_g=110, mean_b=100,
+              std_r=60, std_g=55, std_b=50, preprocess_threads=1)
+train = mx.io.ImageRecordIter(path_imgrec=folder + "/train.rec", **images)
+val = mx.io.ImageRecordIter(path_imgrec=folder + "/val.rec", **images)
+mod = mx.mod.Module(net, context=mx.cpu())
+mod.bind(train.provide_data, train.provide_label)
+if mode == "save":
+    mod.init_params(mx.init.Xavier(rnd_type="gaussian", factor_type="in", magnitude=2))
+    mod.save_params(folder + "/start.params")
+    sys.exit()
+mod.load_params(folder + "/start.params")
+outputs, accuracy = [], mx.metric.Accuracy()
+mod.fit(train, eval_metric=accuracy, num_epoch=1, optimizer="sgd",
+        optimizer_params={"learning_rate": 0.02, "momentum": 0.9, "wd": 1e-4},
+        batch_end_callback=lambda p: outputs.append(mod.get_outputs()[0].asnumpy().tolist()))
+print(json.dumps([outputs, accuracy.get()[1], mod.score(val, "acc")[0][1]]))
 '''
 
 
@@ -327,6 +422,55 @@ def test_weight_decay_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp
         plain, decayed = ours[fit + " 0"], ours[fit + " 3"]
         assert decayed[1] < plain[1] / 5
         assert decayed[0][-1][1] < plain[0][-1][1] / 2
+
+
+def test_an_alexnet_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp_path):
+    """Dropout off and float64: nothing is random and rounding does not grow, so the curves
+    agree to 1e-10 (with lr and momentum as 64-bit floats they drifted 1e-10 in 12 steps:
+    MXNet's update operators keep them to 32 bits). On the issue's small image set the
+    float32 curves of this kind of net part after about 50 steps, when a loss spike
+    amplifies rounding; dropout masks, too, are drawn differently by the two frameworks."""
+    rng = np.random.RandomState(0)
+    y = rng.randint(0, 10, 128)
+    grid = np.mgrid[0:63, 0:63]
+    x = np.stack([np.sin(grid[0] * (c % 5 + 1) / 9.0) * np.cos(grid[1] * (c // 5 + 1) / 7.0)
+                  + rng.normal(0, 0.5, (63, 63)) for c in y])
+    np.savez(tmp_path / "data.npz", x=x[:, None].astype("float32"), y=y.astype("float32"))
+    _run(mxnet_python, ALEXNET_RUNNER, "mxnet", "save", tmp_path)
+    theirs = json.loads(_run(mxnet_python, ALEXNET_RUNNER, "mxnet", "train", tmp_path))
+    ours = json.loads(_run(sys.executable, ALEXNET_RUNNER, "minimx", "train", tmp_path))
+    assert len(ours) == len(theirs) == 12
+    assert theirs[-1] < theirs[0] * 0.9          # it learns: the comparison is not of noise
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+
+
+def _write_rec(path, images, labels):
+    from minimx import recordio
+    writer = recordio.MXIndexedRecordIO(str(path) + ".idx", str(path) + ".rec", "w")
+    for i, (image, label) in enumerate(zip(images, labels)):
+        writer.write_idx(i, recordio.pack_img(recordio.IRHeader(0, float(label), i, 0),
+                                              image[:, :, ::-1], img_fmt=".png"))
+    writer.close()
+
+
+def test_a_resnet_module_fit_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp_path):
+    """The issue's ResNet path, from MXNet's Xavier start: the outputs of every batch, the
+    training accuracy and the validation score agree. (The issue's gap, 0.19 against 0.40
+    after an epoch at lr 0.1, is rounding grown by training: at that rate MXNet with and
+    without MKL-DNN parts as far from itself, 0.55 against 0.12 on a small set.)"""
+    rng = np.random.RandomState(0)
+    labels = rng.randint(0, 4, 192)
+    colors = rng.uniform(60, 200, (4, 3))
+    images = np.clip(colors[labels][:, None, None, :] + rng.normal(0, 60, (192, 16, 16, 3)),
+                     0, 255).astype(np.uint8)
+    _write_rec(tmp_path / "train", images[:128], labels[:128])
+    _write_rec(tmp_path / "val", images[128:], labels[128:])
+    _run(mxnet_python, RESNET_RUNNER, "mxnet", "save", tmp_path)
+    theirs = json.loads(_run(mxnet_python, RESNET_RUNNER, "mxnet", "train", tmp_path))
+    ours = json.loads(_run(sys.executable, RESNET_RUNNER, "minimx", "train", tmp_path))
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-4, atol=3e-5)    # seen: 3e-6
+    assert ours[1:] == pytest.approx(theirs[1:], abs=1 / 64)       # at most one image apart
+    assert theirs[2] > 0.5                                        # above chance (0.25)
 
 
 def test_a_dcgan_follows_mxnets_steps_from_the_same_start(mxnet_python, tmp_path):

@@ -169,3 +169,47 @@ def test_preprocess_threads_run_in_parallel(tmp_path, monkeypatch):
                                preprocess_threads=4)
     it.next()
     assert peak[0] > 1
+
+
+def _crop_positions(batches, image, pad, fill):
+    """For each augmented image: the (row, column) where its crop starts in the padded image
+    and whether it was mirrored; an output that is no such crop fails."""
+    padded = np.pad(image, ((pad, pad), (pad, pad), (0, 0)), constant_values=fill)
+    height, width = image.shape[:2]
+    crops = {(y, x, m): (padded[y:y + height, x:x + width][:, ::-1 if m else 1]
+                         .transpose(2, 0, 1))
+             for y in range(2 * pad + 1) for x in range(2 * pad + 1) for m in (0, 1)}
+    positions = []
+    for batch in batches:
+        for out in np.asarray(batch["data"][0]):
+            found = [key for key, crop in crops.items() if np.array_equal(crop, out)]
+            assert len(found) == 1, "an output that is not a crop of the padded image"
+            positions.append(found[0])
+    return np.array(positions)
+
+
+@pytest.mark.mxnet
+def test_pad_rand_crop_and_rand_mirror_draw_as_mxnet_does(mxnet_python, tmp_path):
+    """CIFAR-style augmentation (pad=4, rand_crop, rand_mirror, the default fill 255) of an
+    image whose pixels name their coordinates: on both sides every output is a crop of the
+    white-padded image, at a start drawn uniformly from 0..8 on each axis, mirrored half of
+    the time. (The draws themselves differ: each framework has its own random streams.)"""
+    ys, xs = np.mgrid[0:12, 0:12]
+    image = np.stack([xs * 20 + 10, ys * 20 + 10, np.full((12, 12), 100)], -1).astype(np.uint8)
+    rec = str(tmp_path / "coords.rec")
+    writer = recordio.MXIndexedRecordIO(str(tmp_path / "coords.idx"), rec, "w")
+    for i in range(540):
+        writer.write_idx(i, recordio.pack_img((0, 0.0, i, 0), image[:, :, ::-1], img_fmt=".png"))
+    writer.close()
+    kwargs = dict(path_imgrec=rec, data_shape=(3, 12, 12), batch_size=180, pad=4,
+                  rand_crop=True, rand_mirror=True, preprocess_threads=1)
+    theirs = ask_mxnet(mxnet_python, [{"kind": "image_record_iter", "kwargs": kwargs,
+                                       "epochs": 1}])[0]["epochs"][0]
+    ours = minimx_epochs(kwargs, 1)[0]
+    for positions in (_crop_positions(theirs, image, 4, 255),
+                      _crop_positions(ours, image, 4, 255)):
+        assert len(positions) == 540
+        for axis in (0, 1):            # 60 expected per start; a binomial sd of about 7.3
+            counts = np.bincount(positions[:, axis], minlength=9)
+            assert len(counts) == 9 and counts.min() > 30 and counts.max() < 90, counts
+        assert abs(positions[:, 2].mean() - 0.5) < 0.08

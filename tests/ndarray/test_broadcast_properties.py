@@ -124,8 +124,11 @@ def test_argmax_argmin_and_norm_match_numpy(data, draw):
                                   np.argmax(data, axis=axis).reshape(-1))
     np.testing.assert_array_equal(nd.argmin(nd.array(data), axis=axis).asnumpy().reshape(-1),
                                   np.argmin(data, axis=axis).reshape(-1))
+    # float32 subnormals (1e-45) cannot hold a norm like 1.4e-45: an absolute floor of a few
+    # of float32's smallest steps
     np.testing.assert_allclose(nd.norm(nd.array(data)).asnumpy(),
-                               [np.linalg.norm(data.astype(np.float64).ravel())], rtol=1e-5)
+                               [np.linalg.norm(data.astype(np.float64).ravel())], rtol=1e-5,
+                               atol=4 * np.finfo(np.float32).smallest_subnormal)
     np.testing.assert_allclose(nd.norm(nd.array(data), ord=1, axis=axis).asnumpy(),
                                np.abs(data).sum(axis=axis).reshape(-1) if data.ndim == 1
                                else np.abs(data).sum(axis=axis), rtol=1e-5, atol=1e-6)

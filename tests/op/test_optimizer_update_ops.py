@@ -140,20 +140,25 @@ def test_a_state_of_the_wrong_shape_and_a_missing_lr_are_rejected():
         nd.sgd_update(weight, nd.ones((2, 3)))
 
 
-def test_states_match_mxnet(mxnet_python, tmp_path):
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_states_match_mxnet(mxnet_python, tmp_path, dtype):
+    """In float64 too: MXNet keeps lr, momentum, wd, ... in 32-bit C++ floats, so lr=0.05
+    updates a float64 weight with 0.0500000007450580...; a float64 lr would land 1e-8
+    (relative) away from MXNet's weight after one step."""
     rng = np.random.RandomState(1)
-    cases = {name: _inputs(name, rng) for name in OPS}
+    names = [name for name in OPS if dtype == "float32" or not name.startswith("mp_")]
+    cases = {name: [v.astype(dtype) for v in _inputs(name, rng)] for name in names}
     np.savez(tmp_path / "inputs.npz", **{f"{name}_{i}": value for name, values in cases.items()
                                         for i, value in enumerate(values)})
-    (tmp_path / "params.json").write_text(json.dumps({name: _params(name) for name in OPS}))
+    (tmp_path / "params.json").write_text(json.dumps({name: _params(name) for name in names}))
     script = f"""
 import json, numpy as np, mxnet as mx
 arrays = np.load({str(tmp_path / 'inputs.npz')!r})
 params = json.load(open({str(tmp_path / 'params.json')!r}))
 out = {{}}
 for name, kwargs in params.items():
-    inputs = [mx.nd.array(arrays[f"{{name}}_{{i}}"]) for i in range(len(arrays.files))
-              if f"{{name}}_{{i}}" in arrays.files]
+    inputs = [mx.nd.array(arrays[f"{{name}}_{{i}}"], dtype=arrays[f"{{name}}_{{i}}"].dtype)
+              for i in range(len(arrays.files)) if f"{{name}}_{{i}}" in arrays.files]
     getattr(mx.nd, name)(*inputs, out=inputs[0], **kwargs)
     for i, x in enumerate(inputs):
         out[f"{{name}}_{{i}}"] = x.asnumpy()
@@ -162,10 +167,15 @@ np.savez({str(tmp_path / 'out.npz')!r}, **out)
     subprocess.run([mxnet_python, "-c", script], check=True, capture_output=True, timeout=300)
     theirs = np.load(tmp_path / "out.npz")
     for name, values in cases.items():
-        arrays = [nd.array(v) for v in values]
+        arrays = [nd.array(v, dtype=dtype) for v in values]
         getattr(nd, name)(*arrays, out=arrays[0], **_params(name))
         for position, array in enumerate(arrays):
             wanted = theirs[f"{name}_{position}"]
-            np.testing.assert_allclose(array.asnumpy(), wanted, rtol=1e-5,
-                                       atol=_float32_atol(wanted),
-                                       err_msg=f"{name}: input {position}")
+            assert array.dtype == wanted.dtype == np.dtype(dtype), name
+            if dtype == "float32":
+                np.testing.assert_allclose(array.asnumpy(), wanted, rtol=1e-5,
+                                           atol=_float32_atol(wanted),
+                                           err_msg=f"{name}: input {position}")
+            else:
+                np.testing.assert_allclose(array.asnumpy(), wanted, rtol=1e-13, atol=1e-15,
+                                           err_msg=f"{name}: input {position}")

@@ -1,25 +1,25 @@
-"""Vision datasets: MNIST, FashionMNIST, CIFAR10 from local files, image folders, .rec files.
+"""Vision datasets: MNIST, FashionMNIST, CIFAR10, CIFAR100 from local files, image folders, .rec files.
 
 Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/vision/datasets.py``.
 minimx never downloads: MNIST-style datasets read the standard idx files
-(gzipped or not) and CIFAR10 its binary batches (or the ``cifar-10-binary.tar.gz``
-archive) from ``root``; a missing file raises an error naming the file, where
+(gzipped or not) and CIFAR10/100 their binary batches (or the ``cifar-10-binary.tar.gz``
+/ ``cifar-100-binary.tar.gz`` archive, unpacked safely by ``minimx.archive``) from ``root``; a missing file raises an error naming the file, where
 it belongs and where it can be fetched.  Each sample is ``(image, label)`` with
 the image an HWC uint8 NDArray.
 """
 import gzip
 import os
 import struct
-import tarfile
 import warnings
 
 import numpy as np
 
 from .... import image, recordio
+from ....archive import extract_tar
 from .... import ndarray as nd
 from ..dataset import Dataset, RecordFileDataset
 
-__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "ImageRecordDataset", "ImageFolderDataset"]
+__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset", "ImageFolderDataset"]
 
 
 def _data_dir():
@@ -127,11 +127,15 @@ class CIFAR10(_LocalDataset):
         self._train = train
         super().__init__(root, transform)
 
+    _label_bytes = 1     # each record: its label byte(s), then 3x32x32 pixels (CHW)
+    _label_column = 0
+
     def _read_batch(self, filename):
+        width = self._label_bytes
         with open(filename, "rb") as handle:
-            data = np.frombuffer(handle.read(), dtype=np.uint8).reshape(-1, 3072 + 1)
-        return (data[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1),
-                data[:, 0].astype(np.int32))
+            data = np.frombuffer(handle.read(), dtype=np.uint8).reshape(-1, 3072 + width)
+        return (data[:, width:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1),
+                data[:, self._label_column].astype(np.int32))
 
     def _batch_path(self, name):
         for folder in (self._root, os.path.join(self._root, self._folder)):
@@ -152,8 +156,28 @@ class CIFAR10(_LocalDataset):
         archive = os.path.join(self._root, self._archive)
         if not os.path.exists(archive):
             self._find(first_missing, self._archive)
-        with tarfile.open(archive) as tar:
-            tar.extractall(self._root, filter="data")
+        extract_tar(archive, self._root)
+
+
+class CIFAR100(CIFAR10):
+    """CIFAR-100: 32x32x3 uint8 images, int32 labels of 20 coarse or 100 fine classes.
+
+    ``root`` holds ``train.bin`` and ``test.bin`` (directly or in ``cifar-100-binary/``), or
+    the archive ``cifar-100-binary.tar.gz``, which is then unpacked there.  Each record has
+    two label bytes (coarse, fine); ``fine_label=True`` picks the fine one.
+    """
+
+    source = "https://www.cs.toronto.edu/~kriz/cifar-100-binary.tar.gz"
+    _train_files = ["train.bin"]
+    _test_files = ["test.bin"]
+    _archive = "cifar-100-binary.tar.gz"
+    _folder = "cifar-100-binary"
+    _label_bytes = 2
+
+    def __init__(self, root=os.path.join(_data_dir(), "datasets", "cifar100"), fine_label=False,
+                 train=True, transform=None):
+        self._label_column = int(bool(fine_label))
+        super().__init__(root, train, transform)
 
 
 class ImageRecordDataset(RecordFileDataset):
