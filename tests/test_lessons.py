@@ -56,6 +56,10 @@ CHECKS = {
         assert [c.split(":")[0] for c in fusions] == ["fused 3 ops into one step"], fusions
         assert report.memory_planned < report.memory_unplanned
         assert train_report.memory_planned == train_report.memory_unplanned
+        # BatchNorm's moving mean: unmoved by the forward, moved by the backward
+        np.testing.assert_array_equal(after_forward, 0)
+        np.testing.assert_allclose(after_backward, 0.1 * bn_batch.asnumpy().mean(axis=0),
+                                   rtol=1e-5)
     """,
     "09": """
         assert pushes_per_call(net, x)[0] == 1 and pushes_per_call(imperative_net, x)[0] == 5

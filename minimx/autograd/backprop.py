@@ -39,7 +39,9 @@ def _entry_of(head):
 
 
 def _topological_order(heads):
-    """Nodes reachable from the heads, each after every node it takes input from."""
+    """Nodes reachable from the heads, each after every node it takes input from: the
+    depth-first post-order that visits a node's inputs first to last (nnvm's ``DFSVisit``,
+    which numbers MXNet's graph)."""
     order, visited = [], set()
     for head_node, _ in heads:
         stack = [(head_node, False)]
@@ -52,10 +54,54 @@ def _topological_order(heads):
                 continue
             visited.add(id(node))
             stack.append((node, True))
-            for entry in node.inputs:
+            for entry in reversed(node.inputs):
                 if entry is not None and id(entry[0]) not in visited:
                     stack.append((entry[0], False))
     return order
+
+
+def _backward_order(order):
+    """The recorded calls in the order MXNet runs their backward, each after every call that
+    reads its outputs.
+
+    The order matters where a backward writes state: BatchNorm called twice in one graph
+    (a discriminator on a real and a fake batch) moves its statistics twice, and the last
+    move weighs most.  MXNet's gradient graph is walked depth first from the gradient of
+    each variable (in ``order``'s order); the gradient of an array is the sum of its
+    readers' contributions, the reader recorded *last* first (nnvm's gradient pass
+    makes them in reverse order); a call's backward comes after all of its readers'."""
+    position = {id(node): index for index, node in enumerate(order)}
+    readers = {}
+    for node in order:
+        for entry in node.inputs:
+            if entry is not None:
+                readers.setdefault((id(entry[0]), entry[1]), []).append(node)
+
+    def children(node):
+        outputs = 1 if isinstance(node, VariableNode) else node.num_outputs()
+        found = []
+        for index in range(outputs):
+            found += sorted(readers.get((id(node), index), ()), key=lambda n: -position[id(n)])
+        return found
+
+    result, visited = [], set()
+    variables = [node for node in order if isinstance(node, VariableNode)]
+    variables.sort(key=lambda v: v.grad_req == "null")       # MXNet skips those: last here
+    for variable in variables:
+        stack = [(variable, iter(children(variable)))]
+        while stack:
+            node, pending = stack[-1]
+            child = next(pending, None)
+            if child is None:
+                stack.pop()
+                if node is not variable:
+                    result.append(node)
+            elif id(child) not in visited:
+                visited.add(id(child))
+                stack.append((child, iter(children(child))))
+    result += [node for node in reversed(order)          # calls no variable leads to
+               if id(node) not in visited and not isinstance(node, VariableNode)]
+    return result
 
 
 def _run_backward(heads, head_grads, create_graph):
@@ -65,9 +111,7 @@ def _run_backward(heads, head_grads, create_graph):
     for entry, head, head_grad in zip(entries, heads, head_grads):
         _accumulate(grads, entry, ones_like(head) if head_grad is None else head_grad)
     order = _topological_order(entries)
-    for node in reversed(order):
-        if isinstance(node, VariableNode):
-            continue
+    for node in _backward_order(order):
         if node.freed:
             raise GradientError(
                 f"the graph through {node.name} was freed by an earlier backward; pass "

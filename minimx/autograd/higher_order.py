@@ -12,6 +12,7 @@ from ..base import GradientError
 from ..op.call import op_call
 from ..op.registry import list_ops
 from ..tape.nodes import LinkNode
+from ..tape.recording import is_training
 
 __all__ = ["backward_as_operations", "nd_as_xp"]
 
@@ -73,7 +74,7 @@ def backward_as_operations(node, out_grads):
                 value._autograd = (node, call.output_names.index(key))
         saved[key] = value
     wanted = [entry is not None for entry in node.inputs]
-    grads = call.backward(nd_as_xp, out_grads, saved, wanted, node.is_train)
+    grads = call.backward(nd_as_xp, out_grads, saved, wanted, is_training())
     return [_linked(grad, node) for grad in grads]
 
 

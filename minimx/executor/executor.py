@@ -49,7 +49,9 @@ class Executor:
         self._programs = {}           # id(inference plan) -> its ForwardProgram
         self._state = engine.new_var()      # orders forward's saved values before backward
         self._saved = {}
+        self._saved_from = []      # (bound array or output, the buffer forward saved of it)
         self._saving = False       # does the last forward pushed save what backward reads?
+        self._forward_mode = None  # is_train of the last forward pushed (None: none yet)
         self._backward_cache = None
         self._monitor = None
         self._monitor_all = False
@@ -148,6 +150,7 @@ class Executor:
                 target[:] = value
         plan = self._plan(is_train or save)        # backward reads the training plan's nodes
         self._saving = save
+        self._forward_mode = is_train
         xp = backend.get_xp(self._ctx)
         ctx = self._ctx
         seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
@@ -169,9 +172,12 @@ class Executor:
                             lambda seed: backend.make_rng(ctx, seed), saved, monitor,
                             monitor_all, monitor_variables=True)
                 results = [values[key] for key in entries]
+            computed = list(results)
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(value)
             self._saved = saved if save else {}
+            self._saved_from = (list(zip([a for _, a in inputs], raw)) +
+                                list(zip(outputs, computed))) if save else []
 
         reads = [array._chunk.var for _, array in inputs]
         writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in self.aux_arrays]
@@ -191,8 +197,11 @@ class Executor:
             out_grads = [out_grads[name] for name in self._symbol.list_outputs()]
         if not self._saving:
             # MXNet lets backward run without a forward that kept its values (on whatever
-            # its buffers hold); minimx runs that forward first, in backward's mode.
-            self._forward(is_train, True, {})
+            # its buffers hold); minimx runs that forward again, keeping them, in the last
+            # forward's mode (after forward(is_train=False), BatchNorm's saved statistics
+            # are its moving ones, as MXNet's), or in backward's mode if there was none.
+            mode = is_train if self._forward_mode is None else self._forward_mode
+            self._forward(mode, True, {})
         plan = self._plan(True)
         xp = backend.get_xp(self._ctx)
         targets, needs_grad, meta = self._backward_setup()
@@ -203,8 +212,8 @@ class Executor:
         def run():
             head = {entry: (grad._read() if grad is not None else xp.ones(*meta[entry]))
                     for entry, grad in zip(self._entries, heads + [None] * len(self._entries))}
-            grads = run_backward(plan, xp, head, self._saved, needs_grad, is_train, meta,
-                                 monitor)
+            saved = _as_now(self._saved, self._saved_from)
+            grads = run_backward(plan, xp, head, saved, needs_grad, is_train, meta, monitor)
             values = own_buffers([grads.get((node, 0)) for node, _, _ in targets],
                                  [*head.values(), *(a._read() for _, a in inputs)])
             for (_, array, req), value in zip(targets, values):
@@ -217,7 +226,9 @@ class Executor:
         reads = [self._state] + [g._chunk.var for g in heads if g is not None]
         inputs = self._input_keys()
         reads += [array._chunk.var for _, array in inputs]
+        reads += [o._chunk.var for o in self.outputs]      # an in-place change is read too
         writes = [array._chunk.var for _, array, _ in targets]
+        writes += [a._chunk.var for a in self.aux_arrays]    # BatchNorm's backward moves them
         engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work)
 
     def _check_head_gradients(self, heads, needs_grad):
@@ -291,3 +302,18 @@ def _as_ndarray(value, ctx):
     from ..ndarray.ndarray import Chunk
     return NDArray(Chunk(ctx, value.copy()), value.shape, value.dtype)
 
+
+def _as_now(saved, saved_from):
+    """``saved`` with each buffer of a bound array or an output replaced by what that array
+    holds now.  MXNet's backward reads the arrays themselves, so an in-place change between
+    forward and backward is seen (MXNet's stochastic-depth example adds to a module's
+    outputs in place: ``outputs[i] += ...``, and the ReLU before reads the sum)."""
+    now = {}
+    for array, buffer in saved_from:
+        current = array._read()
+        if current is not buffer:
+            now[id(buffer)] = current
+    if not now:
+        return saved
+    return {node: {name: now.get(id(value), value) for name, value in values.items()}
+            for node, values in saved.items()}

@@ -106,7 +106,7 @@ class CachedOp:
             saved = {}
             self._push_forward(entry, arrays, outputs, ctx, is_train, saved)
             node = FunctionNode(_Backward(self, entry.plan, arrays, outputs, saved,
-                                          entry.shapes, entry.dtypes, is_train, entries),
+                                          entry.shapes, entry.dtypes, entry.mutated, entries),
                                 entries, [o.shape for o in outputs],
                                 [o._dtype for o in outputs], ctx)
             for index, output in enumerate(outputs):
@@ -194,7 +194,7 @@ class _PlanEntry:
 class _Backward:
     """The tape's view of one CachedOp call: its backward is one engine push."""
 
-    def __init__(self, cached_op, plan, arrays, outputs, saved, shapes, dtypes, is_train,
+    def __init__(self, cached_op, plan, arrays, outputs, saved, shapes, dtypes, mutated,
                  entries):
         self.cached_op = cached_op
         self.entries = entries
@@ -207,7 +207,7 @@ class _Backward:
         self.saved = saved
         self.meta = {key: (shapes[key], dtypes[key]) for key in shapes
                      if shapes[key] is not None and dtypes.get(key) is not None}
-        self.is_train = is_train
+        self.mutated = mutated          # positions of the auxiliary states among the inputs
 
     def _run_backward(self, out_grads, create_graph):
         self.cached_op.check_gradients()
@@ -218,7 +218,8 @@ class _Backward:
         needs_grad = self.cached_op._needs_grad(tuple(wanted))
         grads = [NDArray._empty(a.shape, a._dtype, ctx) if w else None
                  for a, w in zip(self.arrays, wanted)]
-        plan, saved, meta, is_train = self.plan, self.saved, self.meta, self.is_train
+        plan, saved, meta = self.plan, self.saved, self.meta
+        is_train = recording.is_training()          # the backward pass's mode, as MXNet's
         arrays = self.arrays
         entries = self.cached_op._entries
 
@@ -238,8 +239,10 @@ class _Backward:
         # in-place writes to the inputs behind this step (as the op-by-op tape does).
         reads = [g._chunk.var for g in out_grads] + [c.var for c in self.output_chunks]
         reads += [a._chunk.var for a in self.arrays]
-        engine.push(run, reads, [g._chunk.var for g in grads if g is not None], ctx,
-                    "CachedOp_backward", plan.work)
+        writes = [g._chunk.var for g in grads if g is not None]
+        # auxiliary states (BatchNorm's moving statistics) move in the backward pass
+        writes += [self.arrays[i]._chunk.var for i in self.mutated]
+        engine.push(run, reads, writes, ctx, "CachedOp_backward", plan.work)
         return grads
 
 

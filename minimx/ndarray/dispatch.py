@@ -138,7 +138,7 @@ def _record(call, inputs, outputs, ctx):
              for name, value in call.saved(inputs, outputs).items()}
     node = OpNode(call.op, entries, saved, [x._shape for x in inputs],
                   [x._dtype for x in inputs], [o._shape for o in outputs],
-                  [o._dtype for o in outputs], ctx, recording.is_training())
+                  [o._dtype for o in outputs], ctx)
     reader = weakref.ref(node)
     for x, entry in zip(inputs, entries):
         if entry is None:                           # a constant of the graph: keep it so
@@ -171,7 +171,7 @@ def push_backward(node, out_grads):
                 for need, shape, dtype in zip(wanted, node.input_shapes, node.input_dtypes)]
     saved = node.saved
     xp = backend.get_xp(ctx)
-    is_train = node.is_train
+    is_train = recording.is_training()          # the backward pass's mode, as MXNet's
 
     def run():
         grads = [g._read() for g in out_grads]
@@ -185,6 +185,8 @@ def push_backward(node, out_grads):
     reads = [g._chunk.var for g in out_grads]
     reads += [value._chunk.var for value in saved.values() if isinstance(value, NDArray)]
     work = call.work(node.input_shapes)
-    engine.push(run, reads, [g._chunk.var for g in in_grads if g is not None], ctx,
+    writes = [g._chunk.var for g in in_grads if g is not None]
+    writes += [saved[name]._chunk.var for name in call.aux_saves]    # BatchNorm's statistics
+    engine.push(run, reads, writes, ctx,
                 f"_backward_{node.op.name}", work, engine.is_small(node.input_shapes, work))
     return in_grads

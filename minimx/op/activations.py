@@ -115,7 +115,9 @@ class SmoothL1(Unary):
 _ACTIVATIONS = {
     # name: (forward(xp, x), derivative(xp, x, y))
     # fmax: a nan gives 0, as MXNet's Activation kernel (nd.relu keeps the nan)
-    "relu": (lambda xp, x: xp.fmax(x, 0), lambda xp, x, y: (x > 0).astype(x.dtype)),
+    # relu's from the output, as MXNet's: an executor output changed in place before
+    # backward (``outputs[i] += ...``) changes the gradient there too (Executor._as_now)
+    "relu": (lambda xp, x: xp.fmax(x, 0), lambda xp, x, y: (y > 0).astype(x.dtype)),
     "sigmoid": (sigmoid, lambda xp, x, y: y * (1 - y)),
     "tanh": (lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y),
     "softrelu": (lambda xp, x: xp.logaddexp(x, 0).astype(x.dtype, copy=False),

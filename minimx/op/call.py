@@ -18,10 +18,14 @@ The rules:
   ``input_shapes`` (all of them).  Names an instance does not have (an input
   a variadic op was not given) are left out.
 * An input gets a gradient unless it is in ``no_grad_inputs`` or ``aux``
-  (auxiliary states, which ``forward`` updates in place).
+  (auxiliary states, which the operator updates in place: an optimizer update's
+  ``forward``, BatchNorm's ``backward``).  A saved ``aux`` input is the array
+  itself, which ``backward`` may write: callers declare that write to the engine.
 * ``backward(xp, *out_grads, **saved)`` also gets ``is_train`` and ``needs``
   (one bool per input: is that gradient wanted?) when its signature names
   them; it returns one gradient per input, None meaning zero or not computed.
+  ``is_train`` is the mode of the backward pass (``backward(train_mode=...)``,
+  ``Executor.backward(is_train=...)``), as MXNet runs backward nodes in it.
 * An output that *is* one of the arrays it was computed from is copied before
   it is written anywhere (``own_buffers``): two arrays never share a buffer.
 """
@@ -38,12 +42,13 @@ class OpCall:
     ``saves``: ``(name, kind, position)`` per saved value, kind being ``input``,
     ``output``, ``shape`` (of an input) or ``input_shapes``; ``gets_grad``: per
     input, whether it can have a gradient; ``aux_positions``: the inputs the
-    operator writes (its auxiliary states).
+    operator writes (its auxiliary states); ``aux_saves``: the names of those that
+    ``backward`` receives (and may write).
     """
 
     __slots__ = ("op", "input_names", "output_names", "num_visible", "takes_is_train",
                  "random", "backward_takes_is_train", "backward_takes_needs", "saves",
-                 "gets_grad", "aux_positions", "uses_blas")
+                 "gets_grad", "aux_positions", "aux_saves", "uses_blas")
 
     def __init__(self, op, num_inputs):
         self.op = op
@@ -68,6 +73,8 @@ class OpCall:
         self.gets_grad = tuple(name not in op.no_grad_inputs and name not in op.aux
                                for name in names)
         self.aux_positions = tuple(names.index(name) for name in op.aux if name in names)
+        self.aux_saves = tuple(name for name, kind, _ in saves
+                               if kind == "input" and name in op.aux)
         self.uses_blas = type(op).blas_work is not OpDef.blas_work
 
     def work(self, input_shapes):

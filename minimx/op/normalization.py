@@ -5,7 +5,8 @@ Lesson: 08-gluon.  Mirrors ``src/operator/nn/batch_norm.cc``,
 ``l2_normalization.cc`` and ``lrn.cc``.
 Each one standardises ``x`` with statistics over some axes (``_moments``) and
 shares one gradient formula (``_normalize_grad``).  BatchNorm shows auxiliary
-states: its moving statistics are inputs that the forward pass updates in place.
+states: its moving statistics are inputs that the operator updates in place, and (as
+MXNet's CPU operator does) its *backward* pass updates them, not its forward pass.
 """
 import math
 
@@ -71,10 +72,16 @@ def _affine(x3, scale, shift):
 class BatchNorm(OpDef):
     """Batch normalisation over every axis but ``axis`` (the channels).
 
-    While training, the batch statistics normalise ``data`` and the moving
-    statistics (auxiliary states) move towards them:
-    ``moving = moving * momentum + batch * (1 - momentum)``.  Otherwise (or
-    with ``use_global_stats``) the moving statistics are used.  With
+    While training, the batch statistics normalise ``data``.  Otherwise (or
+    with ``use_global_stats``) the moving statistics (auxiliary states) are used.
+    The moving statistics move towards a batch's statistics when the gradient
+    flows back through that batch's call, in training mode:
+    ``moving = moving * momentum + batch * (1 - momentum)``.  A training-mode
+    forward with no backward through it leaves them as they are; two forwards
+    and one backward through the first move them by the first batch only; a
+    second backward through the same call (``retain_graph``) moves them again.
+    This is where MXNet 1.9.1's CPU operator updates them (its cuDNN one on a GPU
+    updates them in the forward pass instead).  With
     ``fix_gamma`` (MXNet's default) gamma is taken as 1 and gets no gradient.
     The hidden outputs are the mean and ``1 / sqrt(var + eps)`` used.
     """
@@ -96,7 +103,8 @@ class BatchNorm(OpDef):
         "min_calib_range": Param(Optional(float), default=None, doc="ignored"),
         "max_calib_range": Param(Optional(float), default=None, doc="ignored"),
     }
-    saves = ("data", "gamma", "mean", "var")
+    # the moving statistics are saved as the arrays themselves: backward updates them
+    saves = ("data", "gamma", "mean", "var", "moving_mean", "moving_var")
     # inputs in [0.1, 1]: the moving variance must be positive
     test = TestHints(shapes=((3, 2, 2), (2,), (2,), (2,), (2,)), params={"fix_gamma": False},
                      low=0.1, high=1.0,
@@ -129,8 +137,6 @@ class BatchNorm(OpDef):
         x3 = _as_channels(data, _channel_axis(self, data.shape))
         if self._uses_batch_stats(is_train):
             mean, var = _channel_moments(xp, x3)
-            moving_mean[...] = moving_mean * self.momentum + mean * (1 - self.momentum)
-            moving_var[...] = moving_var * self.momentum + var * (1 - self.momentum)
         else:
             mean, var = moving_mean, moving_var
         invstd = 1 / xp.sqrt(var + self.eps)
@@ -138,11 +144,22 @@ class BatchNorm(OpDef):
         output = _affine(x3, scale, beta - mean * scale).reshape(data.shape)
         return output.astype(data.dtype), mean.astype(data.dtype), invstd.astype(data.dtype)
 
-    def backward(self, xp, out_grad, *unused, data, gamma, mean, var, is_train=False):
+    def _move(self, moving, batch):
+        """``moving = moving * momentum + batch * (1 - momentum)``, in place."""
+        moving[...] = moving * self.momentum + batch.astype(moving.dtype) * (1 - self.momentum)
+
+    def backward(self, xp, out_grad, *unused, data, gamma, mean, var, moving_mean, moving_var,
+                 is_train=False):
         """With batch statistics, ``grad_x = gamma * invstd * (g - mean(g) - xhat *
         mean(g * xhat))``, written as ``g * a + x * b + c`` per channel; the sums it needs
-        (of ``g`` and of ``g * x``) give the gamma and beta gradients too."""
+        (of ``g`` and of ``g * x``) give the gamma and beta gradients too.
+
+        ``is_train`` is the backward pass's mode (``backward(train_mode=...)``); in
+        training mode the moving statistics move towards the saved batch statistics."""
         invstd = var                                   # the hidden output holds 1 / std
+        if self._uses_batch_stats(is_train):
+            self._move(moving_mean, mean)
+            self._move(moving_var, 1 / (invstd * invstd) - self.eps)
         axis = _channel_axis(self, data.shape)
         x3, g3 = _as_channels(data, axis), _as_channels(out_grad, axis)
         scale = invstd if self.fix_gamma else gamma * invstd

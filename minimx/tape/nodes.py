@@ -24,14 +24,15 @@ class OpNode:
 
     ``inputs``: the ``(node, index)`` entry of each input, or None for inputs
     that need no gradient; ``saved``: what the declaration's ``saves`` names,
-    as NDArrays sharing the recorded buffers (or shapes).
+    as NDArrays sharing the recorded buffers (or shapes).  The forward's training
+    mode is not kept: backward runs in the backward pass's own mode, as MXNet's.
     """
 
     __slots__ = ("op", "inputs", "saved", "input_shapes", "input_dtypes", "output_shapes",
-                 "output_dtypes", "ctx", "is_train", "freed", "__weakref__")
+                 "output_dtypes", "ctx", "freed", "__weakref__")
 
     def __init__(self, op, inputs, saved, input_shapes, input_dtypes, output_shapes,
-                 output_dtypes, ctx, is_train):
+                 output_dtypes, ctx):
         self.op = op
         self.inputs = inputs
         self.saved = saved
@@ -40,7 +41,6 @@ class OpNode:
         self.output_shapes = output_shapes
         self.output_dtypes = output_dtypes
         self.ctx = ctx
-        self.is_train = is_train
         self.freed = False
 
     @property

@@ -12,6 +12,10 @@ Each check is one runner script, run by both interpreters on data the test write
 - a ResNet symbol trained with `Module.fit` over an `ImageRecordIter` (BatchNorm with
   fix_gamma=False, convolutions without bias, global average pooling, SGD with momentum and
   wd): the same per-batch outputs, training accuracy and validation score.
+- a stochastic-depth chain of Modules (issue 28) whose open blocks add into the stem's
+  output in place, as MXNet's example does;
+- a small DCGAN (issue 28): MXNet saves both networks' parameters, each framework loads them
+  and runs six generator/discriminator steps on the same images and noise.
 """
 import json
 import subprocess
@@ -219,6 +223,153 @@ print(json.dumps([outputs, accuracy.get()[1], mod.score(val, "acc")[0][1]]))
 '''
 
 
+DCGAN_RUNNER = r'''
+import json, sys
+import numpy as np
+lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+mx = __import__(lib)
+gluon = __import__(lib + ".gluon", fromlist=["nn"])
+nn, nd, autograd = gluon.nn, mx.nd, mx.autograd
+
+
+def networks():
+    """A DCGAN for 16 x 16 images: noise (8, 1, 1) -> 4 -> 8 -> 16, and back."""
+    generator, discriminator = nn.HybridSequential(prefix="g_"), nn.HybridSequential(prefix="d_")
+    with generator.name_scope():
+        generator.add(nn.Conv2DTranspose(16, 4, 1, 0, use_bias=False), nn.BatchNorm(),
+                      nn.Activation("relu"), nn.Conv2DTranspose(8, 4, 2, 1, use_bias=False),
+                      nn.BatchNorm(), nn.Activation("relu"),
+                      nn.Conv2DTranspose(1, 4, 2, 1), nn.Activation("tanh"))
+    with discriminator.name_scope():
+        discriminator.add(nn.Conv2D(8, 4, 2, 1), nn.LeakyReLU(0.2),
+                          nn.Conv2D(16, 4, 2, 1, use_bias=False), nn.BatchNorm(),
+                          nn.LeakyReLU(0.2), nn.Conv2D(1, 4, 1, 0))
+    return generator, discriminator
+
+
+data = np.load(folder + "/data.npz")
+images, noise = data["images"], data["noise"]
+if mode == "save":
+    generator, discriminator = networks()
+    for net in (generator, discriminator):
+        net.initialize(mx.init.Normal(0.02))
+    discriminator(generator(nd.array(noise[0])))
+    generator.save_parameters(folder + "/g.params")
+    discriminator.save_parameters(folder + "/d.params")
+    sys.exit()
+
+
+def train(hybridize):
+    """The usual Gluon DCGAN step: the discriminator on a real and a (detached) fake batch,
+    then the generator through the discriminator; per step both losses, then every
+    parameter and running statistic."""
+    generator, discriminator = networks()
+    generator.load_parameters(folder + "/g.params")
+    discriminator.load_parameters(folder + "/d.params")
+    if hybridize:
+        generator.hybridize()
+        discriminator.hybridize()
+    loss = gluon.loss.SigmoidBinaryCrossEntropyLoss()
+    adam = {"learning_rate": 2e-4, "beta1": 0.5}
+    trainer_g = gluon.Trainer(generator.collect_params(), "adam", adam)
+    trainer_d = gluon.Trainer(discriminator.collect_params(), "adam", adam)
+    batch = noise.shape[1]
+    real, fake_label = nd.ones((batch,)), nd.zeros((batch,))
+    curve = []
+    for step in range(len(noise)):
+        z = nd.array(noise[step])
+        with autograd.record():
+            fake = generator(z)
+            error_d = (loss(discriminator(nd.array(images[step])).reshape((-1,)), real)
+                       + loss(discriminator(fake.detach()).reshape((-1,)), fake_label))
+        error_d.backward()
+        trainer_d.step(batch)
+        with autograd.record():
+            error_g = loss(discriminator(generator(z)).reshape((-1,)), real)
+        error_g.backward()
+        trainer_g.step(batch)
+        curve.append([float(error_d.mean().asscalar()), float(error_g.mean().asscalar())])
+    mx.nd.waitall()     # MXNet's BatchNorm backward writes the running statistics untracked
+    params = {name: p.data().asnumpy().ravel().tolist() for net in (generator, discriminator)
+              for name, p in net.collect_params().items()}
+    return curve, params
+
+
+print(json.dumps({"imperative": train(False), "hybridized": train(True)}))
+'''
+
+
+STOCHASTIC_DEPTH_RUNNER = r'''
+import json, sys
+import numpy as np
+lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+mx = __import__(lib)
+nd, sym = mx.nd, mx.sym
+data = np.load(folder + "/data.npz")
+x, y, gates = data["x"], data["y"], data["gates"]
+batch = 16
+
+
+def conv_bn(source, name, relu):
+    conv = sym.Convolution(source, num_filter=8, kernel=(3, 3), pad=(1, 1), no_bias=True,
+                           name=name)
+    normed = sym.BatchNorm(conv, fix_gamma=False, eps=2e-5, name=name + "_bn")
+    return sym.Activation(normed, act_type="relu") if relu else normed
+
+
+stem = mx.mod.Module(conv_bn(sym.var("data"), "c0", True), label_names=None)
+blocks = [mx.mod.Module(conv_bn(conv_bn(sym.var("data"), "b%d_0" % i, True), "b%d_1" % i,
+                                False), label_names=None) for i in range(2)]
+head = mx.mod.Module(sym.SoftmaxOutput(sym.FullyConnected(
+    sym.Flatten(sym.relu(sym.var("data"))), num_hidden=4, name="fc"), name="softmax"))
+modules = [stem] + blocks + [head]
+stem.bind(data_shapes=[("data", (batch, 1, 8, 8))])
+for module in blocks:
+    module.bind(data_shapes=[("data", (batch, 8, 8, 8))], inputs_need_grad=True)
+head.bind(data_shapes=[("data", (batch, 8, 8, 8))], label_shapes=[("softmax_label", (batch,))],
+          inputs_need_grad=True)
+for index, module in enumerate(modules):
+    path = folder + "/m%d.params" % index
+    if mode == "save":
+        module.init_params(mx.init.Xavier(magnitude=2))
+        args, auxs = module.get_params()
+        nd.save(path, dict([("arg:" + k, v) for k, v in args.items()] +
+                           [("aux:" + k, v) for k, v in auxs.items()]))
+        continue
+    saved = nd.load(path)
+    module.init_params(arg_params={k[4:]: v for k, v in saved.items() if k[:4] == "arg:"},
+                       aux_params={k[4:]: v for k, v in saved.items() if k[:4] == "aux:"})
+    module.init_optimizer(optimizer="sgd",
+                          optimizer_params={"learning_rate": 0.05, "momentum": 0.9})
+if mode == "save":
+    sys.exit()
+for step, start in enumerate(range(0, len(x), batch)):
+    stem.forward(mx.io.DataBatch([nd.array(x[start:start + batch])]), is_train=True)
+    outputs, opened = stem.get_outputs(), []
+    for block, gate in zip(blocks, gates[step]):
+        if gate:
+            block.forward(mx.io.DataBatch(outputs), is_train=True)
+            outputs[0] += block.get_outputs()[0]          # in place, into the stem's output
+            opened.append(block)
+    head.forward(mx.io.DataBatch(outputs, [nd.array(y[start:start + batch])]), is_train=True)
+    head.backward()
+    grads = head.get_input_grads()
+    for block in reversed(opened):
+        block.backward(grads)
+        grads[0] += block.get_input_grads()[0]
+    stem.backward(grads)
+    for module in modules:
+        module.update()
+mx.nd.waitall()
+params = {}
+for index, module in enumerate(modules):
+    for group in module.get_params():
+        params.update({"%d_%s" % (index, k): v.asnumpy().ravel().tolist()
+                       for k, v in group.items()})
+print(json.dumps(params))
+'''
+
+
 def _run(python, runner, lib, mode, folder):
     finished = subprocess.run([python, "-c", runner, lib, mode, str(folder)],
                               capture_output=True, text=True, timeout=300)
@@ -320,3 +471,58 @@ def test_a_resnet_module_fit_follows_mxnets_curve_from_the_same_start(mxnet_pyth
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-4, atol=3e-5)    # seen: 3e-6
     assert ours[1:] == pytest.approx(theirs[1:], abs=1 / 64)       # at most one image apart
     assert theirs[2] > 0.5                                        # above chance (0.25)
+
+
+def test_a_dcgan_follows_mxnets_steps_from_the_same_start(mxnet_python, tmp_path):
+    """Issue 28's DCGAN (Conv2DTranspose + BatchNorm + ReLU against Conv2D + BatchNorm +
+    LeakyReLU(0.2), sigmoid cross-entropy, Adam lr 2e-4 beta1 0.5), small: six steps of
+    both losses, and every weight and running statistic after them, as MXNet's.
+
+    The generator also runs (recorded, no backward through it) in the discriminator's
+    step: when minimx moved BatchNorm's statistics in every training forward, the
+    generator's moved twice a step against MXNet's once, and failed here.  The
+    discriminator's step back-propagates through two calls of its BatchNorm: MXNet moves
+    its statistics by the fake batch first, then the real one (the order of its backward
+    nodes, ``autograd.backprop._backward_order``); minimx's other order left its running
+    mean 10% off MXNet's."""
+    rng = np.random.RandomState(0)
+    steps, batch = 6, 8
+    grid = np.mgrid[0:16, 0:16]
+    centers = rng.uniform(4, 12, (steps * batch, 2))
+    images = np.stack([np.exp(-((grid[0] - cy) ** 2 + (grid[1] - cx) ** 2) / 8.0) * 2 - 1
+                       for cy, cx in centers])
+    np.savez(tmp_path / "data.npz", images=images.reshape(steps, batch, 1, 16, 16).astype(
+        "float32"), noise=rng.normal(size=(steps, batch, 8, 1, 1)).astype("float32"))
+    _run(mxnet_python, DCGAN_RUNNER, "mxnet", "save", tmp_path)
+    theirs = json.loads(_run(mxnet_python, DCGAN_RUNNER, "mxnet", "train", tmp_path))
+    ours = json.loads(_run(sys.executable, DCGAN_RUNNER, "minimx", "train", tmp_path))
+    for way in ("imperative", "hybridized"):
+        (our_curve, our_params), (their_curve, their_params) = ours[way], theirs[way]
+        assert np.allclose(our_curve, their_curve, rtol=1e-5), (way, our_curve, their_curve)
+        assert sorted(our_params) == sorted(their_params)
+        for name, values in their_params.items():
+            np.testing.assert_allclose(our_params[name], values, rtol=1e-4, atol=1e-6,
+                                       err_msg=f"{way} {name}")
+
+
+def test_a_stochastic_depth_chain_of_modules_follows_mxnet(mxnet_python, tmp_path):
+    """Issue 28's stochastic depth, written as MXNet's example module writes it: the open
+    residual blocks add their output *in place* into the stem module's output
+    (``outputs[i] += ...``), and their input gradient into the head's.  MXNet's backward then
+    reads the changed output: the stem's ReLU takes its gradient mask from ``stem + blocks``.
+    minimx read the buffer its forward had saved, and after these 16 steps the stem's
+    convolution weight was off by up to 0.40; now every array is MXNet's."""
+    rng = np.random.RandomState(0)
+    labels = rng.randint(0, 4, 256)
+    centers = np.array([[2, 2], [2, 5], [5, 2], [5, 5]])
+    grid = np.mgrid[0:8, 0:8]
+    x = np.stack([np.exp(-((grid[0] - centers[c][0]) ** 2 + (grid[1] - centers[c][1]) ** 2)
+                         / 3.0) + rng.normal(0, 0.3, (8, 8)) for c in labels])
+    np.savez(tmp_path / "data.npz", x=x[:, None].astype("float32"), y=labels.astype("float32"),
+             gates=rng.rand(16, 2) < 0.5)
+    _run(mxnet_python, STOCHASTIC_DEPTH_RUNNER, "mxnet", "save", tmp_path)
+    theirs = json.loads(_run(mxnet_python, STOCHASTIC_DEPTH_RUNNER, "mxnet", "train", tmp_path))
+    ours = json.loads(_run(sys.executable, STOCHASTIC_DEPTH_RUNNER, "minimx", "train", tmp_path))
+    assert sorted(ours) == sorted(theirs)
+    for name, values in theirs.items():
+        np.testing.assert_allclose(ours[name], values, rtol=1e-3, atol=1e-5, err_msg=name)
