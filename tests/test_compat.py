@@ -226,7 +226,9 @@ def test_one_element_conversions_only_under_the_compat_layer():
     assert lines[2] == "TypeError: only integer scalar arrays can be converted to a scalar index"
     assert lines[3].startswith("TypeError: type") and "__round__" in lines[3]
     assert lines[4] in ("TypeError: only size-1 arrays can be converted to Python scalars",
-                        "TypeError: only 0-dimensional arrays can be converted to Python scalars")
+                        "TypeError: only 0-dimensional arrays can be converted to Python scalars",
+                        # numpy 2.0-2.2 (only warns on one element, so the layer is off)
+                        "TypeError: only length-1 arrays can be converted to Python scalars")
     assert len(lines) == 5
 
 
