@@ -6,6 +6,7 @@ version.  After a build, a page that would load a script or stylesheet from outs
 site fails the build.
 """
 import importlib.util
+import os
 import pathlib
 import sys
 
@@ -70,3 +71,40 @@ def test_pages_that_load_from_outside_are_listed(tmp_path):
         '<script defer src="//cdn.example.org/y.js"></script>')
     assert build_book.external_loads(tmp_path) == [
         "sub/bad.html: https://cdn.example.org/x.css", "sub/bad.html: //cdn.example.org/y.js"]
+
+
+def test_the_embed_script_schema_is_written_without_a_type_list(tmp_path):
+    """The widget manager's schema rule {"type": [string, number]} becomes anyOf, in every copy;
+    a bundle with another number of copies stops the vendoring (the fix would not fit it)."""
+    old, new, count = vendor_widgets.EMBED_SCHEMA_FIX
+    source = tmp_path / "embed-amd.js"
+    source.write_text("".join(f"JSON.parse('{{\"items\":{{{old}}}}}');" for _ in range(count)))
+    target = tmp_path / "out" / "embed-amd.js"
+    vendor_widgets.copy_embed(source, target)
+    written = target.read_text()
+    assert old not in written and written.count(new) == count
+    import json
+    rule = json.loads(written.split("'")[1])["items"]
+    assert rule == {"anyOf": [{"type": "string"}, {"type": "number"}]}
+    source.write_text(f"JSON.parse('{{\"items\":{{{old}}}}}');")
+    with pytest.raises(vendor_widgets.VendorError, match="EMBED_SCHEMA_FIX"):
+        vendor_widgets.copy_embed(source, target)
+
+
+
+def test_the_lessons_run_on_this_checkout(monkeypatch):
+    """The build's kernels (started in notebooks/) import this checkout's minimx and widgets,
+    even when the venv's editable install points at another checkout."""
+    import subprocess
+    seen = {}
+    monkeypatch.setattr(vendor_widgets, "vendor_if_needed", lambda: None)
+    monkeypatch.setenv("PYTHONPATH", "/somewhere/else")
+    monkeypatch.setattr(subprocess, "call",
+                        lambda command, env=None: seen.update(env=env or {}) or 1)
+    assert build_book.build([]) == 1
+    assert seen["env"].get("PYTHONPATH", "").split(os.pathsep) == [str(ROOT), "/somewhere/else"]
+    found = subprocess.run(
+        [sys.executable, "-c", "import minimx, widgets; print(minimx.__file__, widgets.__file__)"],
+        cwd=ROOT / "notebooks", env=seen["env"], capture_output=True, text=True,
+        check=True).stdout.split()
+    assert [pathlib.Path(path).parents[1] for path in found] == [ROOT, ROOT]

@@ -14,6 +14,7 @@ stylesheet or font from outside the site.
 import argparse
 import functools
 import http.server
+import os
 import pathlib
 import re
 import shutil
@@ -63,6 +64,14 @@ def missing_programs():
     return None
 
 
+def checkout_env():
+    """The build's environment, with this checkout first on PYTHONPATH: the lessons' kernels
+    import its minimx and widgets, not those of whichever checkout the venv was installed
+    from (``pip install -e``)."""
+    paths = [str(ROOT), os.environ.get("PYTHONPATH", "")]
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(path for path in paths if path))
+
+
 def build(extra):
     missing = missing_programs()
     if missing:
@@ -72,7 +81,7 @@ def build(extra):
     command = [str(pathlib.Path(sys.executable).parent / "jupyter-book"), "build", str(SOURCE),
                "--config", str(ROOT / "book.yml"), "--toc", str(write_toc()),
                "--path-output", str(ROOT), "--all", "-W", "--keep-going", *extra]
-    code = subprocess.call(command)
+    code = subprocess.call(command, env=checkout_env())
     outside = external_loads(ROOT / "_build" / "html") if code == 0 else []
     if outside:
         print("build_book: these pages load files from outside the site (vendor them):\n  "

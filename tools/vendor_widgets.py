@@ -35,6 +35,12 @@ NPM_PACKAGES = {"@jupyter-widgets/html-manager": "1.0.15", "requirejs": "2.3.7",
 ANYWIDGET_LOADER = "share/jupyter/nbextensions/anywidget/index.js"
 FONT_SUFFIXES = (".woff", ".woff2", ".ttf", ".eot", ".svg")
 MATHJAX_PARTS = ("input", "output", "a11y", "ui", "sre", "adaptors")
+# The widget manager's state schema lets a buffer path hold strings or numbers as one type list,
+# {"type": [...]}; its schema compiler (Ajv, strict mode) logs a console warning for that on
+# every page with a widget.  The same rule as anyOf compiles silently.  (html-manager 1.0.15
+# carries the schema twice, once per bundled copy of the validator.)
+EMBED_SCHEMA_FIX = ('"type":["string","number"]',
+                    '"anyOf":[{"type":"string"},{"type":"number"}]', 2)
 
 
 class VendorError(SystemExit):
@@ -50,7 +56,9 @@ def wanted_versions():
                           f"(the interpreter building the book, {sys.executable}); "
                           f"install minimx's notebook extra: pip install -e '.[notebook]'")
     config = hashlib.sha256((ROOT / "tools" / "widgets-config.js").read_bytes()).hexdigest()
-    return {**NPM_PACKAGES, "anywidget": anywidget, "widgets-config.js": config[:16]}
+    fix = hashlib.sha256(repr(EMBED_SCHEMA_FIX).encode()).hexdigest()
+    return {**NPM_PACKAGES, "anywidget": anywidget, "widgets-config.js": config[:16],
+            "embed-amd.js schema fix": fix[:16]}
 
 
 def is_current():
@@ -105,6 +113,18 @@ def npm_pack(work):
     return folders
 
 
+def copy_embed(source, target):
+    """Copy the widget manager's embed-amd.js with its state schema's type list as anyOf."""
+    old, new, count = EMBED_SCHEMA_FIX
+    text = source.read_text(encoding="utf-8")
+    if text.count(old) != count:
+        raise VendorError(f"vendor_widgets: {source} holds {text.count(old)} copies of the "
+                          f"schema rule {old}, not {count}: check EMBED_SCHEMA_FIX against "
+                          f"this html-manager version")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text.replace(old, new), encoding="utf-8")
+
+
 def copy(source, target):
     if not source.exists():
         raise VendorError(f"vendor_widgets: {source.name} is missing from the package "
@@ -120,7 +140,7 @@ def vendor():
     with tempfile.TemporaryDirectory() as scratch:
         packages = npm_pack(pathlib.Path(scratch))
         manager = packages["@jupyter-widgets/html-manager"] / "dist"
-        copy(manager / "embed-amd.js", WIDGETS / "embed-amd.js")
+        copy_embed(manager / "embed-amd.js", WIDGETS / "embed-amd.js")
         for font in sorted(manager.iterdir()):
             if font.suffix in FONT_SUFFIXES:
                 copy(font, WIDGETS / font.name)

@@ -95,10 +95,12 @@ def browser():
 
 
 class PageLog:
-    """What a page reported: console errors, uncaught exceptions, requests and failures."""
+    """What a page reported: console errors and warnings, uncaught exceptions, requests and
+    failures."""
 
     def __init__(self, page):
-        self.errors, self.requests, self.failed, self.bad_status = [], [], [], []
+        self.errors, self.warnings = [], []
+        self.requests, self.failed, self.bad_status = [], [], []
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
         page.on("request", lambda request: self.requests.append(request.url))
@@ -110,6 +112,8 @@ class PageLog:
         # "Failed to load resource" repeats a response checked (with its URL) in bad_status
         if message.type == "error" and not message.text.startswith("Failed to load resource"):
             self.errors.append(f"console: {message.text}")
+        elif message.type == "warning":
+            self.warnings.append(f"console warning: {message.text}")
 
     def _response(self, response):
         if response.status >= 400:

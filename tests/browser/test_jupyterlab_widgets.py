@@ -50,8 +50,10 @@ def dismiss_dialogs(page, seen=None):
 
 
 def prompts(page):
+    # textContent, not innerText: JupyterLab 4 skips rendering the cells scrolled far out of
+    # view (content-visibility), and a skipped cell's innerText is empty
     return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt") \
-        .all_inner_texts()
+        .all_text_contents()
 
 
 def run_all(page, attempts=6):

@@ -99,3 +99,22 @@ def test_chart_fits_the_book_column_and_scales_below_it():
     for x, text in re.findall(r'<text x="([\d.]+)"(?![^>]*text-anchor="end")[^>]*>([^<]*)<',
                               svg):
         assert float(x) + 7.5 * len(text) <= width, text
+
+
+def test_no_text_runs_into_the_next_text_on_its_line():
+    """Left-aligned texts on one baseline (the column headers, a bar's value and the pushes bar
+    beside it) end before the next one starts (12 px sans-serif: under 7.5 px a char)."""
+    import re
+    result = run_benchmark(widths=(6, 5), **SMALL)
+    for row in result["results"]:                 # the widest time label: "999 ms  ×99.99"
+        row.update(ms_per_call=999.0, pushes_per_forward=1000)
+    result["speedup"] = {mode: 99.99 for mode in result["speedup"]}
+    svg = chart_svg(result)
+    lines = {}
+    for x, y, text in re.findall(r'<text x="([\d.]+)" y="([\d.]+)"(?![^>]*text-anchor="end")'
+                                 r'[^>]*>([^<]*)<', svg):
+        lines.setdefault(float(y), []).append((float(x), text))
+    for y, texts in lines.items():
+        texts.sort()
+        for (x, text), (next_x, next_text) in zip(texts, texts[1:]):
+            assert x + 7.5 * len(text) <= next_x, (y, text, next_text)

@@ -11,7 +11,8 @@ _COLORS = {"imperative": "#D55E00", "hybridized": "#0072B2", "static_alloc": "#5
            "numpy": "#7f7f7f"}
 # 680 px in all: within the book's text column (688 px), so the text keeps its size there;
 # narrower columns scale the whole chart down (width 100%, viewBox) instead of cutting it.
-_ROW, _LABEL_W, _BAR_W, _PUSH_W, _TOP = 30, 185, 255, 150, 46
+_ROW, _LABEL_W, _BAR_W, _PUSH_W, _TOP = 30, 185, 255, 150, 62
+_PUSH_X = _LABEL_W + _BAR_W + 60            # where the pushes column starts
 
 
 def _time_text(ms):
@@ -50,11 +51,13 @@ def chart_svg(result, title=None):
     title = title or (f"batch {config['batch_size']}, {config['in_units']} → "
                       f"{' → '.join(map(str, config['widths']))} → {config['out_units']}, "
                       f"{config['calls']} calls, {config['engine_type']}")
+    # each column's header in two short lines, so neither runs into the next column
     parts = [f'<text x="8" y="16" font-weight="bold">{esc(title)}</text>',
              f'<text x="{_LABEL_W}" y="36" fill="#555">time per forward (best of '
-             f'{config["repeats"]}; ×: speedup over imperative)</text>',
-             f'<text x="{_LABEL_W + _BAR_W + 60}" y="36" fill="#555">engine pushes / forward'
-             f'</text>']
+             f'{config["repeats"]})</text>',
+             f'<text x="{_LABEL_W}" y="51" fill="#555">×: speedup over imperative</text>',
+             f'<text x="{_PUSH_X}" y="36" fill="#555">engine pushes</text>',
+             f'<text x="{_PUSH_X}" y="51" fill="#555">per forward</text>']
     for i, r in enumerate(rows):
         y = _TOP + i * _ROW
         color = _COLORS.get(r["mode"], "#999")
@@ -72,9 +75,9 @@ def chart_svg(result, title=None):
             f'<rect x="{_LABEL_W}" y="{y + 3}" width="{bar:.1f}" height="{_ROW - 10}" '
             f'fill="{color}"/><text x="{_LABEL_W + bar + 4:.1f}" y="{y + 15}">'
             f'{_time_text(r["ms_per_call"])}{speed_text}</text>'
-            f'<rect x="{_LABEL_W + _BAR_W + 60}" y="{y + 3}" width="{push:.1f}" '
+            f'<rect x="{_PUSH_X}" y="{y + 3}" width="{push:.1f}" '
             f'height="{_ROW - 10}" fill="{color}" opacity="0.6"/>'
-            f'<text x="{_LABEL_W + _BAR_W + 64 + push:.1f}" y="{y + 15}">'
+            f'<text x="{_PUSH_X + 4 + push:.1f}" y="{y + 15}">'
             f'{r["pushes_per_forward"]:g}</text></g>')
     for i, line in enumerate(summary_lines(result)):
         parts.append(f'<text x="8" y="{height - 38 + 16 * i}">{esc(line)}</text>')
