@@ -133,10 +133,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
             return nd_indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
-        if recording.is_recording():
-            raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when "
-                             "recording with autograd: x[key] = value would overwrite values "
-                             "the recorded graph may need")
+        # nd's rule while recording (ndarray/indexing.py): writing into an array of the graph
+        # is refused, an array outside it may be written, as in MXNet's np
         nd_indexing.setitem(self, mask_to_indices(key, self._shape), value)
 
     # -- operators are the np functions (dtype promotion; comparisons give bool) ------------

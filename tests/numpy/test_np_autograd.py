@@ -57,3 +57,47 @@ def test_nd_and_np_views_share_one_buffer_and_one_tape():
         y = (x.as_np_ndarray() ** 2).sum()
     y.backward()
     onp.testing.assert_allclose(x.grad.asnumpy(), [2.0, 4.0])
+
+
+SETITEM_WHILE_RECORDING = """
+import json
+np, npx, autograd = mx.np, mx.npx, mx.autograd
+npx.set_np()
+outcomes = {}
+def case(name, body):
+    try:
+        body()
+        outcomes[name] = "ran"
+    except mx.MXNetError:
+        outcomes[name] = "refused"
+def outside_the_graph():
+    x = np.ones(3)
+    with autograd.record():
+        x[0] = 2
+        x[:] = 3
+def into_a_variable():
+    x = np.ones(3)
+    x.attach_grad()
+    with autograd.record():
+        x[0] = 2
+def a_part_from_the_graph():
+    x = np.ones(3)
+    x.attach_grad()
+    with autograd.record():
+        z = np.zeros(3)
+        z[0] = (x * 2)[1]
+for name, body in [("outside", outside_the_graph), ("variable", into_a_variable),
+                   ("part", a_part_from_the_graph)]:
+    case(name, body)
+npx.reset_np()
+print(json.dumps(outcomes))
+"""
+
+
+@pytest.mark.mxnet
+def test_setitem_while_recording_follows_mxnet(mxnet_python):
+    """x[k] = v while recording: refused into the graph, allowed outside it (as nd)."""
+    from same_program import on_minimx, on_mxnet
+    theirs = on_mxnet(mxnet_python, SETITEM_WHILE_RECORDING)
+    assert theirs == {"outside": "ran", "variable": "refused", "part": "refused"}
+    assert on_minimx(SETITEM_WHILE_RECORDING) == theirs
