@@ -19,7 +19,6 @@ import numbers
 
 import numpy as onp
 
-from ..base import MXNetError
 from ..ndarray import NDArray
 from ..ndarray import indexing as nd_indexing
 from ..ndarray.register import call
