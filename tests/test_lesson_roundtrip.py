@@ -71,3 +71,14 @@ def test_a_lesson_in_another_form_is_reported_and_rewritten(tmp_path, before, af
     assert (tmp_path / "lesson.md").read_text() == text           # checked on a copy
     assert lesson_roundtrip.main(["--write", str(tmp_path)]) == 0
     assert lesson_roundtrip.changed_by_save(tmp_path) == {}
+
+
+def test_the_round_trip_runs_where_an_event_loop_already_runs():
+    """A notebook, or a test process whose browser tests left a loop running: asyncio.run
+    alone would refuse ("cannot be called from a running event loop")."""
+    import asyncio
+
+    async def inside_a_loop():
+        return lesson_roundtrip.run_to_completion(lambda: asyncio.sleep(0, result="done"))
+
+    assert asyncio.run(inside_a_loop()) == "done"

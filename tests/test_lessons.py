@@ -78,7 +78,8 @@ CHECKS = {
         assert perplexity["perplexity"] < 1.5
     """,
     "12": """
-        assert all(difference < 1e-9 for difference in worst.values()), worst
+        # the kernels' hyperparameters are float32 (as MXNet's): the 7th digit may differ
+        assert all(difference < 1e-5 for difference in worst.values()), worst
         np.testing.assert_allclose(four / one, 4.0, rtol=1e-5)
         assert steps[:4] == [1.0, 1.0, 0.5, 0.5] and gluon_frozen
     """,

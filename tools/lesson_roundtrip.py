@@ -14,6 +14,7 @@ and the lessons are written in the form jupytext writes (a blank line after a ce
 """
 import argparse
 import asyncio
+import concurrent.futures
 import copy
 import difflib
 import os
@@ -72,7 +73,18 @@ def save_all(folder):
     async def run():
         for path in pages(folder):
             await open_and_save(manager, path)
-    asyncio.run(run())
+    run_to_completion(run)
+
+
+def run_to_completion(coroutine_function):
+    """``asyncio.run``, also where this thread already runs an event loop (a notebook, or a
+    test process whose browser tests started one): then on a thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine_function())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine_function()).result()
 
 
 def copy_pages(folder, target):
