@@ -72,3 +72,57 @@ def test_bad_files_are_reported(files, tmp_path):
         mx.io.CSVIter(data_csv=paths["data_csv"], data_shape=(4,), batch_size=2)
     with pytest.raises(mx.MXNetError, match="does not exist"):
         mx.io.CSVIter(data_csv=str(tmp_path / "missing.csv"), data_shape=(6,), batch_size=2)
+
+
+@pytest.mark.mxnet
+def test_mnist_arguments_match_mxnet(mxnet_python, files):
+    """Every MNISTIter argument as MXNet 1.9.1 takes it: parts cut before a seeded shuffle
+    (C++'s std::shuffle order), flat, names, and the generic/unknown keywords it ignores."""
+    paths, _, _ = files
+    base = {"image": paths["image"], "label": paths["label"], "batch_size": 2, "silent": True}
+    variants = [{"shuffle": True}, {"shuffle": True, "seed": 1}, {"shuffle": True, "seed": 5},
+                {"shuffle": False, "num_parts": 3, "part_index": 2},
+                {"shuffle": True, "seed": 3, "num_parts": 2, "part_index": 1},
+                {"shuffle": False, "flat": True, "data_name": "x", "label_name": "y"},
+                {"shuffle": False, "data_shape": [12], "input_shape": [1, 4, 3],
+                 "round_batch": True, "prefetch_buffer": 1, "ctx": "cpu", "mean_r": 3}]
+    cases = [{"kind": "named_iter_getters", "iter": "MNISTIter", "kwargs": {**base, **v},
+              "batches": 1 if "num_parts" in v else 3} for v in variants]
+    for case, want in zip(cases, ask_mxnet(mxnet_python, cases)):
+        assert run_case(mx, case) == want, case
+
+
+@pytest.mark.mxnet
+def test_csv_getters_match_mxnet(mxnet_python, files):
+    """getdata/getlabel return the NDArray itself and getindex the rows' positions."""
+    paths, _, _ = files
+    cases = [{"kind": "named_iter_getters", "iter": "CSVIter", "batches": 3,
+              "kwargs": {"data_csv": paths["data_csv"], "data_shape": [6], "batch_size": 2,
+                         "label_csv": paths["label_csv"]}}]
+    for case, want in zip(cases, ask_mxnet(mxnet_python, cases)):
+        got = run_case(mx, case)
+        assert got["provide_data"] == want["provide_data"]
+        for mine, ref in zip(got["getters"], want["getters"]):
+            assert [mine[k] for k in ("pad", "index")] == [ref[k] for k in ("pad", "index")]
+            assert mine["data"][0] == ref["data"][0] == "NDArray"
+            np.testing.assert_allclose(mine["data"][1], ref["data"][1], rtol=1e-6)
+            assert mine["label"] == ref["label"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"num_parts": 3, "part_index": 3}, "part_index=3"), ({"num_parts": 0}, "num_parts=0"),
+    ({"part_index": -1}, "part_index=-1"), ({"batch_size": 0}, "batch_size=0"),
+    ({"ctx": "tpu"}, "ctx='tpu'"), ({"dtype": "foo"}, "dtype='foo'")])
+def test_mnist_bad_arguments(files, kwargs, message):
+    """Wrong values are refused as MXNet refuses them (it raises MXNetError, a RuntimeError)."""
+    paths, _, _ = files
+    with pytest.raises(mx.MXNetError, match=message):
+        mx.io.MNISTIter(image=paths["image"], label=paths["label"], **kwargs)
+
+
+def test_mnist_dtype_casts_data(files):
+    paths, images, _ = files
+    batch = mx.io.MNISTIter(image=paths["image"], label=paths["label"], batch_size=7,
+                            shuffle=False, dtype="float16").next()
+    assert batch.data[0].dtype == np.float16
+    np.testing.assert_allclose(batch.data[0].asnumpy()[:, 0], images / 256.0, rtol=1e-3)
