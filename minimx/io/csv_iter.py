@@ -21,10 +21,15 @@ from .io import CurrentBatchIter, DataBatch, DataDesc
 __all__ = ["CSVIter", "MNISTIter"]
 
 
-def load_csv(path, shape, what):
+CSV_DTYPES = ("float32", "int32", "int64")
+
+
+def load_csv(path, shape, what, dtype="float32"):
+    """The rows of ``path`` parsed as ``dtype`` (integers are parsed exactly, not through
+    float32), each reshaped to ``shape``."""
     if not path or not os.path.exists(path):
         raise MXNetError(f"CSVIter: {what} file {path!r} does not exist")
-    rows = np.loadtxt(path, delimiter=",", dtype=np.float32, ndmin=2)
+    rows = np.loadtxt(path, delimiter=",", dtype=np.dtype(dtype), ndmin=2)
     size = int(np.prod(shape))
     if rows.shape[1] != size:
         raise MXNetError(f"CSVIter: {path!r} has {rows.shape[1]} values per row, but "
@@ -52,13 +57,14 @@ class ArrayBatcher(CurrentBatchIter):
 
     @property
     def provide_data(self):
-        return [DataDesc(self.names[0], (self.batch_size,) + self.arrays.shape[1:])]
+        return [DataDesc(self.names[0], (self.batch_size,) + self.arrays.shape[1:],
+                         self.arrays.dtype)]
 
     @property
     def provide_label(self):
         shape = self.label_array.shape[1:]
         shape = () if shape == (1,) else shape
-        return [DataDesc(self.names[1], (self.batch_size,) + shape)]
+        return [DataDesc(self.names[1], (self.batch_size,) + shape, self.label_array.dtype)]
 
     def order(self):
         return np.arange(len(self.arrays))
@@ -80,7 +86,8 @@ class ArrayBatcher(CurrentBatchIter):
         positions, pad = self.batches[self.cursor]
         self.cursor += 1
         data = np.zeros((self.batch_size,) + self.arrays.shape[1:], self.arrays.dtype)
-        label = np.zeros((self.batch_size,) + self.label_array.shape[1:], np.float32)
+        label = np.zeros((self.batch_size,) + self.label_array.shape[1:],
+                         self.label_array.dtype)
         data[:len(positions)] = self.arrays[positions]
         label[:len(positions)] = self.label_array[positions]
         if self.label_array.shape[1:] == (1,):
@@ -88,7 +95,7 @@ class ArrayBatcher(CurrentBatchIter):
         index = np.zeros(self.batch_size, np.uint64)
         if self.index_is_position:
             index[:] = positions
-        self.current_batch = DataBatch([nd.array(data, dtype=data.dtype)], [nd.array(label)],
+        self.current_batch = DataBatch([nd.array(data, dtype=data.dtype)], [nd.array(label, dtype=label.dtype)],
                                        pad=pad, index=index)
         return True
 
@@ -110,16 +117,21 @@ class CSVIter(ArrayBatcher):
     label_csv : str, optional (labels are 0 without it)
     label_shape : tuple, default (1,)
     round_batch : bool, default True
+    dtype : 'float32' (default), 'int32' or 'int64', of data and labels alike
     """
 
     def __init__(self, data_csv, data_shape, batch_size, label_csv=None, label_shape=(1,),
                  round_batch=True, dtype=None, prefetch_buffer=4, ctx="cpu",
                  data_name="data", label_name="softmax_label"):
-        data = load_csv(data_csv, data_shape, "data")
+        dtype = "float32" if dtype is None else str(np.dtype(dtype))
+        if dtype not in CSV_DTYPES:
+            raise InvalidParameterError(f"CSVIter: dtype {dtype} is not supported; expected "
+                                        f"one of {CSV_DTYPES}")
+        data = load_csv(data_csv, data_shape, "data", dtype)
         if label_csv and label_csv != "NULL":
-            label = load_csv(label_csv, label_shape, "label")
+            label = load_csv(label_csv, label_shape, "label", dtype)
         else:
-            label = np.zeros((len(data),) + tuple(label_shape), np.float32)
+            label = np.zeros((len(data),) + tuple(label_shape), dtype)
         if len(label) != len(data):
             raise MXNetError(f"CSVIter: {len(data)} data rows but {len(label)} label rows")
         super().__init__(data, label, batch_size, (data_name, label_name), round_batch)

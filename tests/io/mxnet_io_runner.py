@@ -55,9 +55,9 @@ def run_named_iter(mx, case):
 def _getters(it):
     """What the four getters return for the current batch (an NDArray or a list of them)."""
     def arrays(value):
-        kind = "list" if isinstance(value, list) else type(value).__name__
-        values = [v.asnumpy().tolist() for v in value] if kind == "list" else value.asnumpy().tolist()
-        return [kind, values]
+        if isinstance(value, list):
+            return ["list", [v.asnumpy().tolist() for v in value]]
+        return [type(value).__name__, value.asnumpy().tolist(), str(value.asnumpy().dtype)]
     index = it.getindex()
     return {"data": arrays(it.getdata()), "label": arrays(it.getlabel()), "pad": it.getpad(),
             "index": None if index is None else np.asarray(index).astype(np.int64).tolist()}
