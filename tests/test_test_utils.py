@@ -265,3 +265,90 @@ def test_numeric_gradient_skips_null_inputs_as_mxnet(mxnet_python):
 def test_numeric_gradient_refuses_an_unknown_grad_req():
     with pytest.raises(ValueError, match="invalid grad_req"):
         test_utils.check_numeric_gradient(lambda x: x * 2, [np.ones(3)], grad_nodes={0: "often"})
+
+
+# -- MNIST and CIFAR-10 helpers reading the files in the working folder, against MXNet 1.9.1 ----
+_DATASET_PROGRAM = r"""
+import json, os
+import numpy as np
+result = {}
+mnist = mx.test_utils.get_mnist()
+result['get_mnist'] = {k: [str(v.dtype), list(v.shape), v.astype('float64').ravel().tolist()]
+                       for k, v in sorted(mnist.items())}
+result['get_mnist_ubyte'] = [mx.test_utils.get_mnist_ubyte(), sorted(os.listdir('data'))]
+train, val = mx.test_utils.get_mnist_iterator(2, (784,))
+result['iterator'] = [[b.data[0].shape, b.label[0].asnumpy().tolist()]
+                      for it in (train, val) for b in it]
+train, val = mx.test_utils.get_mnist_iterator(2, (1, 28, 28), num_parts=2, part_index=1)
+result['iterator parts'] = [[b.data[0].shape, b.label[0].asnumpy().tolist()]
+                            for it in (train, val) for b in it]
+result['get_cifar10'] = [mx.test_utils.get_cifar10(), sorted(os.listdir('data/cifar'))]
+result['download'] = mx.test_utils.download('http://example.com/a/t10k-labels-idx1-ubyte.gz')
+print(json.dumps(result))
+"""
+
+
+def _idx_bytes(magic, array):
+    import struct
+    return struct.pack(f">{array.ndim + 1}I", magic, *array.shape) + array.tobytes()
+
+
+@pytest.fixture
+def mnist_folder(tmp_path):
+    """A working folder as MXNet's helpers expect it: four *-ubyte.gz files (3 and 2 images
+    of 28x28), data/mnist.zip with four idx files (5 and 4 images), data/cifar10.zip."""
+    import gzip
+    import zipfile
+    rng = np.random.RandomState(7)
+    for prefix, count in (("train", 3), ("t10k", 2)):
+        images = rng.randint(0, 256, (count, 28, 28)).astype(np.uint8)
+        labels = rng.randint(0, 10, count).astype(np.uint8)
+        (tmp_path / f"{prefix}-images-idx3-ubyte.gz").write_bytes(
+            gzip.compress(_idx_bytes(2051, images)))
+        (tmp_path / f"{prefix}-labels-idx1-ubyte.gz").write_bytes(
+            gzip.compress(_idx_bytes(2049, labels)))
+    (tmp_path / "data").mkdir()
+    with zipfile.ZipFile(tmp_path / "data" / "mnist.zip", "w") as archive:
+        for prefix, count in (("train", 5), ("t10k", 4)):
+            archive.writestr(f"{prefix}-images-idx3-ubyte", _idx_bytes(
+                2051, rng.randint(0, 256, (count, 28, 28)).astype(np.uint8)))
+            archive.writestr(f"{prefix}-labels-idx1-ubyte", _idx_bytes(
+                2049, np.arange(count, dtype=np.uint8)))
+    with zipfile.ZipFile(tmp_path / "data" / "cifar10.zip", "w") as archive:
+        for name in ("train.rec", "test.rec", "train.lst", "test.lst"):
+            archive.writestr(f"cifar/{name}", name)
+    return tmp_path
+
+
+@pytest.mark.mxnet
+def test_dataset_helpers_read_the_working_folder_as_mxnet(mxnet_python, mnist_folder,
+                                                          monkeypatch):
+    """get_mnist (int8 labels, float32 images /255), get_mnist_ubyte and get_cifar10
+    (unzipping data/*.zip), get_mnist_iterator (MNISTIter, flat unless 3-d, parts) and
+    download (a file already present) give what MXNet 1.9.1's give."""
+    import json
+    import shutil
+    import subprocess
+    reference = mnist_folder.parent / "reference"
+    shutil.copytree(mnist_folder, reference)
+    done = subprocess.run([mxnet_python, "-c", "import mxnet as mx\n" + _DATASET_PROGRAM],
+                          capture_output=True, text=True, timeout=300, cwd=reference)
+    assert done.returncode == 0, done.stderr[-3000:]
+    expected = json.loads(done.stdout.strip().splitlines()[-1])
+    monkeypatch.chdir(mnist_folder)
+    printed = []
+    exec("import minimx as mx\n" + _DATASET_PROGRAM, {"print": printed.append})
+    assert json.loads(printed[-1]) == expected
+    assert expected["get_mnist"]["train_label"][0] == "int8"
+
+
+def test_dataset_helpers_name_the_missing_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MXNetError, match=r"train-labels-idx1-ubyte.gz does not exist.*"
+                                         r"minimx does not download"):
+        test_utils.get_mnist()
+    with pytest.raises(MXNetError, match=r"data/train-images-idx3-ubyte does not exist.*"
+                                         r"mnist.zip at .*data/mnist.zip"):
+        test_utils.get_mnist_ubyte()
+    with pytest.raises(MXNetError, match=r"data/cifar/train.rec does not exist"):
+        test_utils.get_cifar10()

@@ -4,13 +4,16 @@ Lesson: 10-data.  Mirrors the data helpers of ``python/mxnet/test_utils.py``.  m
 never downloads: ``download`` and the dataset getters return files that are present and
 otherwise raise an error naming the file and where it belongs.
 """
+import gzip
 import os
 import platform
+import struct
+import zipfile
 
 import numpy as np
 
 from .. import ndarray as nd
-from ..base import MXNetError
+from ..base import InvalidParameterError, MXNetError
 from ..context import num_gpus
 from ..io import DataIter
 
@@ -89,17 +92,26 @@ def _local(path, what, source):
     if os.path.exists(path):
         return path
     raise MXNetError(f"{what}: {path} does not exist, and minimx does not download files; "
-                     f"fetch it from {source} and put it there")
+                     f"fetch it from {source} and put it at {os.path.abspath(path)}")
 
 
 def download(url, fname=None, dirname=None, overwrite=False, retries=5):
-    """The path ``url`` would be saved to, when that file is present (no download)."""
+    """The path ``url`` would be saved to (``dirname/fname``, default the URL's file name in
+    the current folder), when that file is present: minimx never downloads.  Like MXNet's,
+    it creates ``dirname`` when missing."""
+    if retries < 0:
+        raise InvalidParameterError(f"download: retries={retries}, expected at least 0")
     fname = fname or url.split("/")[-1]
-    path = os.path.join(dirname, fname) if dirname else fname
+    if dirname is None:
+        dirname = os.path.dirname(fname)
+    else:
+        fname = os.path.join(dirname, fname)
+    if dirname:
+        os.makedirs(dirname, exist_ok=True)
     if overwrite:
         raise MXNetError(f"download: minimx does not download ({url}); overwrite=True "
                          f"cannot be honoured")
-    return _local(path, "download", url)
+    return _local(fname, "download", url)
 
 
 def download_model(model_name, dst_dir="./", meta_info=None):
@@ -109,52 +121,88 @@ def download_model(model_name, dst_dir="./", meta_info=None):
             _local(f"{prefix}-0000.params", "download_model", "MXNet's model store"))
 
 
-def get_mnist_ubyte(path="data"):
-    """The folder holding MNIST's four idx files."""
-    for name in ("train-images-idx3-ubyte", "train-labels-idx1-ubyte",
-                 "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
-        _local(os.path.join(path, name), "get_mnist_ubyte", "http://yann.lecun.com/exdb/mnist/")
-    return path
+MNIST_URL = "http://data.mxnet.io/data/mnist/"
+MNIST_UBYTE = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+               "t10k-labels-idx1-ubyte")
 
 
-def get_mnist(path="data"):
-    """MNIST as numpy arrays: {'train_data', 'train_label', 'test_data', 'test_label'},
-    images (N, 1, 28, 28) float32 in [0, 1], read from the idx files in ``path``."""
-    folder = get_mnist_ubyte(path)
-
-    def read(name, offset):
-        with open(os.path.join(folder, name), "rb") as file:
-            return np.frombuffer(file.read(), dtype=np.uint8, offset=offset)
-
-    train = read("train-images-idx3-ubyte", 16).reshape(-1, 1, 28, 28) / 255.0
-    test = read("t10k-images-idx3-ubyte", 16).reshape(-1, 1, 28, 28) / 255.0
-    return {"train_data": train.astype(np.float32),
-            "train_label": read("train-labels-idx1-ubyte", 8).astype(np.float32),
-            "test_data": test.astype(np.float32),
-            "test_label": read("t10k-labels-idx1-ubyte", 8).astype(np.float32)}
-
-
-def get_mnist_pkl(path="data"):
-    raise MXNetError("get_mnist_pkl: minimx never unpickles files; use get_mnist (idx files)")
+def _unzip_when_missing(what, folder, needed, zip_url):
+    """Make sure ``folder`` holds ``needed``: when one is missing, unpack the zip file of
+    ``zip_url`` found in ``data/`` (MXNet would download it; minimx asks for it)."""
+    os.makedirs("data", exist_ok=True)
+    missing = [name for name in needed if not os.path.exists(os.path.join(folder, name))]
+    if not missing:
+        return
+    archive = os.path.join("data", zip_url.split("/")[-1])
+    if not os.path.exists(archive):
+        raise MXNetError(f"{what}: {os.path.join(folder, missing[0])} does not exist, and "
+                         f"minimx does not download files; put {', '.join(needed)} in "
+                         f"{os.path.abspath(folder)}, or {zip_url} at "
+                         f"{os.path.abspath(archive)}")
+    with zipfile.ZipFile(archive) as archive_file:
+        archive_file.extractall("data")
 
 
-def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0, path="data"):
-    """(train, val) NDArrayIters over MNIST in ``path``, images of ``input_shape``."""
-    from ..io import NDArrayIter
-    data = get_mnist(path)
-    shape = (-1,) + tuple(input_shape)
-    train = NDArrayIter(data["train_data"].reshape(shape), data["train_label"], batch_size,
-                        shuffle=True)
-    val = NDArrayIter(data["test_data"].reshape(shape), data["test_label"], batch_size)
+def get_mnist_ubyte():
+    """Make sure ``data/`` in the current folder holds MNIST's four idx files (from
+    ``data/mnist.zip`` when they are not there yet)."""
+    _unzip_when_missing("get_mnist_ubyte", "data", MNIST_UBYTE,
+                        "http://data.mxnet.io/mxnet/data/mnist.zip")
+
+
+def get_cifar10():
+    """Make sure ``data/cifar/`` holds CIFAR-10's train/test .rec and .lst files (from
+    ``data/cifar10.zip`` when they are not there yet)."""
+    _unzip_when_missing("get_cifar10", os.path.join("data", "cifar"),
+                        ("train.rec", "test.rec", "train.lst", "test.lst"),
+                        "http://data.mxnet.io/mxnet/data/cifar10.zip")
+
+
+def _read_mnist_gz(label_name, image_name):
+    """(int8 labels, float32 images (N, 1, 28, 28) in [0, 1]) from two gzipped idx files in
+    the current folder, as MXNet's get_mnist reads them."""
+    with gzip.open(download(MNIST_URL + label_name)) as labels_file:
+        labels_file.read(8)
+        labels = np.frombuffer(labels_file.read(), dtype=np.int8)
+    with gzip.open(download(MNIST_URL + image_name)) as images_file:
+        _, _, rows, cols = struct.unpack(">IIII", images_file.read(16))
+        images = np.frombuffer(images_file.read(), dtype=np.uint8)
+    images = images.reshape(len(labels), rows, cols).reshape(len(labels), 1, 28, 28)
+    return labels, images.astype(np.float32) / 255
+
+
+def get_mnist():
+    """MNIST as numpy arrays {'train_data', 'train_label', 'test_data', 'test_label'}, read
+    from the four ``*-ubyte.gz`` files in the current folder: images (N, 1, 28, 28) float32
+    in [0, 1], labels int8 (MXNet's types)."""
+    train_label, train_data = _read_mnist_gz("train-labels-idx1-ubyte.gz",
+                                             "train-images-idx3-ubyte.gz")
+    test_label, test_data = _read_mnist_gz("t10k-labels-idx1-ubyte.gz",
+                                           "t10k-images-idx3-ubyte.gz")
+    return {"train_data": train_data, "train_label": train_label,
+            "test_data": test_data, "test_label": test_label}
+
+
+def get_mnist_pkl():
+    """Make sure ``data/mnist.pkl.gz`` is there (it is not read here; minimx never
+    downloads it)."""
+    os.makedirs("data", exist_ok=True)
+    if not os.path.exists(os.path.join("data", "mnist.pkl.gz")):
+        download("http://deeplearning.net/data/mnist/mnist.pkl.gz", dirname="data")
+
+
+def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
+    """(train, val) MNISTIters over the idx files in ``data/``: flat unless ``input_shape``
+    has three dimensions; the training one shuffled."""
+    from ..io import MNISTIter
+    get_mnist_ubyte()
+    common = {"input_shape": input_shape, "batch_size": batch_size,
+              "flat": len(input_shape) != 3, "num_parts": num_parts, "part_index": part_index}
+    train = MNISTIter(image="data/train-images-idx3-ubyte",
+                      label="data/train-labels-idx1-ubyte", shuffle=True, **common)
+    val = MNISTIter(image="data/t10k-images-idx3-ubyte", label="data/t10k-labels-idx1-ubyte",
+                    **common)
     return train, val
-
-
-def get_cifar10(path="data"):
-    """The folder holding CIFAR-10's ``cifar/train.rec`` and ``cifar/test.rec``."""
-    for name in ("train.rec", "test.rec"):
-        _local(os.path.join(path, "cifar", name), "get_cifar10",
-               "http://data.mxnet.io/mxnet/data/cifar10.zip")
-    return path
 
 
 def get_zip_data(data_dir, url, data_origin_name):

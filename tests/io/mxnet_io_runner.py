@@ -52,7 +52,31 @@ def run_named_iter(mx, case):
     return {"epochs": _epochs(getattr(mx.io, case["iter"])(**case["kwargs"]), case["epochs"])}
 
 
-RUNNERS = {"ndarray_iter": run_ndarray_iter, "image_record_iter": run_image_record_iter,
+def _getters(it):
+    """What the four getters return for the current batch (an NDArray or a list of them)."""
+    def arrays(value):
+        if isinstance(value, list):
+            return ["list", [v.asnumpy().tolist() for v in value]]
+        return [type(value).__name__, value.asnumpy().tolist(), str(value.asnumpy().dtype)]
+    index = it.getindex()
+    return {"data": arrays(it.getdata()), "label": arrays(it.getlabel()), "pad": it.getpad(),
+            "index": None if index is None else np.asarray(index).astype(np.int64).tolist()}
+
+
+def run_named_iter_getters(mx, case):
+    """The getters of an ``mx.io`` iterator after each ``next()`` of ``case["batches"]``, and
+    its ``provide_data``/``provide_label``."""
+    it = getattr(mx.io, case["iter"])(**case["kwargs"])
+    seen = []
+    for _ in range(case["batches"]):
+        it.next()
+        seen.append(_getters(it))
+    return {"getters": seen,
+            "provide_data": [[d.name, list(d.shape)] for d in it.provide_data],
+            "provide_label": [[d.name, list(d.shape)] for d in it.provide_label]}
+
+
+RUNNERS = {"named_iter_getters": run_named_iter_getters, "ndarray_iter": run_ndarray_iter, "image_record_iter": run_image_record_iter,
            "image_det_record_iter": run_image_det_record_iter, "named_iter": run_named_iter}
 
 
