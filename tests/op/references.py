@@ -471,7 +471,17 @@ def psroi_pooling(np, data, rois, spatial_scale, output_dim, pooled_size, group_
     return out
 
 
+# -- the gamma function: Python's math module, an implementation independent of minimx's ----------
+def gamma(np, x):
+    return np.vectorize(math.gamma, otypes=[np.float64])(x)
+
+
+def gammaln(np, x):
+    return np.vectorize(math.lgamma, otypes=[np.float64])(x)
+
+
 REFERENCES = {
+    "gamma": gamma, "gammaln": gammaln,
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
     "BatchNorm": batch_norm, "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
