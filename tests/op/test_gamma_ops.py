@@ -53,3 +53,14 @@ def test_frontends_as_in_mxnet():
     assert float(nd.gammaln(nd.array([5.0])).asnumpy()[0]) == pytest.approx(np.log(24.0))
     assert sym.gamma(sym.var("x")).list_arguments() == ["x"]
     assert not hasattr(nd.NDArray, "gamma") and not hasattr(nd.NDArray, "gammaln")
+
+
+def test_npx_functions_return_np_arrays():
+    """``mx.npx.gamma`` / ``gammaln`` as MXNet 1.9.1's npx has them."""
+    from minimx import np as mnp
+    from minimx import npx
+    x = mnp.array([0.5, 3.0])
+    assert isinstance(npx.gamma(x), mnp.ndarray)
+    np.testing.assert_allclose(npx.gamma(x).asnumpy(), [np.sqrt(np.pi), 2.0], rtol=1e-6)
+    np.testing.assert_allclose(npx.gammaln(x).asnumpy(), [0.5 * np.log(np.pi), np.log(2.0)],
+                               rtol=1e-6)
