@@ -292,6 +292,16 @@ class Executor:
         self._plans.clear()
         self._programs.clear()
 
+    def get_optimized_symbol(self):
+        """The symbol as the executor runs its graph: a new Symbol.
+
+        MXNet returns the graph after its passes (a subgraph backend may fuse nodes
+        there); minimx runs the bound graph as it is -- its plan changes the schedule
+        and the memory, not the nodes -- so this is a copy of the bound symbol, whose
+        JSON equals the original's (as MXNet 1.9.1's does on CPU without quantization).
+        """
+        return self._symbol.__copy__()
+
     def debug_str(self):
         """The symbol's graph, then the plan report of the inference plan."""
         return self._symbol.debug_str() + "\n--------\n" + str(self.plan_report())

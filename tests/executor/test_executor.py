@@ -189,3 +189,21 @@ def test_bind_ignores_arrays_the_graph_does_not_use_and_says_so():
     with pytest.warns(UserWarning, match=r"ignored: \['b'\]"):
         exe = y.bind(mx.cpu(), args=arrays)
     assert exe.forward()[0].asnumpy().tolist() == [[3.0, 3.0]]
+
+
+def test_get_optimized_symbol_is_a_copy_with_the_same_graph():
+    """MXNet 1.9.1 on CPU (no quantization) returns a new Symbol whose JSON equals the
+    bound one's (checked there with FullyConnected -> relu -> BatchNorm); minimx's
+    executor rewrites no nodes, so it returns exactly that."""
+    data = mx.sym.var("data")
+    net = mx.sym.BatchNorm(mx.sym.Activation(mx.sym.FullyConnected(
+        data, num_hidden=3, name="fc"), act_type="relu", name="r"), name="bn")
+    executor = net.simple_bind(mx.cpu(), data=(2, 4))
+    optimized = executor.get_optimized_symbol()
+    assert optimized is not net and optimized.tojson() == net.tojson()
+    assert optimized.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+    rebound = optimized.simple_bind(mx.cpu(), data=(2, 4))
+    for name, array in executor.arg_dict.items():
+        array[:] = mx.nd.random.uniform(shape=array.shape)
+        rebound.arg_dict[name][:] = array
+    np.testing.assert_allclose(rebound.forward()[0].asnumpy(), executor.forward()[0].asnumpy())
