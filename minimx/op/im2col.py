@@ -11,17 +11,9 @@ is Convolution's own (``conv_kernels.im2col`` / ``col2im``).
 import math
 
 from . import conv_kernels as kernels
-from .conv import Geometry, _conv_size, _crop, _pad
+from .conv import _KERNEL_PARAMS, Geometry, _conv_size, _crop, _pad
 from .params import Param, Shape
 from .registry import OpDef, TestHints, register_op
-
-_WINDOW_PARAMS = {
-    "kernel": Param(Shape, doc="sliding kernel size: (w,), (h, w) or (d, h, w)"),
-    "stride": Param(Shape, default=(), doc="step between adjacent blocks (default 1)"),
-    "dilate": Param(Shape, default=(), doc="spacing of kernel points (default 1)"),
-    "pad": Param(Shape, default=(), doc="zeros on both sides of each spatial axis (default 0)"),
-}
-
 
 class _SlidingBlocks(OpDef):
     """Parameter checks and geometry shared by im2col and col2im."""
@@ -79,7 +71,7 @@ class Im2col(_SlidingBlocks):
     """Every sliding block of ``data (N, C, *spatial)`` as a column:
     ``(N, C * prod(kernel), W)``, W the number of blocks."""
     name = "im2col"
-    params = _WINDOW_PARAMS
+    params = _KERNEL_PARAMS
     saves = ("data",)       # for its shape: the gradient is an image of that size
     test = TestHints(shapes=((2, 3, 5, 4),), params={"kernel": (3, 2), "pad": (1, 0)},
                      # 1-D and 3-D blocks: tests/op/test_im2col_ops.py (MXNet 1.9.1 fails on
@@ -107,7 +99,7 @@ class Col2im(_SlidingBlocks):
     ``(N, C, *output_size)``: the adjoint of im2col."""
     name = "col2im"
     params = {"output_size": Param(Shape, doc="spatial size of the image: (w,), (h, w) or "
-                                               "(d, h, w)"), **_WINDOW_PARAMS}
+                                               "(d, h, w)"), **_KERNEL_PARAMS}
     saves = ()
     test = TestHints(shapes=((2, 18, 15),), params={"output_size": (5, 4), "kernel": (3, 2),
                                                     "pad": (1, 0)},

@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from .optimizer import Optimizer, register
+from .sgd import _MasterCopyLast
 
 __all__ = ["LARS", "LBSGD"]
 
@@ -52,8 +53,11 @@ def _sum_of_squares(array):
 
 
 @register
-class LARS(Optimizer):
+class LARS(_MasterCopyLast):
     """Layer-wise adaptive rate scaling on top of SGD with momentum.
+
+    A float16 weight with ``multi_precision`` keeps ``(momentum, float32 master copy)``,
+    as SGD.
 
     Parameters
     ----------
@@ -99,14 +103,6 @@ class LARS(Optimizer):
 
     def create_state(self, index, weight):
         return self._zeros_like(weight) if self.momentum != 0.0 else None
-
-    def create_state_multi_precision(self, index, weight):
-        """``(momentum, float32 master copy)`` for float16 weights, as MXNet's SGD."""
-        if self._uses_master_copy(weight):
-            master_copy = weight.astype(np.float32)
-            return (self.create_state(index, master_copy), master_copy)
-        self._warn_float16(weight)
-        return self.create_state(index, weight)
 
     def _layer_lr(self, index, weight, grad, lr, wd):
         name = self.idx2name.get(index, str(index))
