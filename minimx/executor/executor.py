@@ -5,12 +5,16 @@ Lesson: 07-executors.  Mirrors ``python/mxnet/executor.py`` and
 engine push that runs the whole plan (see ``run.py``): this is where the
 speed of ``hybridize()`` comes from.
 """
+import os
+
 from .. import backend, engine, random_state
 from ..base import InvalidParameterError, InvalidShapeError, MXNetError
 from ..ndarray.ndarray import NDArray
 from ..op.call import own_buffers
 from ..symbol import inference
-from ..symbol.graph import check_gradients_exist, entries_depending_on, topo_order
+from ..op import get_op
+from ..symbol.graph import (check_gradients_exist, eliminate_common_expressions,
+                            entries_depending_on, topo_order)
 from .placement import context_of
 from .plan import PlanInfo, build_plan
 from .program import ForwardProgram, can_lower
@@ -27,6 +31,8 @@ class Executor:
     def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
                  group2ctx=None):
         self._symbol = symbol
+        # read at bind, as MXNet's graph executor reads it (see get_optimized_symbol)
+        self._eliminate_common_expr = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"
         self._ctx = ctx
         self._arg_names = symbol.list_arguments()
         self._aux_names = symbol.list_auxiliary_states()
@@ -291,6 +297,19 @@ class Executor:
         self._monitor_all = monitor_all
         self._plans.clear()
         self._programs.clear()
+
+    def get_optimized_symbol(self):
+        """The bound symbol after MXNet's graph pass: a new Symbol.
+
+        MXNet 1.9.1's executor eliminates common subexpressions (``(a+b) + (a+b)``
+        computes ``a+b`` once) unless ``MXNET_ELIMINATE_COMMON_EXPR`` was 0 at bind; this
+        returns that graph (``symbol.graph.eliminate_common_expressions``), else a copy.
+        minimx's own plan (``plan_report``) schedules the bound graph instead.
+        """
+        if not self._eliminate_common_expr:
+            return self._symbol.__copy__()
+        entries = eliminate_common_expressions(self._entries, get_op("_copy"))
+        return type(self._symbol)(entries)
 
     def debug_str(self):
         """The symbol's graph, then the plan report of the inference plan."""

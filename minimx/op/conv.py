@@ -12,7 +12,6 @@ Channel-last layouts (NWC, NHWC, NDHWC) of Convolution and Pooling move the chan
 axis 1, compute, and move them back (the weight of a channel-last convolution is
 ``(num_filter, *kernel, C)``, as MXNet's).
 """
-import itertools
 import math
 from collections import namedtuple
 
@@ -88,13 +87,10 @@ def _windows(xp, padded, geometry, out_size):
 
 def _col2im(xp, columns, padded_shape, geometry):
     """Adjoint of ``_windows``: add each window's values back where they came from."""
-    result = xp.zeros(padded_shape, dtype=columns.dtype)
-    out_size = columns.shape[2:2 + len(geometry.kernel)]
-    for offset in itertools.product(*(range(k) for k in geometry.kernel)):
-        target = tuple(slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in
-                       zip(offset, geometry.dilate, geometry.stride, out_size))
-        result[(slice(None), slice(None)) + target] += columns[(Ellipsis,) + offset]
-    return result
+    rank = len(geometry.kernel)
+    windows = xp.moveaxis(columns, tuple(range(2 + rank, 2 + 2 * rank)),
+                          tuple(range(2, 2 + rank)))
+    return kernels.add_windows(xp, windows, padded_shape, geometry)
 
 
 def _crop(data, pad, size):

@@ -38,6 +38,24 @@ def im2col(xp, padded, geometry, out_size):
     return view.reshape(batch, channels * math.prod(geometry.kernel), math.prod(out_size))
 
 
+def add_windows(xp, windows, padded_shape, geometry):
+    """Adjoint of ``window_view``: the windows ``(N, C, *kernel, *out)`` added back where
+    they were read, into a zero padded input (overlapping windows sum)."""
+    rank = len(geometry.kernel)
+    canvas = xp.zeros(padded_shape, dtype=windows.dtype)
+    every = (slice(None),) * 2
+    for offset, target in tap_slices(geometry, windows.shape[2 + rank:]):
+        canvas[every + target] += windows[every + offset]
+    return canvas
+
+
+def col2im(xp, columns, padded_shape, geometry, out_size):
+    """Adjoint of ``im2col``: columns ``(N, C * prod(kernel), prod(out))`` summed back
+    into a padded input of ``padded_shape``."""
+    windows = columns.reshape(tuple(padded_shape[:2]) + tuple(geometry.kernel) + tuple(out_size))
+    return add_windows(xp, windows, padded_shape, geometry)
+
+
 # Up to these many output positions per sample (7 x 7), the per-sample products (``P``
 # columns each) are too thin for BLAS to run fast: the whole batch becomes one product
 # instead, at the cost of copying the windows once in batch-inner order (``tensordot``

@@ -7,6 +7,10 @@ operator saves its output instead of its input (``UnaryFromOutput``).
 """
 import math
 
+import numpy as np
+
+from . import special
+from .common import on_host, to_device
 from .elemwise import Unary, UnaryFromOutput
 from .params import Param
 from .registry import TestHints, register_op
@@ -210,3 +214,49 @@ class DivSqrtDim(Unary):
 
     def backward(self, xp, out_grad, data_shape):
         return out_grad * (1.0 / math.sqrt(data_shape[-1]))
+
+
+# -- the gamma function ------------------------------------------------------------------------
+# MXNet declares these in elemwise_unary_op_basic.cc; the numerics are in special.py.
+def _away_from_poles(rng, shapes, dtype):
+    """Test inputs on both sides of 0, at least 0.2 from the poles 0, -1, -2, ..."""
+    return [(rng.randint(-3, 4, size=shape) + rng.uniform(0.2, 0.8, size=shape)).astype(dtype)
+            for shape in shapes]
+
+
+@register_op
+class Gamma(Unary):
+    """The gamma function ``Gamma(x)`` (``Gamma(n) = (n - 1)!``), element-wise.
+
+    Its derivative is ``Gamma(x) * digamma(x)``.  inf at 0, NaN at the negative integers.
+    """
+    name = "gamma"
+    method = False          # MXNet 1.9.1 has nd.gamma and sym.gamma, no NDArray.gamma
+    test = TestHints(inputs=_away_from_poles)
+
+    def compute(self, xp, data):
+        with np.errstate(over="ignore"):        # past 35 in float32: inf, as in MXNet
+            return to_device(xp, special.gamma(on_host(xp, data)), data.dtype)
+
+    def derivative(self, xp, data):
+        x = on_host(xp, data)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return to_device(xp, special.gamma(x) * special.digamma(x), data.dtype)
+
+
+@register_op
+class Gammaln(Unary):
+    """``log |Gamma(x)|``, element-wise; its derivative is ``digamma(x)``.
+
+    Finite far beyond where ``Gamma`` overflows (``gammaln(200)`` is about 857); +inf
+    at 0 and at the negative integers.
+    """
+    name = "gammaln"
+    method = False
+    test = TestHints(inputs=_away_from_poles)
+
+    def compute(self, xp, data):
+        return to_device(xp, special.gammaln(on_host(xp, data)), data.dtype)
+
+    def derivative(self, xp, data):
+        return to_device(xp, special.digamma(on_host(xp, data)), data.dtype)

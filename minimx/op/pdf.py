@@ -15,25 +15,9 @@ import numpy as np
 from .common import on_host, to_device
 from .params import Param
 from .registry import OpDef, TestHints, register_op
+from .special import digamma, gammaln
 
 _LOG_2PI = math.log(2 * math.pi)
-
-
-def lgamma(x):
-    return np.vectorize(math.lgamma, otypes=[np.float64])(x)
-
-
-def digamma(x):
-    """psi(x) for x > 0: the recurrence up to 6, then the asymptotic series."""
-    x = np.array(x, dtype=np.float64)
-    result = np.zeros_like(x)
-    while (small := x < 6).any():
-        result = result - np.where(small, 1 / np.where(small, x, 1), 0)
-        x = np.where(small, x + 1, x)
-    inverse = 1 / (x * x)
-    series = inverse * (1 / 12 - inverse * (1 / 120 - inverse * (1 / 252 - inverse * (
-        1 / 240 - inverse / 132))))
-    return result + np.log(x) - 0.5 / x - series
 
 
 # each: (log density, [d/d sample, d/d parameter 1, ...]) of float64 arrays
@@ -49,7 +33,7 @@ def _uniform(x, low, high):
 
 
 def _gamma(x, alpha, beta):
-    return (alpha * np.log(beta) + (alpha - 1) * np.log(x) - beta * x - lgamma(alpha),
+    return (alpha * np.log(beta) + (alpha - 1) * np.log(x) - beta * x - gammaln(alpha),
             [(alpha - 1) / x - beta, np.log(beta) + np.log(x) - digamma(alpha),
              alpha / beta - x])
 
@@ -59,11 +43,11 @@ def _exponential(x, lam):
 
 
 def _poisson(x, lam):
-    return x * np.log(lam) - lam - lgamma(x + 1), [0 * x, x / lam - 1]
+    return x * np.log(lam) - lam - gammaln(x + 1), [0 * x, x / lam - 1]
 
 
 def _negative_binomial(x, k, p):
-    log_pmf = lgamma(x + k) - lgamma(k) - lgamma(x + 1) + k * np.log(p) + x * np.log1p(-p)
+    log_pmf = gammaln(x + k) - gammaln(k) - gammaln(x + 1) + k * np.log(p) + x * np.log1p(-p)
     return log_pmf, [0 * x, digamma(x + k) - digamma(k) + np.log(p), k / p - x / (1 - p)]
 
 
@@ -186,7 +170,7 @@ class PdfDirichlet(OpDef):
     def _log_pdf(sample, alpha):
         extra = sample.ndim - alpha.ndim
         a = alpha.reshape(alpha.shape[:-1] + (1,) * extra + alpha.shape[-1:])
-        norm = lgamma(a.sum(axis=-1)) - lgamma(a).sum(axis=-1)
+        norm = gammaln(a.sum(axis=-1)) - gammaln(a).sum(axis=-1)
         return norm + ((a - 1) * np.log(sample)).sum(axis=-1), a, extra
 
     def forward(self, xp, sample, alpha):

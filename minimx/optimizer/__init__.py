@@ -11,8 +11,9 @@ from .sgd import DCASGD, NAG, SGD, SGLD, Signum, Test, ccSGD
 from .adaptive import AdaDelta, AdaGrad, RMSProp
 from .adam import LAMB, Adam, Adamax, Nadam
 from .ftrl import FTML, Ftrl
+from .large_batch import LARS, LBSGD
 from .updater import Updater, get_updater
 
 __all__ = ["Optimizer", "create", "register", "SGD", "ccSGD", "NAG", "Signum", "DCASGD",
            "SGLD", "Test", "AdaGrad", "RMSProp", "AdaDelta", "Adam", "Adamax", "Nadam", "LAMB",
-           "Ftrl", "FTML", "Updater", "get_updater"]
+           "Ftrl", "FTML", "LARS", "LBSGD", "Updater", "get_updater"]

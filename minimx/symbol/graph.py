@@ -99,6 +99,48 @@ def topo_order(entries):
     return order
 
 
+def _mergeable(node):
+    """Whether two such calls with the same inputs give the same result, as MXNet's
+    ``NodeEqual``: not for variables, operators without inputs, random draws, or
+    operators that update inputs in place (BatchNorm's moving statistics)."""
+    return (not node.is_variable and bool(node.inputs) and not node.op.aux
+            and not node.instance.draws_random())
+
+
+def eliminate_common_expressions(entries, copy_op):
+    """A copy of the graph with every repeated computation done once (MXNet's
+    ``EliminateCommonExpr`` pass, on while ``MXNET_ELIMINATE_COMMON_EXPR`` is not 0).
+
+    Nodes are visited inputs first; a node with the same operator, attributes and
+    (already merged) inputs as an earlier one is replaced by it.  Graph outputs that
+    end up the same entry are kept apart by ``copy_op`` nodes named
+    ``<node>_<k>_copy``, as MXNet names them.
+    """
+    memo, seen = {}, {}
+    for node in topo_order(entries):
+        inputs = [(memo[id(source)], index) for source, index in node.inputs]
+        key = (node.op, tuple(sorted(node.attrs.items())),
+               tuple((id(source), index) for source, index in inputs))
+        if _mergeable(node) and key in seen:
+            memo[id(node)] = seen[key]
+            continue
+        clone = memo[id(node)] = Node(node.op, node.name, node.attrs, inputs)
+        if _mergeable(node):
+            seen[key] = clone
+    outputs, copies = [], {}
+    for node, index in entries:
+        entry = (memo[id(node)], index)
+        key = (id(entry[0]), index)
+        if key in copies:
+            source = entry[0]
+            entry = (Node(copy_op, f"{source.name}_{copies[key]}_copy", {}, [entry]), 0)
+            copies[key] += 1
+        else:
+            copies[key] = 0
+        outputs.append(entry)
+    return outputs
+
+
 def is_aux_input(node, position):
     """Whether input ``position`` of ``node`` is an auxiliary state (updated, not learned)."""
     if node.op is None:

@@ -1,4 +1,6 @@
 """Executor: the seed's section 5 examples, grad_req, planning passes, reshape, errors."""
+import json
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,44 @@ def test_bind_ignores_arrays_the_graph_does_not_use_and_says_so():
     with pytest.warns(UserWarning, match=r"ignored: \['b'\]"):
         exe = y.bind(mx.cpu(), args=arrays)
     assert exe.forward()[0].asnumpy().tolist() == [[3.0, 3.0]]
+
+
+def test_get_optimized_symbol_without_common_expressions_is_a_copy():
+    """Without repeated subexpressions MXNet 1.9.1 returns a new Symbol whose JSON equals
+    the bound one's (checked there with FullyConnected -> relu -> BatchNorm)."""
+    data = mx.sym.var("data")
+    net = mx.sym.BatchNorm(mx.sym.Activation(mx.sym.FullyConnected(
+        data, num_hidden=3, name="fc"), act_type="relu", name="r"), name="bn")
+    executor = net.simple_bind(mx.cpu(), data=(2, 4))
+    optimized = executor.get_optimized_symbol()
+    assert optimized is not net and optimized.tojson() == net.tojson()
+    assert optimized.list_auxiliary_states() == ["bn_moving_mean", "bn_moving_var"]
+    rebound = optimized.simple_bind(mx.cpu(), data=(2, 4))
+    for name, array in executor.arg_dict.items():
+        array[:] = mx.nd.random.uniform(shape=array.shape)
+        rebound.arg_dict[name][:] = array
+    np.testing.assert_allclose(rebound.forward()[0].asnumpy(), executor.forward()[0].asnumpy())
+
+
+def _json_ops(symbol):
+    return [node["op"] for node in json.loads(symbol.tojson())["nodes"]]
+
+
+@pytest.mark.parametrize("build, expected", [
+    # each expected list is the node ops of MXNet 1.9.1's get_optimized_symbol
+    (lambda a, b: (a + b) + (a + b), ["null", "null", "elemwise_add", "elemwise_add"]),
+    (lambda a, b: mx.sym.Group([a * (a + 1), a * (a + 1)]),
+     ["null", "_plus_scalar", "elemwise_mul", "_copy"]),
+    (lambda a, b: mx.sym.Dropout(a) + mx.sym.Dropout(a),
+     ["null", "Dropout", "Dropout", "elemwise_add"]),
+])
+def test_get_optimized_symbol_eliminates_common_expressions(build, expected, monkeypatch):
+    net = build(mx.sym.var("a"), mx.sym.var("b"))
+    shapes = {name: (2,) for name in net.list_inputs()}
+    optimized = net.simple_bind(mx.cpu(), **shapes).get_optimized_symbol()
+    assert _json_ops(optimized) == expected
+    copies = [name for name in optimized.list_outputs() if "copy" in name]
+    assert all(name.endswith("_0_copy_output") for name in copies)
+    monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "0")
+    unchanged = net.simple_bind(mx.cpu(), **shapes).get_optimized_symbol()
+    assert unchanged.tojson() == net.tojson()

@@ -471,7 +471,60 @@ def psroi_pooling(np, data, rois, spatial_scale, output_dim, pooled_size, group_
     return out
 
 
+# -- the gamma function: Python's math module, an implementation independent of minimx's ----------
+def gamma(np, x):
+    return np.vectorize(math.gamma, otypes=[np.float64])(x)
+
+
+def gammaln(np, x):
+    return np.vectorize(math.lgamma, otypes=[np.float64])(x)
+
+
+# -- sliding blocks: one loop over (channel, kernel offset, block) ------------------------------
+def _block_positions(spatial, kernel, stride, dilate, pad):
+    """Each (column row offset, block number, padded input position) of the blocks."""
+    rank = len(kernel)
+    stride, dilate, pad = stride or (1,) * rank, dilate or (1,) * rank, pad or (0,) * rank
+    blocks = [(n + 2 * p - d * (k - 1) - 1) // s + 1
+              for n, k, s, d, p in zip(spatial, kernel, stride, dilate, pad)]
+    for t, offset in enumerate(itertools.product(*(range(k) for k in kernel))):
+        for b, block in enumerate(itertools.product(*(range(m) for m in blocks))):
+            yield t, b, tuple(o * d + i * s for o, d, i, s in zip(offset, dilate, block,
+                                                                    stride))
+
+
+def _padded_zeros(np, shape, pad):
+    return np.zeros(shape[:2] + tuple(n + 2 * p for n, p in zip(shape[2:], pad)))
+
+
+def im2col(np, x, kernel, stride=(), dilate=(), pad=()):
+    pad = pad or (0,) * len(kernel)
+    padded = _padded_zeros(np, x.shape, pad)
+    padded[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in
+                                              zip(pad, x.shape[2:]))] = x
+    taps = math.prod(kernel)
+    positions = list(_block_positions(x.shape[2:], kernel, stride, dilate, pad))
+    out = np.zeros((x.shape[0], x.shape[1] * taps, len(positions) // taps))
+    for c in range(x.shape[1]):
+        for t, b, where in positions:
+            out[:, c * taps + t, b] = padded[(slice(None), c) + where]
+    return out
+
+
+def col2im(np, columns, output_size, kernel, stride=(), dilate=(), pad=()):
+    pad = pad or (0,) * len(kernel)
+    taps = math.prod(kernel)
+    shape = (columns.shape[0], columns.shape[1] // taps) + tuple(output_size)
+    padded = _padded_zeros(np, shape, pad)
+    for c in range(shape[1]):
+        for t, b, where in _block_positions(output_size, kernel, stride, dilate, pad):
+            padded[(slice(None), c) + where] += columns[:, c * taps + t, b]
+    return padded[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in
+                                                     zip(pad, output_size))]
+
+
 REFERENCES = {
+    "gamma": gamma, "gammaln": gammaln, "im2col": im2col, "col2im": col2im,
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
     "BatchNorm": batch_norm, "LayerNorm": layer_norm, "InstanceNorm": instance_norm,

@@ -155,10 +155,44 @@ def ref_ftml(o, w, g, s, lr, wd, t):
     return -s["z"] / d
 
 
+def _momentum_sgd(o, w, g, s, lr, wd, momentum):
+    """SGD with momentum as MXNet's kernels: ``mom = momentum * mom - lr * (g + wd * w)``."""
+    s["mom"] = momentum * s.get("mom", 0.0) - lr * (clip(o.rescale_grad * g, o.clip_gradient)
+                                                   + wd * w)
+    return w + s["mom"]
+
+
+def ref_lars(o, w, g, s, lr, wd, t):
+    """lr * eta * |w| / (rescale * |g| + wd * |w| + eps); momentum scaled by lr_t / lr_t-1."""
+    w_norm, g_norm = np.linalg.norm(w), np.linalg.norm(g) * o.rescale_grad
+    layer_lr = lr * o.eta * w_norm / (g_norm + wd * w_norm + o.eps)
+    momentum = o.momentum * (lr / s.get("last_lr", lr) if o.momentum_correction else 1.0)
+    s["last_lr"] = lr
+    return _momentum_sgd(o, w, g, s, layer_lr, wd, momentum)
+
+
+def ref_lbsgd(o, w, g, s, lr, wd, t):
+    """Sum batch_scale gradients, then one step with their mean at a warmed-up rate."""
+    s["cum"] = s.get("cum", 0.0) + g
+    if t % o.batch_scale:
+        return w
+    g, s["cum"] = s["cum"] / o.batch_scale, 0.0
+    warmup = o.warmup_epochs * o.updates_per_epoch
+    if o.warmup_strategy == "lars":
+        w2, g2 = np.sum(w * w), np.sum(g * g)
+        mult = np.clip(np.sqrt(w2 / (g2 + wd * w2)), 0.01, 100)
+    elif t >= warmup:
+        mult = o.batch_scale
+    else:
+        mult = 1 + (o.batch_scale - 1) * t / warmup
+    return _momentum_sgd(o, w, g, s, lr * mult, wd, o.momentum)
+
+
 REFERENCES = {"sgd": ref_sgd, "nag": ref_nag, "signum": ref_signum, "dcasgd": ref_dcasgd,
               "adagrad": ref_adagrad, "rmsprop": ref_rmsprop, "adadelta": ref_adadelta,
               "adam": ref_adam, "adamax": ref_adamax, "nadam": ref_nadam, "lamb": ref_lamb,
-              "ftrl": ref_ftrl, "ftml": ref_ftml}
+              "ftrl": ref_ftrl, "ftml": ref_ftml,
+              "lars": ref_lars, "lbsgd": ref_lbsgd}
 
 OPTIMIZERS = [
     ("sgd", {}), ("sgd", {"momentum": 0.9}), ("nag", {}), ("nag", {"momentum": 0.9}),
@@ -168,6 +202,11 @@ OPTIMIZERS = [
     ("adamax", {}), ("nadam", {}), ("lamb", {}),
     ("lamb", {"bias_correction": False, "lower_bound": 0.5, "upper_bound": 1.5}),
     ("lamb", {"lower_bound": 5.0}), ("ftrl", {}), ("ftml", {}),
+    ("lars", {}), ("lars", {"momentum": 0.9}), ("lars", {"momentum": 0.9, "eta": 0.05, "eps": 0.1}),
+    ("lars", {"momentum": 0.9, "momentum_correction": False}),
+    ("lbsgd", {}), ("lbsgd", {"momentum": 0.9}),
+    ("lbsgd", {"momentum": 0.9, "batch_scale": 2, "warmup_epochs": 1, "updates_per_epoch": 3}),
+    ("lbsgd", {"momentum": 0.9, "warmup_strategy": "lars"}),
 ]
 LR, SCHEDULE_STEP, SCHEDULE_FACTOR = 0.05, 2, 0.5
 SETTINGS = {
@@ -225,8 +264,9 @@ def run_numpy(name, optimizer, setting, weight, grads):
     reference, state = REFERENCES[name], {"w0": weight.astype(np.float64)}
     w, history = weight.astype(np.float64), []
     for t, grad in enumerate(grads, start=1):
-        w = reference(optimizer, w, grad.astype(np.float64), state, scheduled_lr(setting, t),
-                      optimizer.wd, t)
+        # LBSGD reads the rate before counting the update, so it sees the previous count
+        lr = scheduled_lr(setting, max(t - 1, 1) if name == "lbsgd" else t)
+        w = reference(optimizer, w, grad.astype(np.float64), state, lr, optimizer.wd, t)
         history.append(w)
     return history
 
@@ -248,6 +288,8 @@ PEER_EXTRA = [  # float16 weights through a float32 master copy, and multipliers
     ("sgd", {"momentum": 0.9, "multi_precision": True}, "decay", "float16"),
     ("nag", {"momentum": 0.9, "multi_precision": True}, "plain", "float16"),
     ("adam", {"multi_precision": True}, "decay", "float16"),
+    ("lars", {"momentum": 0.9, "multi_precision": True}, "decay", "float16"),
+    ("lbsgd", {"momentum": 0.9, "multi_precision": True}, "decay", "float16"),
 ]
 # Not compared: LAMB with multi_precision, whose float32 master copy MXNet 1.9.1 never
 # updates (every step restarts from the initial weight); minimx updates it.
