@@ -1,0 +1,83 @@
+"""np-mode HybridBlocks hybridize: ``F.np`` / ``F.npx`` on np Symbols (``mx.sym.np``).
+
+A block run imperatively and hybridized gives the same values, shapes and dtypes, and both
+return ``np.ndarray``; the shapes (zero-dimensional full reductions) are MXNet 1.9.1's.
+"""
+import json
+import subprocess
+
+import numpy as onp
+import pytest
+
+import minimx as mx
+from minimx import gluon, np, npx
+
+BLOCK = """
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        y = F.np.exp(x) * 2 - 1
+        return (F.np.sum(y), F.np.sum(y, axis=1), F.np.mean(x, axis=0, keepdims=True),
+                F.npx.relu(x - 0.5), x > 0.5, x.sum(), F.np.max(x, axis=1),
+                F.np.sqrt(x) / (x + 1), 1 - F.np.square(x), F.np.ones((3,)) < F.np.sum(x) + 1)
+"""
+
+
+@pytest.fixture
+def np_mode():
+    npx.set_np()
+    yield
+    npx.reset_np()
+
+
+def _net():
+    namespace = {"gluon": gluon}
+    exec(BLOCK, namespace)   # noqa: S102
+    return namespace["Net"]()
+
+
+def test_hybridized_np_block_matches_imperative(np_mode):
+    x = np.array(onp.random.RandomState(0).uniform(0.1, 1, (2, 3)).astype("float32"))
+    net = _net()
+    imperative = net(x)
+    net.hybridize()
+    hybridized = net(x)
+    assert len(imperative) == len(hybridized) == 10
+    for want, got in zip(imperative, hybridized):
+        assert type(got) is np.ndarray and type(want) is np.ndarray
+        assert got.shape == want.shape and got.dtype == want.dtype
+        onp.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
+    assert hybridized[0].shape == () and hybridized[6].shape == (2,)
+
+
+def test_np_symbol_infers_numpy_shapes(np_mode):
+    a = mx.sym.var("a").as_np_ndarray()
+    assert isinstance(a, mx.sym.np._Symbol)
+    outputs = mx.sym.Group([mx.sym.np.sum(a), mx.sym.np.sum(a, axis=0),
+                            mx.sym.np.mean(a, axis=-1, keepdims=True)]).as_nd_ndarray()
+    _, out_shapes, _ = outputs.infer_shape(a=(2, 3))
+    assert out_shapes == [(), (3,), (2, 1)]
+
+
+@pytest.mark.parametrize("name", ["nonzero", "unique", "argwhere"])
+def test_value_shaped_functions_refuse_symbols(np_mode, name):
+    a = mx.sym.var("a").as_np_ndarray()
+    with pytest.raises(mx.base.MXNetError, match=f"{name}.*depends on the values"):
+        getattr(mx.sym.np, name)(a)
+
+
+def test_hybridized_shapes_match_mxnet(np_mode, mxnet_python):
+    script = ("import json\nimport numpy as onp\nfrom mxnet import gluon, np, npx\n"
+              "npx.set_np()\n" + BLOCK +
+              "net = Net(); net.hybridize()\n"
+              "x = np.array(onp.random.RandomState(0).uniform(0.1, 1, (2, 3)).astype('float32'))\n"
+              "print(json.dumps([[list(o.shape), str(o.dtype), o.asnumpy().tolist()] "
+              "for o in net(x)]))\n")
+    done = subprocess.run([mxnet_python, "-c", script], capture_output=True, text=True,
+                          timeout=300, check=True)
+    expected = json.loads(done.stdout.strip().splitlines()[-1])
+    net = _net()
+    net.hybridize()
+    got = net(np.array(onp.random.RandomState(0).uniform(0.1, 1, (2, 3)).astype("float32")))
+    for (shape, dtype, value), out in zip(expected, got):
+        assert list(out.shape) == shape and str(out.dtype) == dtype
+        onp.testing.assert_allclose(out.asnumpy(), onp.array(value), rtol=1e-5)
