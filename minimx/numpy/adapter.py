@@ -52,9 +52,8 @@ def is_symbolic(value):
 def call_reduction(op_name, a, axis, keepdims, **params):
     """Reduction ``op_name`` of ``a`` over ``axis`` with NumPy's result shape.  On a Symbol,
     whose shape is unknown while the graph is built, the rule is said without the shape: a
-    full reduction is zero-dimensional, an ``axis`` reduction drops its axes (``squeeze``:
-    when ``axis`` names every axis the result is ``(1,)``, not NumPy's ``()``, as MXNet's
-    ``squeeze`` shapes it; reduce with ``axis=None`` for a zero-dimensional result)."""
+    full reduction is zero-dimensional, an ``axis`` reduction drops its axes (``_np_squeeze``,
+    whose rule gives ``()`` when every axis goes)."""
     if not is_symbolic(a):
         result = call_np(op_name, a, axis=() if axis is None else axis, keepdims=keepdims,
                          **params)
@@ -63,7 +62,7 @@ def call_reduction(op_name, a, axis, keepdims, **params):
         result = call_np(op_name, a, axis=(), keepdims=keepdims, **params)
         return result if keepdims else call_np("Reshape", result, shape=())
     result = call_np(op_name, a, axis=axis, keepdims=True, **params)
-    return result if keepdims else call_np("squeeze", result, axis=axis)
+    return result if keepdims else call_np("_np_squeeze", result, axis=axis)
 
 
 def promote(x1, x2):
