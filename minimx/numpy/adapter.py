@@ -54,6 +54,8 @@ def call_reduction(op_name, a, axis, keepdims, **params):
     whose shape is unknown while the graph is built, the rule is said without the shape: a
     full reduction is zero-dimensional, an ``axis`` reduction drops its axes (``_np_squeeze``,
     whose rule gives ``()`` when every axis goes)."""
+    if isinstance(axis, tuple) and not axis:    # NumPy's axis=(): nothing is reduced
+        return call_np("_copy", a)
     if not is_symbolic(a):
         result = call_np(op_name, a, axis=() if axis is None else axis, keepdims=keepdims,
                          **params)

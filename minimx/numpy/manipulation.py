@@ -12,7 +12,7 @@ import numpy as onp
 
 from ..ndarray import NDArray
 from ..ndarray.functions import split_v2
-from .adapter import call_np, normalize_axis, numpy_shaped, operand
+from .adapter import call_np, is_symbolic, normalize_axis, numpy_shaped, operand
 from .multiarray import as_np
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "vstack",
@@ -168,8 +168,20 @@ def broadcast_to(array, shape):
 
 def broadcast_arrays(*args):
     arrays = [operand(a) for a in args]
+    if any(is_symbolic(a) for a in arrays):
+        return _broadcast_symbols(arrays)
     shape = onp.broadcast_shapes(*[a.shape for a in arrays])
     return [broadcast_to(a, shape) for a in arrays]
+
+
+def _broadcast_symbols(arrays):
+    """Broadcasting without the shapes: the broadcast sum of the operands' int8 zeros has
+    the common shape, and ``broadcast_like`` gives it to each (``nan * 0`` would not do)."""
+    zeros = [call_np("zeros_like", a).astype(onp.int8) for a in arrays]
+    common = zeros[0]
+    for zero in zeros[1:]:
+        common = call_np("broadcast_add", common, zero)
+    return [call_np("broadcast_like", a, common) for a in arrays]
 
 
 def where(condition, x=None, y=None):
@@ -181,10 +193,12 @@ def where(condition, x=None, y=None):
     condition = operand(condition)
     x = operand(x, ctx=condition.context)
     y = operand(y, ctx=condition.context)
-    if x.dtype != y.dtype:
+    if not is_symbolic(x) and x.dtype != y.dtype:
         y = y.astype(x.dtype)
     condition, x, y = broadcast_arrays(condition, x, y)
-    return call_np("where", condition.astype(x.dtype, copy=False), x, y)
+    if not is_symbolic(x):                      # a graph's where takes any condition dtype
+        condition = condition.astype(x.dtype, copy=False)
+    return call_np("where", condition, x, y)
 
 
 def clip(a, a_min, a_max, out=None):

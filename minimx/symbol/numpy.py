@@ -62,6 +62,11 @@ class _Symbol(Symbol):
     def dtype(self):
         return None
 
+    @property
+    def context(self):
+        """None: a graph's device is chosen when it runs."""
+        return None
+
     def __getitem__(self, index):
         """An output of a multi-output Symbol (NumPy's indexing needs the shape)."""
         if isinstance(index, str) or (isinstance(index, int) and len(self) > 1):

@@ -81,3 +81,36 @@ def test_hybridized_shapes_match_mxnet(np_mode, mxnet_python):
     for (shape, dtype, value), out in zip(expected, got):
         assert list(out.shape) == shape and str(out.dtype) == dtype
         onp.testing.assert_allclose(out.asnumpy(), onp.array(value), rtol=1e-5)
+
+
+def test_parameters_made_in_np_mode_are_np_arrays(np_mode):
+    net = gluon.nn.Dense(4)
+    net.initialize()
+    for hybridize in (False, True):
+        net.hybridize(hybridize)
+        x = np.ones((2, 3))
+        with mx.autograd.record():
+            loss = net(x).sum()
+        loss.backward()
+        assert type(loss) is np.ndarray and loss.shape == ()
+        assert type(net.weight.data()) is np.ndarray and type(net.weight.grad()) is np.ndarray
+
+
+def test_where_broadcasts_symbols_without_shapes(np_mode):
+    a, b = (mx.sym.var(name).as_np_ndarray() for name in "ab")
+    graph = mx.sym.np.where(a > 0, a, b).as_nd_ndarray()
+    assert graph.infer_shape(a=(2, 2), b=(2, 1))[1] == [(2, 2)]
+    out = graph.eval(a=mx.nd.array([[1, -1], [2, -2]]), b=mx.nd.array([[7], [8]]))[0]
+    assert out.asnumpy().tolist() == [[1, 7], [2, 8]]
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_reduction_over_no_axes_is_the_array(np_mode, hybridize):
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.np.sum(x, axis=()), F.np.max(x, axis=(), keepdims=True)
+    net = Net()
+    net.hybridize(hybridize)
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for out in net(x):
+        assert out.shape == (2, 2) and out.asnumpy().tolist() == [[1, 2], [3, 4]]
