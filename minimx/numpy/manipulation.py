@@ -11,7 +11,6 @@ import numbers
 import numpy as onp
 
 from ..ndarray import NDArray
-from ..ndarray.functions import split_v2
 from .adapter import call_np, is_symbolic, normalize_axis, numpy_shaped, operand
 from .multiarray import as_np
 
@@ -120,7 +119,7 @@ atleast_1d, atleast_2d, atleast_3d = (_at_least(1, "atleast_1d"), _at_least(2, "
 def split(ary, indices_or_sections, axis=0):
     """Equal parts (``sections`` must divide the axis) or parts between indices."""
     ary = operand(ary)
-    if isinstance(indices_or_sections, numbers.Integral) and \
+    if isinstance(indices_or_sections, numbers.Integral) and not is_symbolic(ary) and \
             ary.shape[axis] % indices_or_sections:
         raise ValueError("array split does not result in an equal division")
     return as_np(list(_split(ary, indices_or_sections, axis)))
@@ -128,8 +127,10 @@ def split(ary, indices_or_sections, axis=0):
 
 def _split(ary, indices_or_sections, axis):
     if isinstance(indices_or_sections, numbers.Integral) and indices_or_sections == 1:
-        return [ary.copy()]
-    parts = split_v2(ary, indices_or_sections, axis=axis)
+        return [call_np("_copy", ary)]
+    if not isinstance(indices_or_sections, numbers.Integral):
+        indices_or_sections = tuple(int(i) for i in indices_or_sections)
+    parts = ary.split_v2(indices_or_sections, axis=axis)    # a Symbol composes the node
     return parts if isinstance(parts, (list, tuple)) else [parts]
 
 

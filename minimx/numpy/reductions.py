@@ -49,11 +49,11 @@ def _arg_reduction(name):
     def function(a, axis=None, out=None, keepdims=False):
         a = operand(a)
         flat = a.reshape(-1) if axis is None else a
-        result = call_np(name, flat, axis=0 if axis is None else axis, keepdims=keepdims)
-        shape = reduced_shape(flat.shape, 0 if axis is None else axis, keepdims)
-        if axis is None and keepdims:
-            shape = (1,) * a.ndim
-        return _into(numpy_shaped(result.astype(onp.int64), shape), out)
+        if axis is None and keepdims:               # (1,) * a.ndim
+            result = numpy_shaped(call_np(name, flat, axis=0), (1,) * a.ndim)
+        else:
+            result = call_reduction(name, flat, 0 if axis is None else axis, keepdims)
+        return _into(result.astype(onp.int64), out)
     return public(function, name, f"``np.{name}``: the index of the {name[3:]}imum (int64).")
 
 

@@ -73,6 +73,11 @@ class _Symbol(Symbol):
             return as_np_symbol(Symbol.__getitem__(self, index))
         return _refuse("indexing")
 
+    def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
+        """The parts as a list of np Symbols (``np.split``'s operator call)."""
+        parts = Symbol.split_v2(self, indices_or_sections, axis, squeeze_axis)
+        return [as_np_symbol(Symbol.__getitem__(parts, i)) for i in range(len(parts))]
+
     def __iter__(self):
         return (as_np_symbol(Symbol.__getitem__(self, i)) for i in range(len(self)))
 

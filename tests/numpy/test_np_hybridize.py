@@ -114,3 +114,19 @@ def test_reduction_over_no_axes_is_the_array(np_mode, hybridize):
     x = np.array([[1.0, 2.0], [3.0, 4.0]])
     for out in net(x):
         assert out.shape == (2, 2) and out.asnumpy().tolist() == [[1, 2], [3, 4]]
+
+
+def test_split_and_argmax_hybridize(np_mode):
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            parts = F.np.split(x, 2, axis=1)
+            return (F.np.concatenate(parts, axis=0), F.np.split(x, 1)[0],
+                    F.np.argmax(x, axis=1), F.np.argmin(x))
+    net = Net()
+    x = np.array([[4.0, 1.0, 7.0, 2.0], [0.0, 5.0, 3.0, 6.0]])
+    imperative = net(x)
+    net.hybridize()
+    for want, got in zip(imperative, net(x)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert got.asnumpy().tolist() == want.asnumpy().tolist()
+    assert net(x)[3].shape == () and net(x)[3].dtype == onp.int64
