@@ -55,6 +55,8 @@ def expand_dims(a, axis):
 
 def squeeze(a, axis=None):
     a = operand(a)
+    if is_symbolic(a):                  # the operator with NumPy's rule (() when all go)
+        return call_np("_np_squeeze", a, axis=axis)
     axes = normalize_axis(axis, a.ndim) if axis is not None else \
         tuple(i for i, size in enumerate(a.shape) if size == 1)
     for index in axes:
@@ -67,6 +69,9 @@ def squeeze(a, axis=None):
 
 def flip(m, axis=None):
     m = operand(m)
+    if is_symbolic(m) and axis is not None:
+        return call_np("reverse", m, axis=(axis,) if isinstance(axis, numbers.Integral) else
+                       tuple(axis))
     axes = normalize_axis(axis, m.ndim)
     return call_np("reverse", m, axis=axes) if axes else m.copy()
 

@@ -130,3 +130,15 @@ def test_split_and_argmax_hybridize(np_mode):
         assert got.shape == want.shape and got.dtype == want.dtype
         assert got.asnumpy().tolist() == want.asnumpy().tolist()
     assert net(x)[3].shape == () and net(x)[3].dtype == onp.int64
+
+
+def test_squeeze_and_flip_on_symbols_follow_numpy(np_mode):
+    a = mx.sym.var("a").as_np_ndarray()
+    graph = mx.sym.Group([mx.sym.np.squeeze(a), mx.sym.np.squeeze(a, axis=0),
+                          mx.sym.np.flip(a, axis=-1)]).as_nd_ndarray()
+    for shape in [(1, 1), (1, 3)]:
+        expected = [onp.squeeze(onp.ones(shape)).shape, onp.squeeze(onp.ones(shape), 0).shape,
+                    shape]
+        assert graph.infer_shape(a=shape)[1] == expected
+    flipped = graph.eval(a=mx.nd.array([[1, 2, 3]]))[2]
+    assert flipped.asnumpy().tolist() == [[3, 2, 1]]
