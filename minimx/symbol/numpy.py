@@ -68,10 +68,27 @@ class _Symbol(Symbol):
         return None
 
     def __getitem__(self, index):
-        """An output of a multi-output Symbol (NumPy's indexing needs the shape)."""
+        """An output of a multi-output Symbol, or NumPy's basic indexing by integers and
+        slices, which needs no shape: ``slice`` keeps each indexed axis, ``_np_squeeze``
+        drops the integer-indexed ones (``()`` when every axis goes)."""
         if isinstance(index, str) or (isinstance(index, int) and len(self) > 1):
             return as_np_symbol(Symbol.__getitem__(self, index))
-        return _refuse("indexing")
+        key = index if isinstance(index, tuple) else (index,)
+        if not all(isinstance(k, (int, slice)) and not isinstance(k, bool) for k in key):
+            return _refuse("indexing", "only integers and slices index a Symbol (None, "
+                                       "Ellipsis, arrays and masks need its shape)")
+        begin, end, step, dropped = [], [], [], []
+        for axis, k in enumerate(key):
+            if isinstance(k, slice):
+                begin.append(k.start), end.append(k.stop), step.append(k.step)
+            else:
+                begin.append(k), end.append(None if k == -1 else k + 1), step.append(None)
+                dropped.append(axis)
+        result = self._np_compose("slice", [self], {"begin": tuple(begin), "end": tuple(end),
+                                                    "step": tuple(step)})
+        if dropped:
+            result = self._np_compose("_np_squeeze", [result], {"axis": tuple(dropped)})
+        return result
 
     def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
         """The parts as a list of np Symbols (``np.split``'s operator call)."""

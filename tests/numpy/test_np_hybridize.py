@@ -142,3 +142,17 @@ def test_squeeze_and_flip_on_symbols_follow_numpy(np_mode):
         assert graph.infer_shape(a=shape)[1] == expected
     flipped = graph.eval(a=mx.nd.array([[1, 2, 3]]))[2]
     assert flipped.asnumpy().tolist() == [[3, 2, 1]]
+
+
+@pytest.mark.parametrize("key", [(slice(None), -1, slice(None)), 0, (1, 2, 3), (-1,),
+                                 (slice(0, 2), slice(None, None, -1)), slice(1, None)])
+def test_basic_indexing_of_symbols_matches_numpy(np_mode, key):
+    x = onp.arange(24.0).reshape(2, 3, 4)
+    graph = mx.sym.var("a").as_np_ndarray()[key].as_nd_ndarray()
+    out = graph.eval(a=mx.nd.array(x))[0].asnumpy()
+    assert out.shape == x[key].shape and onp.array_equal(out, x[key])
+
+
+def test_indexing_that_needs_the_shape_is_refused(np_mode):
+    with pytest.raises(mx.base.MXNetError, match="only integers and slices"):
+        mx.sym.var("a").as_np_ndarray()[None, 0]
