@@ -156,3 +156,21 @@ def test_basic_indexing_of_symbols_matches_numpy(np_mode, key):
 def test_indexing_that_needs_the_shape_is_refused(np_mode):
     with pytest.raises(mx.base.MXNetError, match="only integers and slices"):
         mx.sym.var("a").as_np_ndarray()[None, 0]
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_sigmoid_of_a_zero_dim_array(np_mode, hybridize):
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, a):
+            return F.npx.sigmoid(a)
+    net = Net()
+    net.hybridize(hybridize)
+    x = np.array(0.5)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    want = 1 / (1 + onp.exp(-0.5))
+    assert y.shape == () and y.dtype == onp.float32
+    onp.testing.assert_allclose(float(y), want, rtol=1e-6)
+    onp.testing.assert_allclose(float(x.grad), want * (1 - want), rtol=1e-5)
