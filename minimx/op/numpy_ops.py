@@ -169,6 +169,21 @@ class NumpyDot(OpDef):
                             ({}, ((3,), (3, 2)))),
                      reference=lambda np, a, b: np.dot(a, b))
 
+    def infer_input_shapes(self, a, b):
+        """The contracted size of one operand from the other (0: unknown), as Gluon's
+        deferred ``w`` in ``np.dot(x, w)`` learns its first axis from ``x``."""
+        if a and b is None:         # a Parameter still unknown: taken as a matrix (k, ?)
+            return [a, (a[-1], 0)]
+        if not a or not b:
+            return [a, b]
+        a, b = list(a), list(b)
+        inner = 0 if len(b) == 1 else len(b) - 2
+        if a[-1] == 0:
+            a[-1] = b[inner]
+        elif b[inner] == 0:
+            b[inner] = a[-1]
+        return [tuple(a), tuple(b)]
+
     def infer_shape(self, a, b):
         a, b = tuple(a), tuple(b)
         if not a or not b:

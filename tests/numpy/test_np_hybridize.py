@@ -174,3 +174,35 @@ def test_sigmoid_of_a_zero_dim_array(np_mode, hybridize):
     assert y.shape == () and y.dtype == onp.float32
     onp.testing.assert_allclose(float(y), want, rtol=1e-6)
     onp.testing.assert_allclose(float(x.grad), want * (1 - want), rtol=1e-5)
+
+
+def test_deferred_parameter_learns_its_shape_through_np_dot(np_mode):
+    class Net(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(0, 5), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return F.np.dot(x, w)
+    net = Net()
+    net.initialize()
+    net.hybridize()
+    out = net(np.ones((2, 7)))
+    assert net.w.shape == (7, 5) and out.shape == (2, 5) and type(out) is np.ndarray
+
+
+def test_use_np_class_covers_inherited_methods():
+    @mx.util.use_np
+    class Net(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(3, 2))
+
+        def hybrid_forward(self, F, x, w):
+            return F.np.dot(x, w)
+    net = Net()
+    net.initialize()                     # inherited from Block: runs in np mode too
+    assert type(net.w.data()) is np.ndarray
+    assert not mx.util.is_np_array()
