@@ -181,6 +181,7 @@ def _namespace(module_name, source, names):
             value = _creation(name, _CREATION[name])
         setattr(namespace, name, value)
     namespace._Symbol = _Symbol
+    namespace.__getattr__ = source.__getattr__      # a missing name: the frontend's reason
     return namespace
 
 
