@@ -39,7 +39,7 @@ def call_np(op_name, *inputs, **params):
     """Call registered operator ``op_name`` on ``np`` operands; the result(s) as np arrays.
     On np Symbols (``mx.sym.np``) the call composes a graph node instead."""
     for value in inputs:
-        if is_symbolic(value):
+        if not isinstance(value, NDArray) and is_symbolic(value):    # arrays: no look-up
             return value._np_compose(op_name, inputs, params)
     return as_np(call(op_name, *inputs, **params))
 
