@@ -182,7 +182,9 @@ def broadcast_arrays(*args):
 
 def _broadcast_symbols(arrays):
     """Broadcasting without the shapes: the broadcast sum of the operands' int8 zeros has
-    the common shape, and ``broadcast_like`` gives it to each (``nan * 0`` would not do)."""
+    the common shape, and ``broadcast_like`` gives it to each (``nan * 0`` would not do).
+    ``broadcast_like`` needs operands of one ndim: a ``()`` with a ``(4, 2)`` fails when the
+    graph runs, with the operator's error."""
     zeros = [call_np("zeros_like", a).astype(onp.int8) for a in arrays]
     common = zeros[0]
     for zero in zeros[1:]:
