@@ -89,9 +89,9 @@ class np_array(_Switch):  # noqa: N801 (MXNet's name)
 def _decorate(function, scopes, dunders=("__init__", "__call__")):
     """Run ``function`` (or a class's methods, and of its ``__`` methods the ``dunders``)
     inside the ``scopes`` (switches, entered on)."""
-    if inspect.isclass(function):
-        for name, method in list(vars(function).items()):
-            if callable(method) and (not name.startswith("__") or name in dunders):
+    if inspect.isclass(function):       # its own methods and those it inherits, as MXNet's
+        for name, method in inspect.getmembers(function, inspect.isfunction):
+            if not name.startswith("__") or name in dunders:
                 setattr(function, name, _decorate(method, scopes, dunders))
         return function
 

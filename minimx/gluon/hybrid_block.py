@@ -16,6 +16,8 @@ import re
 from .. import ndarray as nd
 from .. import symbol as sym
 from ..base import InvalidShapeError
+from ..numpy.multiarray import as_np
+from ..util import is_np_array
 from ..ndarray import NDArray
 from ..symbol import Symbol
 from .block import Block
@@ -110,6 +112,9 @@ class HybridBlock(Block):
             names = ["data"] if len(flat) == 1 else [f"data{i}" for i in range(len(flat))]
             inputs = [sym.var(name) for name in names]
             params = {name: param.var() for name, param in self._reg_params.items()}
+            if is_np_array():       # F.np / F.npx: the graph's values are np Symbols
+                inputs = [var.as_np_ndarray() for var in inputs]
+                params = {name: var.as_np_ndarray() for name, var in params.items()}
             with self.name_scope():
                 out = self.hybrid_forward(sym, *_regroup(inputs, self._in_format), **params)
             if isinstance(out, Symbol):
@@ -213,6 +218,8 @@ class HybridBlock(Block):
         except InvalidShapeError as error:
             raise _unfit_input_error(_failing_layer(self, error.node_name), error,
                                      arrays[0].shape, network=self) from error
+        if is_np_array():           # a block traced in np mode returns np arrays
+            out = as_np(out)
         if self._out_format == "single":
             return out
         return _regroup(out if isinstance(out, list) else [out], self._out_format)

@@ -15,7 +15,7 @@ import numpy as np
 from .. import autograd, initializer, ndarray, symbol
 from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, MXNetError
 from ..context import Context, cpu, current_context
-from ..util import is_np_shape
+from ..util import is_np_array, is_np_shape
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
            "tensor_types", "shape_is_known"]
@@ -240,6 +240,8 @@ class Parameter:
         self._ctx_list = list(ctx_list)
         self._ctx_map = {ctx: index for index, ctx in enumerate(self._ctx_list)}
         self._data = [data.copyto(ctx) for ctx in self._ctx_list]
+        if is_np_array():       # made in np mode (npx.set_np, use_np): np arrays, as MXNet's
+            self._data = [array.as_np_ndarray() for array in self._data]
         self._init_grad()
 
     def _init_grad(self):
@@ -248,7 +250,7 @@ class Parameter:
             self._grad = None
             return
         self._grad = [ndarray.zeros(array.shape, dtype=array.dtype, ctx=array.context)
-                      for array in self._data]
+                      ._as_class(type(array)) for array in self._data]
         autograd.mark_variables(self._data, self._grad, self.grad_req)
 
     def _load_init(self, data, ctx=None, cast_dtype=False, dtype_source="current"):

@@ -32,6 +32,13 @@ def _apply(lhs, rhs, array_op, scalar_op, reflected_op, python_op, out=None):
         return dispatch.invoke(get_op(reflected_op).create(scalar=float(lhs)), [rhs], out=out)
     elif _is_number(lhs) and _is_number(rhs):
         return python_op(lhs, rhs)
+    symbolic = getattr(lhs, "_np_compose", None) or getattr(rhs, "_np_compose", None)
+    if symbolic is not None:        # an np Symbol (mx.sym.np): compose a node instead
+        if _is_number(lhs):
+            return symbolic(reflected_op, [rhs], {"scalar": float(lhs)})
+        if _is_number(rhs):
+            return symbolic(scalar_op, [lhs], {"scalar": float(rhs)})
+        return symbolic(array_op, [lhs, rhs], {})
     raise InvalidTypeError(f"operator {array_op}: unsupported operand types "
                            f"{type(lhs).__name__} and {type(rhs).__name__}")
 

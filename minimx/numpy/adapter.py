@@ -29,13 +29,42 @@ def operand(value, ctx=None, dtype=None):
     """``value`` as an ``np.ndarray`` (arrays pass through; the buffer is shared)."""
     if isinstance(value, NDArray):
         return as_np(value)
+    if is_symbolic(value):
+        return value
     from .creation import array
     return array(value, dtype=dtype, ctx=ctx)
 
 
 def call_np(op_name, *inputs, **params):
-    """Call registered operator ``op_name`` on ``np`` operands; the result(s) as np arrays."""
+    """Call registered operator ``op_name`` on ``np`` operands; the result(s) as np arrays.
+    On np Symbols (``mx.sym.np``) the call composes a graph node instead."""
+    for value in inputs:
+        if not isinstance(value, NDArray) and is_symbolic(value):    # arrays: no look-up
+            return value._np_compose(op_name, inputs, params)
     return as_np(call(op_name, *inputs, **params))
+
+
+def is_symbolic(value):
+    """Whether ``value`` is an np Symbol (the graph-building twin of ``np.ndarray``)."""
+    return hasattr(value, "_np_compose")
+
+
+def call_reduction(op_name, a, axis, keepdims, **params):
+    """Reduction ``op_name`` of ``a`` over ``axis`` with NumPy's result shape.  On a Symbol,
+    whose shape is unknown while the graph is built, the rule is said without the shape: a
+    full reduction is zero-dimensional, an ``axis`` reduction drops its axes (``_np_squeeze``,
+    whose rule gives ``()`` when every axis goes)."""
+    if isinstance(axis, tuple) and not axis:    # NumPy's axis=(): nothing is reduced
+        return call_np("_copy", a)
+    if not is_symbolic(a):
+        result = call_np(op_name, a, axis=() if axis is None else axis, keepdims=keepdims,
+                         **params)
+        return numpy_shaped(result, reduced_shape(a.shape, axis, keepdims))
+    if axis is None:
+        result = call_np(op_name, a, axis=(), keepdims=keepdims, **params)
+        return result if keepdims else call_np("Reshape", result, shape=())
+    result = call_np(op_name, a, axis=axis, keepdims=True, **params)
+    return result if keepdims else call_np("_np_squeeze", result, axis=axis)
 
 
 def promote(x1, x2):

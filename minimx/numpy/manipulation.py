@@ -11,8 +11,7 @@ import numbers
 import numpy as onp
 
 from ..ndarray import NDArray
-from ..ndarray.functions import split_v2
-from .adapter import call_np, normalize_axis, numpy_shaped, operand
+from .adapter import call_np, is_symbolic, normalize_axis, numpy_shaped, operand
 from .multiarray import as_np
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "vstack",
@@ -56,6 +55,8 @@ def expand_dims(a, axis):
 
 def squeeze(a, axis=None):
     a = operand(a)
+    if is_symbolic(a):                  # the operator with NumPy's rule (() when all go)
+        return call_np("_np_squeeze", a, axis=axis)
     axes = normalize_axis(axis, a.ndim) if axis is not None else \
         tuple(i for i, size in enumerate(a.shape) if size == 1)
     for index in axes:
@@ -68,6 +69,9 @@ def squeeze(a, axis=None):
 
 def flip(m, axis=None):
     m = operand(m)
+    if is_symbolic(m) and axis is not None:
+        return call_np("reverse", m, axis=(axis,) if isinstance(axis, numbers.Integral) else
+                       tuple(axis))
     axes = normalize_axis(axis, m.ndim)
     return call_np("reverse", m, axis=axes) if axes else m.copy()
 
@@ -120,7 +124,7 @@ atleast_1d, atleast_2d, atleast_3d = (_at_least(1, "atleast_1d"), _at_least(2, "
 def split(ary, indices_or_sections, axis=0):
     """Equal parts (``sections`` must divide the axis) or parts between indices."""
     ary = operand(ary)
-    if isinstance(indices_or_sections, numbers.Integral) and \
+    if isinstance(indices_or_sections, numbers.Integral) and not is_symbolic(ary) and \
             ary.shape[axis] % indices_or_sections:
         raise ValueError("array split does not result in an equal division")
     return as_np(list(_split(ary, indices_or_sections, axis)))
@@ -128,8 +132,10 @@ def split(ary, indices_or_sections, axis=0):
 
 def _split(ary, indices_or_sections, axis):
     if isinstance(indices_or_sections, numbers.Integral) and indices_or_sections == 1:
-        return [ary.copy()]
-    parts = split_v2(ary, indices_or_sections, axis=axis)
+        return [call_np("_copy", ary)]
+    if not isinstance(indices_or_sections, numbers.Integral):
+        indices_or_sections = tuple(int(i) for i in indices_or_sections)
+    parts = ary.split_v2(indices_or_sections, axis=axis)    # a Symbol composes the node
     return parts if isinstance(parts, (list, tuple)) else [parts]
 
 
@@ -168,8 +174,22 @@ def broadcast_to(array, shape):
 
 def broadcast_arrays(*args):
     arrays = [operand(a) for a in args]
+    if any(is_symbolic(a) for a in arrays):
+        return _broadcast_symbols(arrays)
     shape = onp.broadcast_shapes(*[a.shape for a in arrays])
     return [broadcast_to(a, shape) for a in arrays]
+
+
+def _broadcast_symbols(arrays):
+    """Broadcasting without the shapes: the broadcast sum of the operands' int8 zeros has
+    the common shape, and ``broadcast_like`` gives it to each (``nan * 0`` would not do).
+    ``broadcast_like`` needs operands of one ndim: a ``()`` with a ``(4, 2)`` fails when the
+    graph runs, with the operator's error."""
+    zeros = [call_np("zeros_like", a).astype(onp.int8) for a in arrays]
+    common = zeros[0]
+    for zero in zeros[1:]:
+        common = call_np("broadcast_add", common, zero)
+    return [call_np("broadcast_like", a, common) for a in arrays]
 
 
 def where(condition, x=None, y=None):
@@ -181,10 +201,12 @@ def where(condition, x=None, y=None):
     condition = operand(condition)
     x = operand(x, ctx=condition.context)
     y = operand(y, ctx=condition.context)
-    if x.dtype != y.dtype:
+    if not is_symbolic(x) and x.dtype != y.dtype:
         y = y.astype(x.dtype)
     condition, x, y = broadcast_arrays(condition, x, y)
-    return call_np("where", condition.astype(x.dtype, copy=False), x, y)
+    if not is_symbolic(x):                      # a graph's where takes any condition dtype
+        condition = condition.astype(x.dtype, copy=False)
+    return call_np("where", condition, x, y)
 
 
 def clip(a, a_min, a_max, out=None):

@@ -11,7 +11,7 @@ import numbers
 import numpy as onp
 
 from ..op.numpy_ops import _einsum_parts
-from .adapter import call_np, numpy_shaped, operand
+from .adapter import call_np, is_symbolic, numpy_shaped, operand, promote
 from .manipulation import broadcast_to, transpose
 
 __all__ = ["dot", "matmul", "tensordot", "inner", "outer", "vdot", "einsum"]
@@ -19,14 +19,12 @@ __all__ = ["dot", "matmul", "tensordot", "inner", "outer", "vdot", "einsum"]
 
 def dot(a, b, out=None):
     """NumPy's ``dot``: scalars multiply, the last axis of ``a`` meets the second-to-last of
-    ``b`` (the only axis of a vector)."""
-    a, b = operand(a), operand(b, ctx=operand(a).context)
-    if a.ndim == 0 or b.ndim == 0:
-        return a * b
-    if b.ndim > 2:
-        return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
-    shape = a.shape[:-1] + b.shape[:-2] + b.shape[-1:] if b.ndim == 2 else a.shape[:-1]
-    return numpy_shaped(call_np("dot", a, b, out=out), shape)
+    ``b`` (the only axis of a vector); two vectors give a zero-dimensional result.  One
+    operator, ``_np_dot``, whose shape rule is NumPy's, so a Symbol needs no shape."""
+    a = operand(a)
+    b = operand(b) if is_symbolic(a) else operand(b, ctx=a.context)
+    a, b = promote(a, b)
+    return call_np("_np_dot", a, b, out=out)
 
 
 def tensordot(a, b, axes=2):

@@ -10,7 +10,7 @@ import builtins
 
 import numpy as onp
 
-from .adapter import call_np, numpy_shaped, operand, public, reduced_shape
+from .adapter import call_np, call_reduction, numpy_shaped, operand, public, reduced_shape
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "argmax", "argmin", "std",
            "var", "cumsum", "average"]
@@ -34,9 +34,7 @@ def _reduction(name, op_name):
         if initial is not None:
             raise NotImplementedError(f"np.{name}: initial= is not supported")
         a = _prepared(a, dtype, op_name)
-        axes = () if axis is None else axis
-        result = call_np(op_name, a, axis=axes, keepdims=keepdims)
-        return _into(numpy_shaped(result, reduced_shape(a.shape, axis, keepdims)), out)
+        return _into(call_reduction(op_name, a, axis, keepdims), out)
     return public(function, name, f"``np.{name}``: the ``{op_name}`` operator over ``axis``.")
 
 
@@ -51,11 +49,11 @@ def _arg_reduction(name):
     def function(a, axis=None, out=None, keepdims=False):
         a = operand(a)
         flat = a.reshape(-1) if axis is None else a
-        result = call_np(name, flat, axis=0 if axis is None else axis, keepdims=keepdims)
-        shape = reduced_shape(flat.shape, 0 if axis is None else axis, keepdims)
-        if axis is None and keepdims:
-            shape = (1,) * a.ndim
-        return _into(numpy_shaped(result.astype(onp.int64), shape), out)
+        if axis is None and keepdims:               # (1,) * a.ndim
+            result = numpy_shaped(call_np(name, flat, axis=0), (1,) * a.ndim)
+        else:
+            result = call_reduction(name, flat, 0 if axis is None else axis, keepdims)
+        return _into(result.astype(onp.int64), out)
     return public(function, name, f"``np.{name}``: the index of the {name[3:]}imum (int64).")
 
 

@@ -7,10 +7,12 @@ and a number: the scalar operator, which keeps the array's dtype, as MXNet 1.9.1
 does).  Comparisons and logical functions give ``bool`` arrays (NumPy's rule; ``nd`` gives
 1.0/0.0 in the input's dtype): the operator's result is cast.
 """
+import numbers
+
 import numpy as onp
 
 from ..ndarray import arithmetic
-from .adapter import operand, promote, public
+from .adapter import call_np, operand, promote, public
 from .multiarray import as_np
 
 __all__ = []
@@ -69,11 +71,9 @@ def _refuse_extras(name, kwargs):
 
 
 def _unary(name, op_name):
-    from ..ndarray.register import call
-
     def function(x, out=None, **kwargs):
         _refuse_extras(name, kwargs)
-        return as_np(call(op_name, operand(x), out=out))
+        return call_np(op_name, operand(x), out=out)
     return public(function, name, f"``np.{name}(x)``: the ``{op_name}`` operator.")
 
 
@@ -82,7 +82,7 @@ def _binary(name, nd_function, to_bool=False):
         _refuse_extras(name, kwargs)
         x1, x2 = promote(*_operands(x1, x2))
         result = nd_function(x1, x2) if to_bool else nd_function(x1, x2, out=out)
-        if not hasattr(result, "shape"):              # two Python numbers
+        if isinstance(result, (numbers.Number, onp.generic)):   # two Python numbers
             return onp.bool_(result) if to_bool else result
         result = as_np(result)
         return result.astype(onp.bool_) if to_bool else result
@@ -99,9 +99,8 @@ def _operands(x1, x2):
 
 def logical_not(x, out=None, **kwargs):
     """``not x`` element-wise, as bool."""
-    from ..ndarray.register import call
     _refuse_extras("logical_not", kwargs)
-    return as_np(call("logical_not", operand(x))).astype(onp.bool_)
+    return call_np("logical_not", operand(x)).astype(onp.bool_)
 
 
 def _install(namespace):

@@ -86,7 +86,7 @@ def to_device(xp, array, dtype=None):
 def sigmoid(xp, x):
     """``1 / (1 + exp(-x))`` computed as ``(1 + tanh(x / 2)) / 2``: four ufuncs on one new
     buffer instead of four new buffers, and no overflow warning for very negative x."""
-    result = xp.multiply(x, 0.5)
+    result = xp.asarray(xp.multiply(x, 0.5), dtype=x.dtype)  # a 0-d input: an array, too
     xp.tanh(result, out=result)
     result *= 0.5
     result += 0.5

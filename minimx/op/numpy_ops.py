@@ -9,6 +9,7 @@ and the generated per-operator tests know them too.
 import numpy as np
 
 from .common import normalize_axes
+from .shape import Squeeze
 from .registry import OpDef, TestHints, register_op
 from .params import Param
 
@@ -140,3 +141,94 @@ class Einsum(OpDef):
                          *[a for k, a in enumerate(arrays) if k != position])
         shape = [arrays[position].shape[i] if c in kept else 1 for i, c in enumerate(term)]
         return xp.broadcast_to(grad.reshape(shape), arrays[position].shape).copy()
+
+
+def _dot_subscripts(lhs_ndim, rhs_ndim):
+    """NumPy's ``dot`` as einsum subscripts: the last axis of ``lhs`` meets the only axis of
+    a vector ``rhs``, else its second-to-last (``(['ik', 'kj'], 'ij')`` for matrices)."""
+    letters = iter("abcdefghijlmnopqrstuvwxyz")
+    kept_lhs = "".join(next(letters) for _ in range(lhs_ndim - 1))
+    if rhs_ndim == 1:
+        return [kept_lhs + "k", "k"], kept_lhs
+    kept_rhs = "".join(next(letters) for _ in range(rhs_ndim - 2))
+    last = next(letters)
+    return [kept_lhs + "k", kept_rhs + "k" + last], kept_lhs + kept_rhs + last
+
+
+@register_op
+class NumpyDot(OpDef):
+    """NumPy's ``dot``: a scalar multiplies; otherwise the last axis of ``a`` meets the only
+    axis of a vector ``b``, else its second-to-last.  The result has NumPy's shape (``()``
+    for two vectors), so a graph needs no shape to give it (``mx.sym.np.dot``)."""
+
+    name = "_np_dot"
+    inputs = ("a", "b")
+    saves = ("a", "b")
+    test = TestHints(shapes=((2, 3), (3, 4)),
+                     cases=(({}, ((2, 3, 4), (5, 4, 2))), ({}, ((2, 3), (3,))),
+                            ({}, ((3,), (3, 2)))),
+                     reference=lambda np, a, b: np.dot(a, b))
+
+    def infer_input_shapes(self, a, b):
+        """The contracted size of one operand from the other (0: unknown), as Gluon's
+        deferred ``w`` in ``np.dot(x, w)`` learns its first axis from ``x``."""
+        if a and b is None:         # a Parameter still unknown: taken as a matrix (k, ?)
+            return [a, (a[-1], 0)]
+        if not a or not b:
+            return [a, b]
+        a, b = list(a), list(b)
+        inner = 0 if len(b) == 1 else len(b) - 2
+        if a[-1] == 0:
+            a[-1] = b[inner]
+        elif b[inner] == 0:
+            b[inner] = a[-1]
+        return [tuple(a), tuple(b)]
+
+    def infer_shape(self, a, b):
+        a, b = tuple(a), tuple(b)
+        if not a or not b:
+            return a or b
+        inner = b[0] if len(b) == 1 else b[-2]
+        if a[-1] != inner:
+            raise self.shape_error(f"shapes {a} and {b} not aligned: {a[-1]} (dim "
+                                   f"{len(a) - 1}) != {inner}")
+        return a[:-1] + (b[:-2] + b[-1:] if len(b) > 1 else ())
+
+    def infer_type(self, a, b):
+        if a != b:
+            raise self.type_error(f"a and b dtypes differ: {a} vs {b}")
+        return a
+
+    def forward(self, xp, a, b):
+        return xp.asarray(xp.dot(a, b))
+
+    def backward(self, xp, out_grad, a, b):
+        if a.ndim == 0 or b.ndim == 0:
+            scalar, other = (a, b) if a.ndim == 0 else (b, a)
+            grad_scalar = xp.asarray((out_grad * other).sum(), dtype=scalar.dtype)
+            grad_other = out_grad * scalar
+            return (grad_scalar, grad_other) if a.ndim == 0 else (grad_other, grad_scalar)
+        (a_term, b_term), out_term = _dot_subscripts(a.ndim, b.ndim)
+        out_grad = out_grad.reshape(xp.dot(a, b).shape)
+        return (xp.einsum(f"{out_term},{b_term}->{a_term}", out_grad, b),
+                xp.einsum(f"{out_term},{a_term}->{b_term}", out_grad, a))
+
+
+@register_op
+class NumpySqueeze(Squeeze):
+    """NumPy's ``squeeze``: removing every axis gives a zero-dimensional result (``squeeze``
+    gives ``(1,)``), so a graph drops reduced axes without knowing the shape."""
+
+    name = "_np_squeeze"
+    method = False
+    aliases = ()
+    test = TestHints(shapes=((1, 3, 1),),
+                     reference=lambda np, x, axis=None, **_: np.squeeze(x, axis),
+                     cases=(({"axis": (0, 1)}, ((1, 1),)),))
+
+    def infer_shape(self, data):
+        if all(size == 1 for size in data) and (self.axis is None or
+                                                len(normalize_axes(self, self.axis, len(data)))
+                                                == len(data)):
+            return ()
+        return super().infer_shape(data)

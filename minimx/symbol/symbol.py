@@ -258,6 +258,15 @@ class Symbol(NDArrayOnly):
         from .functions import split_v2
         return split_v2(self, indices_or_sections, axis=axis, squeeze_axis=squeeze_axis)
 
+    def as_np_ndarray(self):
+        """This graph as an np Symbol: ``mx.np``'s functions and operators apply to it."""
+        from .numpy import as_np_symbol
+        return as_np_symbol(self)
+
+    def as_nd_ndarray(self):
+        """This graph as a plain Symbol (``nd``'s operators)."""
+        return Symbol(self._entries)
+
     def astype(self, dtype):
         """``Cast`` of this symbol to ``dtype``."""
         from . import op

@@ -1,0 +1,190 @@
+"""``mx.sym.np`` and ``mx.sym.npx``: the NumPy frontend's functions composing graph nodes.
+
+Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/symbol/numpy/``, without a second
+set of functions: ``sym.np.exp`` *is* ``mx.np.exp``, from the same adapter tables.  The
+adapter (``minimx/numpy/adapter.py``) asks its operand how to call an operator: an
+``np.ndarray`` computes through ``nd``'s dispatcher, an np Symbol (``_Symbol`` here, what
+``Symbol.as_np_ndarray()`` gives) composes a node (``_np_compose``).  So a HybridBlock in np
+mode (after ``npx.set_np()``) traces ``F.np.*`` / ``F.npx.*`` into a graph, and the CachedOp
+runs it under NumPy's shape rules.
+
+What a graph cannot do:
+
+- A Symbol does not know its shape while the graph is built.  The adapter's rules that only
+  need the *kind* of result are said shape-free (a full reduction is zero-dimensional; an
+  ``axis`` reduction drops its axes); a function whose adapter needs the operand's shape
+  raises an error naming it.
+- Functions whose result shape depends on the values (``nonzero``, ``unique``, boolean-mask
+  indexing, the host-NumPy fallbacks) cannot be a node: they raise an error saying why.
+"""
+import types
+
+from .. import numpy as _np
+from .. import numpy_extension as _npx
+from ..base import MXNetError
+from ..op import get_op
+from .symbol import Symbol, compose_op
+
+__all__ = ["np", "npx", "_Symbol", "as_np_symbol"]
+
+# the names whose result shape depends on the values, or that compute on the host
+_VALUE_SHAPED = {"nonzero", "flatnonzero", "argwhere", "unique", "genfromtxt",
+                 "shares_memory", "may_share_memory", "histogram",
+                 *_np.fallback.__all__}
+_CREATION = {"zeros": "_zeros", "ones": "_ones", "full": "_full", "empty": "_zeros"}
+
+
+class _Symbol(Symbol):
+    """A Symbol whose operations follow ``mx.np`` (MXNet's ``mx.sym.np._Symbol``)."""
+
+    def as_np_ndarray(self):
+        return self
+
+    def _np_compose(self, op_name, inputs, params):
+        """Compose the node of registered operator ``op_name`` (the adapter's call)."""
+        params = {key: value for key, value in params.items()
+                  if key not in ("ctx", "out") or value is not None}
+        if params.pop("out", None) is not None:
+            raise MXNetError(f"sym.np: {op_name}: out= cannot name a Symbol")
+        params.pop("ctx", None)
+        return as_np_symbol(compose_op(get_op(op_name), tuple(inputs), params,
+                                       op_name.lower().lstrip("_")))
+
+    @property
+    def shape(self):
+        raise MXNetError("an np Symbol does not know its shape while the graph is built; "
+                         "this function needs the shape of its operand, so it cannot be "
+                         "used on Symbols (call it on arrays, or without hybridize)")
+
+    ndim = size = shape
+
+    @property
+    def dtype(self):
+        return None
+
+    @property
+    def context(self):
+        """None: a graph's device is chosen when it runs."""
+        return None
+
+    def __getitem__(self, index):
+        """An output of a multi-output Symbol, or NumPy's basic indexing by integers and
+        slices, which needs no shape: ``slice`` keeps each indexed axis, ``_np_squeeze``
+        drops the integer-indexed ones (``()`` when every axis goes)."""
+        if isinstance(index, str) or (isinstance(index, int) and len(self) > 1):
+            return as_np_symbol(Symbol.__getitem__(self, index))
+        key = index if isinstance(index, tuple) else (index,)
+        if not all(isinstance(k, (int, slice)) and not isinstance(k, bool) for k in key):
+            return _refuse("indexing", "only integers and slices index a Symbol (None, "
+                                       "Ellipsis, arrays and masks need its shape)")
+        begin, end, step, dropped = [], [], [], []
+        for axis, k in enumerate(key):
+            if isinstance(k, slice):
+                begin.append(k.start), end.append(k.stop), step.append(k.step)
+            else:
+                begin.append(k), end.append(None if k == -1 else k + 1), step.append(None)
+                dropped.append(axis)
+        result = self._np_compose("slice", [self], {"begin": tuple(begin), "end": tuple(end),
+                                                    "step": tuple(step)})
+        if dropped:
+            result = self._np_compose("_np_squeeze", [result], {"axis": tuple(dropped)})
+        return result
+
+    def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False):
+        """The parts as a list of np Symbols (``np.split``'s operator call)."""
+        parts = Symbol.split_v2(self, indices_or_sections, axis, squeeze_axis)
+        return [as_np_symbol(Symbol.__getitem__(parts, i)) for i in range(len(parts))]
+
+    def __iter__(self):
+        return (as_np_symbol(Symbol.__getitem__(self, i)) for i in range(len(self)))
+
+
+def _refuse(name, why="it needs the operand's shape, which a Symbol does not know"):
+    raise MXNetError(f"sym.np.{name} cannot be used on Symbols: {why}")
+
+
+def as_np_symbol(symbol):
+    """``symbol`` (or a list of them) as np Symbols over the same graph entries."""
+    if isinstance(symbol, (list, tuple)):
+        return type(symbol)(as_np_symbol(item) for item in symbol)
+    return _Symbol(symbol._entries) if isinstance(symbol, Symbol) else symbol
+
+
+def _method_of(function):
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+    method.__name__ = function.__name__
+    return method
+
+
+def _install_operators():
+    """``+``, ``*``, ``==``, ... and the methods of ``np.ndarray`` that are np functions."""
+    dunders = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+               "mod": "mod", "pow": "power", "eq": "equal", "ne": "not_equal",
+               "gt": "greater", "ge": "greater_equal", "lt": "less", "le": "less_equal"}
+    for short, name in dunders.items():
+        function = getattr(_np, name)
+        setattr(_Symbol, f"__{short}__", lambda self, other, f=function: f(self, other))
+        if short in ("add", "sub", "mul", "truediv", "mod", "pow"):
+            setattr(_Symbol, f"__r{short}__", lambda self, other, f=function: f(other, self))
+    _Symbol.__neg__ = lambda self: _np.negative(self)
+    _Symbol.__abs__ = lambda self: _np.abs(self)
+    _Symbol.__hash__ = Symbol.__hash__
+    for name, function in _np.methods.METHODS.items():
+        setattr(_Symbol, name, _method_of(function))
+    _Symbol.astype = lambda self, dtype, copy=True: as_np_symbol(Symbol.astype(self, dtype))
+    _Symbol.reshape = lambda self, *shape, **kw: as_np_symbol(
+        Symbol.reshape(self, *shape, **kw))
+
+
+def _creation(name, op_name):
+    def function(shape, dtype=None, order="C", ctx=None, device=None, **kwargs):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        params = {"shape": shape, "dtype": _np.dtype(dtype or "float32").name}
+        if name == "full":
+            params["value"] = kwargs.pop("fill_value")
+        return as_np_symbol(compose_op(get_op(op_name), (), params, op_name.lstrip("_")))
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def _value_shaped(name):
+    def function(*args, **kwargs):
+        _refuse(name, "its result's shape depends on the values of its input (or NumPy "
+                      "computes it on the host), which a graph cannot know before it runs")
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def _npx_operator(name, op_name):
+    """``npx.<name>`` on Symbols: the ``sym`` function of the operator ``npx`` names."""
+    from . import op
+    sym_function = getattr(op, op_name)
+
+    def function(*args, **kwargs):
+        return as_np_symbol(sym_function(*args, **kwargs))
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = sym_function.__doc__
+    return function
+
+
+def _namespace(module_name, source, names):
+    namespace = types.ModuleType(module_name, source.__doc__)
+    operators = getattr(source, "OPERATORS", {})
+    for name in names:
+        value = getattr(source, name)
+        if name in operators:
+            value = _npx_operator(name, operators[name])
+        elif name in _VALUE_SHAPED:
+            value = _value_shaped(name)
+        elif name in _CREATION:
+            value = _creation(name, _CREATION[name])
+        setattr(namespace, name, value)
+    namespace._Symbol = _Symbol
+    namespace.__getattr__ = source.__getattr__      # a missing name: the frontend's reason
+    return namespace
+
+
+_install_operators()
+np = _namespace("minimx.symbol.numpy", _np, _np.__all__)
+npx = _namespace("minimx.symbol.numpy_extension", _npx, _npx.__all__)
