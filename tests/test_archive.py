@@ -31,6 +31,7 @@ def make_tar(path, members):
                 info.mode = 0o4755          # set-uid: must not survive extraction
                 tar.addfile(info, io.BytesIO(payload))
                 continue
+            info.mode = 0o755               # a folder its owner may enter (as real archives)
             info.type = {"dir": tarfile.DIRTYPE, "sym": tarfile.SYMTYPE,
                          "hard": tarfile.LNKTYPE, "fifo": tarfile.FIFOTYPE}[kind]
             info.linkname = payload or ""

@@ -77,8 +77,11 @@ def test_the_round_trip_runs_where_an_event_loop_already_runs():
     """A notebook, or a test process whose browser tests left a loop running: asyncio.run
     alone would refuse ("cannot be called from a running event loop")."""
     import asyncio
+    import concurrent.futures
 
     async def inside_a_loop():
         return lesson_roundtrip.run_to_completion(lambda: asyncio.sleep(0, result="done"))
 
-    assert asyncio.run(inside_a_loop()) == "done"
+    # on a thread of its own: this test process may already run a loop on the main thread
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        assert pool.submit(asyncio.run, inside_a_loop()).result() == "done"
