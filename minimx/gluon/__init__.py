@@ -13,6 +13,7 @@ from . import loss, rnn  # noqa: E402
 from .trainer import Trainer  # noqa: E402
 from . import data, utils  # noqa: E402
 from . import model_zoo  # noqa: E402
+from . import contrib  # noqa: E402
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "CachedOp", "Parameter", "ParameterDict",
            "Constant", "DeferredInitializationError", "parameter", "nn"]

@@ -142,7 +142,12 @@ class BatchNorm(OpDef):
         invstd = 1 / xp.sqrt(var + self.eps)
         scale = invstd if self.fix_gamma else gamma * invstd
         output = _affine(x3, scale, beta - mean * scale).reshape(data.shape)
-        return output.astype(data.dtype), mean.astype(data.dtype), invstd.astype(data.dtype)
+        return (output.astype(data.dtype), mean.astype(data.dtype),
+                self._hidden_var(var, invstd).astype(data.dtype))
+
+    def _hidden_var(self, var, invstd):
+        """What the third output holds: ``1 / sqrt(var + eps)`` here."""
+        return invstd
 
     def _move(self, moving, batch):
         """``moving = moving * momentum + batch * (1 - momentum)``, in place."""
@@ -174,6 +179,49 @@ class BatchNorm(OpDef):
         else:
             grad_data = g3 * _per_channel(scale)
         return grad_data.reshape(data.shape), grad_gamma, sum_g, None, None
+
+
+@register_op
+class SyncBatchNorm(BatchNorm):
+    """``contrib.SyncBatchNorm``: BatchNorm whose batch statistics are those of the whole
+    batch split over ``ndev`` devices (``key`` names the layer the devices share).
+
+    MXNet's operator waits until every device's call has contributed its sums.  minimx
+    computes one call at a time, so it normalises a call's batch on its own: ``ndev`` must
+    be 1 (on one device this *is* the whole batch).  Gluon's ``contrib.nn.SyncBatchNorm``
+    over several devices of one process normalises their joined batch instead.  The
+    channel axis is 1, and the third output is the batch variance (BatchNorm's is
+    ``1 / sqrt(var + eps)``).
+    """
+    name = "_contrib_SyncBatchNorm"
+    params = {**{key: value for key, value in BatchNorm.params.items()
+                 if key in ("eps", "momentum", "fix_gamma", "use_global_stats",
+                            "output_mean_var")},
+              "ndev": Param(int, default=1, doc="how many devices share the statistics"),
+              "key": Param(str, doc="the name the devices' calls share")}
+    axis = 1
+    test = TestHints(shapes=((3, 2, 2), (2,), (2,), (2,), (2,)), params={"fix_gamma": False,
+                                                                         "key": "bn"},
+                     low=0.1, high=1.0)
+
+    def forward(self, xp, data, gamma, beta, moving_mean, moving_var, is_train=False):
+        if self.ndev != 1:
+            raise self.param_error(
+                f"ndev={self.ndev}: minimx runs one device's call at a time and cannot wait "
+                f"for the others; use gluon.contrib.nn.SyncBatchNorm over the devices' "
+                f"batches, or ndev=1")
+        return super().forward(xp, data, gamma, beta, moving_mean, moving_var,
+                               is_train=is_train)
+
+    def _hidden_var(self, var, invstd):
+        return var
+
+    def backward(self, xp, out_grad, *unused, data, gamma, mean, var, moving_mean, moving_var,
+                 is_train=False):
+        invstd = 1 / xp.sqrt(var + self.eps)
+        return super().backward(xp, out_grad, *unused, data=data, gamma=gamma, mean=mean,
+                                var=invstd.astype(var.dtype), moving_mean=moving_mean,
+                                moving_var=moving_var, is_train=is_train)
 
 
 @register_op

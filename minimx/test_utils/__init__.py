@@ -130,6 +130,11 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
         f"{names[1]}: {np.array2string(b, threshold=20)}")
 
 
+def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
+    """``assert_almost_equal`` with numpy's ``assert_allclose`` defaults (NaNs match)."""
+    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
 def same(a, b):
     """True when ``a`` and ``b`` (NDArrays or numpy arrays) have equal shapes and values."""
     return bool(np.array_equal(_as_numpy(a), _as_numpy(b)))

@@ -258,6 +258,7 @@ class LSTMCell(_GatedCell):
     """LSTM cell; gates in MXNet's order (input, forget, cell, output); states ``[h, c]``."""
 
     _num_gates = 4
+    _hidden_name = "out"        # the new h's node (LSTMPCell projects it to its output)
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
@@ -287,7 +288,7 @@ class LSTMCell(_GatedCell):
                                 F.elemwise_mul(in_gate, candidate, name=prefix + "mul1"),
                                 name=prefix + "state")
         squashed = F.Activation(next_c, act_type=self._activation, name=prefix + "activation0")
-        next_h = F.elemwise_mul(out_gate, squashed, name=prefix + "out")
+        next_h = F.elemwise_mul(out_gate, squashed, name=prefix + self._hidden_name)
         return next_h, [next_h, next_c]
 
 
@@ -295,6 +296,7 @@ class GRUCell(_GatedCell):
     """GRU cell (cuDNN's variant: the reset gate multiplies ``W_hh h + b_hh``)."""
 
     _num_gates = 3
+    _activation = "tanh"        # of the candidate state (convolutional GRUs choose it)
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0,
@@ -316,7 +318,7 @@ class GRUCell(_GatedCell):
                               act_type="sigmoid", name=prefix + "z_act")
         gated = F.elemwise_mul(reset, h2h_n, name=prefix + "mul0")
         candidate = F.Activation(F.elemwise_add(i2h_n, gated, name=prefix + "plus2"),
-                                 act_type="tanh", name=prefix + "h_act")
+                                 act_type=self._activation, name=prefix + "h_act")
         keep = F.elemwise_sub(F.ones_like(update, name=prefix + "ones_like0"), update,
                               name=prefix + "minus0")
         next_h = F.elemwise_add(F.elemwise_mul(keep, candidate, name=prefix + "mul1"),
