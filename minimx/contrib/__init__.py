@@ -10,7 +10,7 @@ import sys
 
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
-from . import amp, text
+from . import amp, io, text
 
 nd = ndarray
 sym = symbol
@@ -18,4 +18,4 @@ sym = symbol
 sys.modules[__name__ + ".ndarray"] = ndarray
 sys.modules[__name__ + ".symbol"] = symbol
 
-__all__ = ["ndarray", "nd", "symbol", "sym", "text"]
+__all__ = ["ndarray", "nd", "symbol", "sym", "text", "io"]

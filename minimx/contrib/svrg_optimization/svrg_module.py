@@ -1,0 +1,114 @@
+"""SVRGModule: a Module whose updates use SVRG's variance-reduced gradients.
+
+Lesson: 11-training-with-module.  Mirrors
+``python/mxnet/contrib/svrg_optimization/svrg_module.py``.  A second Module bound to the
+same symbol (``_mod_aux``) holds the snapshot weights.  ``update_full_grads(data)``
+copies the current weights into it and averages its gradients over every batch of
+``data`` (``mu``); ``fit`` does that every ``update_freq`` epochs.  After each
+``backward`` the gradients become ``g(w) - g(w_snapshot) + mu`` (the snapshot's gradient
+on the same batch), and ``update`` applies the optimizer to those.
+"""
+import logging
+
+from ...context import cpu
+from ...module import Module
+from .svrg_optimizer import _SVRGOptimizer
+
+__all__ = ["SVRGModule"]
+
+
+class SVRGModule(Module):
+    """Arguments as Module's, plus ``update_freq`` (int): epochs between full-gradient
+    snapshots."""
+
+    def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",),
+                 logger=logging, context=cpu(), work_load_list=None, fixed_param_names=None,
+                 state_names=None, group2ctxs=None, compression_params=None, update_freq=None):
+        super().__init__(symbol, data_names=data_names, label_names=label_names,
+                         logger=logger, context=context, work_load_list=work_load_list,
+                         fixed_param_names=fixed_param_names, state_names=state_names,
+                         group2ctxs=group2ctxs, compression_params=compression_params)
+        if not isinstance(update_freq, int) or isinstance(update_freq, bool) or \
+                update_freq <= 0:
+            raise ValueError(f"SVRGModule: update_freq must be a positive int (epochs between "
+                             f"full-gradient snapshots), got {update_freq!r}")
+        self.update_freq = update_freq
+        self._mod_aux = Module(symbol, data_names=data_names, label_names=label_names,
+                               logger=logger, context=context, work_load_list=work_load_list,
+                               fixed_param_names=fixed_param_names, state_names=state_names,
+                               group2ctxs=group2ctxs, compression_params=compression_params)
+        self._ctx_len = len(context) if isinstance(context, (list, tuple)) else 1
+        self._param_dict = None
+
+    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
+             force_rebind=False, shared_module=None, grad_req="write"):
+        super().bind(data_shapes, label_shapes, for_training, inputs_need_grad, force_rebind,
+                     shared_module, grad_req)
+        if for_training:
+            self._mod_aux.bind(data_shapes, label_shapes, for_training, inputs_need_grad,
+                               force_rebind, None, grad_req)
+
+    def init_params(self, *args, **kwargs):
+        super().init_params(*args, **kwargs)
+        if self._mod_aux.binded:
+            self._mod_aux.init_params(*args, **kwargs)
+
+    def init_optimizer(self, kvstore="local", optimizer="sgd",
+                       optimizer_params=(("learning_rate", 0.01),), force_init=False):
+        """The optimizer becomes an ``_SVRGOptimizer`` around ``optimizer``."""
+        params = dict(optimizer_params)
+        batch_size = self._exec_group.batch_size
+        params.setdefault("rescale_grad", 1.0 / batch_size)
+        names = self._exec_group.param_names
+        idx2name = dict(enumerate(names))
+        idx2name.update({len(names) + i: name + "_full" for i, name in enumerate(names)})
+        svrg = _SVRGOptimizer(default_optimizer=optimizer, param_idx2name=idx2name, **params)
+        super().init_optimizer(kvstore=kvstore, optimizer=svrg, force_init=force_init)
+
+    def forward(self, data_batch, is_train=None):
+        super().forward(data_batch, is_train)
+        if is_train or (is_train is None and self.for_training):
+            self._mod_aux.forward(data_batch, is_train=True)
+
+    def backward(self, out_grads=None):
+        super().backward(out_grads)
+        if self._mod_aux.binded and self._param_dict is not None:
+            self._mod_aux.backward(out_grads)
+            self._reduce_variance()
+
+    def _reduce_variance(self):
+        """``grad = grad - snapshot's grad + full grad``, per device and parameter."""
+        group, snapshot = self._exec_group, self._mod_aux._exec_group
+        for name, grads, snapshot_grads in zip(group.param_names, group.grad_arrays,
+                                               snapshot.grad_arrays):
+            for device, (grad, old) in enumerate(zip(grads, snapshot_grads)):
+                full = self._param_dict[device][name].as_in_context(grad.context)
+                grad[:] = grad - old + full
+
+    def update_full_grads(self, train_data):
+        """Snapshot the weights and average their gradient over every batch of
+        ``train_data`` (kept in ``_param_dict``: one dict per device)."""
+        arg_params, aux_params = self.get_params()
+        self._mod_aux.set_params(arg_params=arg_params, aux_params=aux_params)
+        train_data.reset()
+        group = self._mod_aux._exec_group
+        sums = [dict() for _ in range(self._ctx_len)]
+        batches = 0
+        for batch in train_data:
+            self._mod_aux.forward(batch, is_train=True)
+            self._mod_aux.backward()
+            batches += 1
+            for name, grads in zip(group.param_names, group.grad_arrays):
+                for device, grad in enumerate(grads):
+                    total = sums[device].get(name)
+                    sums[device][name] = grad.copy() if total is None else total + grad
+        if batches == 0:
+            raise ValueError("SVRGModule.update_full_grads: train_data gave no batch")
+        self._param_dict = [{name: total / batches for name, total in per_device.items()}
+                            for per_device in sums]
+        train_data.reset()
+
+    def _fit_epoch(self, train_data, epoch, *args, **kwargs):
+        if epoch % self.update_freq == 0:
+            self.update_full_grads(train_data)
+        return super()._fit_epoch(train_data, epoch, *args, **kwargs)
