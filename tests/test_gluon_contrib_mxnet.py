@@ -1,0 +1,137 @@
+"""gluon.contrib beside MXNet 1.9.1: pixel shuffles, SyncBatchNorm, Estimator.fit, cells.
+
+Each program runs on both (``same_program``); skipped without the reference MXNet.
+"""
+import numpy as np
+import pytest
+
+from same_program import on_minimx, on_mxnet
+
+PIXEL_SHUFFLE = """
+import json
+import numpy as np
+PixelShuffle1D, PixelShuffle2D, PixelShuffle3D = (getattr(mx.gluon.contrib.nn, n) for n in ("PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"))
+out = {}
+for name, layer, shape in [("1d", PixelShuffle1D(3), (2, 6, 5)),
+                           ("2d", PixelShuffle2D((2, 3)), (2, 12, 3, 2)),
+                           ("3d", PixelShuffle3D((2, 1, 2)), (1, 8, 2, 3, 2))]:
+    x = mx.nd.arange(int(np.prod(shape))).reshape(shape)
+    out[name] = layer(x).asnumpy().tolist()
+    layer.hybridize()
+    out[name + "-hybrid"] = layer(x).asnumpy().tolist()
+print(json.dumps(out))
+"""
+
+SYNC_BATCH_NORM = """
+import json
+import numpy as np
+rng = np.random.RandomState(0)
+x = mx.nd.array(rng.uniform(size=(6, 3, 4, 2)))
+gamma, beta = mx.nd.array(rng.uniform(size=3)), mx.nd.array(rng.uniform(size=3))
+head = mx.nd.array(rng.uniform(size=(6, 3, 4, 2)))
+out = {}
+for name in ("BatchNorm", "SyncBatchNorm"):
+    op = mx.nd.BatchNorm if name == "BatchNorm" else mx.nd.contrib.SyncBatchNorm
+    extra = {} if name == "BatchNorm" else {"key": "bn"}
+    mean, var = mx.nd.zeros(3), mx.nd.ones(3)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = op(x, gamma, beta, mean, var, fix_gamma=False, eps=1e-3, output_mean_var=True,
+               **extra)
+    y[0].backward(head)
+    out[name] = [y[0].asnumpy().tolist(), y[1].asnumpy().tolist(), y[2].asnumpy().tolist(),
+                 x.grad.asnumpy().tolist(), mean.asnumpy().tolist(), var.asnumpy().tolist()]
+layer = mx.gluon.contrib.nn.SyncBatchNorm(in_channels=3, num_devices=1)
+layer.initialize()
+with mx.autograd.record():
+    z = layer(x)
+out["layer"] = z.asnumpy().tolist()
+print(json.dumps(out))
+"""
+
+ESTIMATOR = """
+import json
+import numpy as np
+gluon = mx.gluon
+Estimator = mx.gluon.contrib.estimator.Estimator
+EarlyStoppingHandler = mx.gluon.contrib.estimator.EarlyStoppingHandler
+rng = np.random.RandomState(1)
+x = mx.nd.array(rng.uniform(size=(32, 5)))
+y = mx.nd.array(rng.uniform(size=(32, 2)))
+loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x, y), batch_size=8)
+net = gluon.nn.Dense(2, in_units=5)
+net.initialize(mx.init.Constant(0.1))
+trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+est = Estimator(net, loss=gluon.loss.L2Loss(), train_metrics=mx.metric.MSE(),
+                trainer=trainer)
+curve = []
+class Record(mx.gluon.contrib.estimator.EpochEnd):
+    def epoch_end(self, estimator, *args, **kwargs):
+        curve.append([m.get()[1] for m in estimator.train_metrics])
+stop = EarlyStoppingHandler(monitor=est.train_metrics[0], patience=0, min_delta=10.0)
+est.fit(loader, epochs=5, event_handlers=[Record()])
+first = list(curve)
+est.fit(loader, epochs=5, event_handlers=[stop, Record()])
+print(json.dumps({"curve": first, "early": len(curve) - len(first),
+                  "names": [m.name for m in est.train_metrics + est.val_metrics],
+                  "weight": net.weight.data().asnumpy().tolist()}))
+"""
+
+CELLS = """
+import json
+import numpy as np
+rnn = mx.gluon.contrib.rnn
+rng = np.random.RandomState(2)
+out = {}
+for name, cell, shape in [
+        ("convlstm", rnn.Conv2DLSTMCell((2, 5, 5), 3, (3, 3), (3, 3), i2h_pad=(1, 1)),
+         (2, 4, 2, 5, 5)),
+        ("convgru", rnn.Conv1DGRUCell((2, 6), 3, 3, 3), (2, 4, 2, 6)),
+        ("lstmp", rnn.LSTMPCell(6, 3, input_size=4), (2, 4, 4))]:
+    cell.initialize(mx.init.Uniform(0.3))
+    for param_name, param in sorted(cell.collect_params().items()):
+        param.set_data(mx.nd.array(rng.uniform(-0.3, 0.3, size=param.shape)))
+    x = mx.nd.array(rng.uniform(size=shape))
+    outputs, states = cell.unroll(4, x, merge_outputs=True)
+    out[name] = [outputs.asnumpy().tolist()] + [s.asnumpy().tolist() for s in states]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("program", [PIXEL_SHUFFLE, SYNC_BATCH_NORM, ESTIMATOR, CELLS],
+                         ids=["pixel_shuffle", "sync_batch_norm", "estimator", "cells"])
+def test_same_as_mxnet(mxnet_python, program):
+    theirs, ours = on_mxnet(mxnet_python, program), on_minimx(program)
+    assert theirs.keys() == ours.keys()
+    for key in theirs:
+        if isinstance(theirs[key], list) and not isinstance(theirs[key][0], str):
+            for a, b in zip(theirs[key], ours[key]):
+                np.testing.assert_allclose(np.array(b, dtype=float), np.array(a, dtype=float),
+                                           rtol=1e-4, atol=1e-5, err_msg=key)
+        else:
+            assert ours[key] == theirs[key], key
+
+
+def test_sync_batch_norm_equals_batch_norm_over_the_batch():
+    import minimx as mx
+    x = mx.nd.random.uniform(shape=(8, 4, 3))
+    gamma, beta = mx.nd.ones(4) * 2, mx.nd.ones(4) * 0.5
+    plain = mx.nd.BatchNorm(x, gamma, beta, mx.nd.zeros(4), mx.nd.ones(4), fix_gamma=False)
+    with mx.autograd.train_mode():
+        plain = mx.nd.BatchNorm(x, gamma, beta, mx.nd.zeros(4), mx.nd.ones(4),
+                                fix_gamma=False)
+        synced = mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mx.nd.zeros(4), mx.nd.ones(4),
+                                             fix_gamma=False, key="k")
+    np.testing.assert_allclose(synced.asnumpy(), plain.asnumpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="ndev=2"):
+        mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mx.nd.zeros(4), mx.nd.ones(4), key="k",
+                                    ndev=2).wait_to_read()
+
+
+def test_wikitext_names_the_missing_file(tmp_path):
+    import minimx as mx
+    with pytest.raises(FileNotFoundError, match="wiki.valid.tokens"):
+        mx.gluon.contrib.data.text.WikiText2(root=str(tmp_path), segment="validation")
+    (tmp_path / "wiki.test.tokens").write_text(" = Title = \n\n a b a \n c a\n")
+    data = mx.gluon.contrib.data.text.WikiText2(root=str(tmp_path), segment="test", seq_len=3)
+    assert data.frequencies["a"] == 3 and len(data) == 3
