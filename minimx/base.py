@@ -101,6 +101,11 @@ class GradientError(MXNetError):
     """Misuse of autograd: no graph recorded, no gradient buffer attached, graph freed."""
 
 
+class InvalidArgumentError(MXNetError, AssertionError):
+    """An argument outside what a Python-level API allows where MXNet checks it with
+    ``assert``: a Vocabulary's settings, an embedding file's lines, a vector's width."""
+
+
 class FileFormatError(MXNetError, ValueError):
     """A file that is not, or is no longer, in the format it claims."""
 

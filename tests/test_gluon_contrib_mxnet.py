@@ -135,3 +135,35 @@ def test_wikitext_names_the_missing_file(tmp_path):
     (tmp_path / "wiki.test.tokens").write_text(" = Title = \n\n a b a \n c a\n")
     data = mx.gluon.contrib.data.text.WikiText2(root=str(tmp_path), segment="test", seq_len=3)
     assert data.frequencies["a"] == 3 and len(data) == 3
+
+
+TEXT = """
+import json, os, tempfile
+from collections import Counter
+text = mx.contrib.text
+folder = tempfile.mkdtemp()
+path = os.path.join(folder, "vectors.txt")
+with open(path, "w") as f:
+    f.write("a\\t0.1\\t0.2\\nb\\t0.6\\t0.7\\n<unk1>\\t1.1\\t1.2\\n")
+embedding = text.embedding.CustomEmbedding(path, "\\t", unknown_token="<unk1>")
+vocab = text.vocab.Vocabulary(Counter(["b", "b", "c", "c", "c"]), unknown_token="a")
+composite = text.embedding.CompositeEmbedding(vocab, [embedding, embedding])
+kinds = []
+for call in (lambda: text.vocab.Vocabulary(Counter("ab"), min_freq=0),
+             lambda: vocab.to_tokens(100),
+             lambda: embedding.update_token_vectors("zz", mx.nd.array([0, 0])),
+             lambda: embedding.update_token_vectors("a", mx.nd.array([0]))):
+    try:
+        call()
+        kinds.append("none")
+    except (AssertionError, ValueError) as error:
+        kinds.append("assert" if isinstance(error, AssertionError) else "value")
+print(json.dumps({"vectors": composite.idx_to_vec.asnumpy().tolist(),
+                  "tokens": composite.idx_to_token, "kinds": kinds}))
+"""
+
+
+def test_text_composite_embedding_same_as_mxnet(mxnet_python):
+    theirs, ours = on_mxnet(mxnet_python, TEXT), on_minimx(TEXT)
+    assert ours["tokens"] == theirs["tokens"] and ours["kinds"] == theirs["kinds"]
+    np.testing.assert_allclose(ours["vectors"], theirs["vectors"], rtol=1e-6)

@@ -17,7 +17,7 @@ import warnings
 import zipfile
 
 from ... import ndarray as nd
-from ...base import MXNetError
+from ...base import InvalidArgumentError, InvalidParameterError, MXNetError
 from .vocab import Vocabulary
 
 __all__ = ["register", "create", "get_pretrained_file_names", "TokenEmbedding", "GloVe",
@@ -72,7 +72,7 @@ class TokenEmbedding(Vocabulary):
             for number, line in enumerate(file, 1):
                 elems = line.rstrip().split(elem_delim)
                 if len(elems) < 2:
-                    raise MXNetError(f"{path}, line {number}: expected a token and its "
+                    raise InvalidArgumentError(f"{path}, line {number}: expected a token and its "
                                      f"vector separated by {elem_delim!r}, got {line[:60]!r}")
                 token = elems[0]
                 try:
@@ -93,8 +93,9 @@ class TokenEmbedding(Vocabulary):
                     if vec_len is None:
                         vec_len = len(values)
                     elif len(values) != vec_len:
-                        raise MXNetError(f"{path}, line {number}: the vector of {token!r} "
-                                         f"has {len(values)} numbers, earlier ones {vec_len}")
+                        raise InvalidArgumentError(
+                            f"{path}, line {number}: the vector of {token!r} has "
+                            f"{len(values)} numbers, earlier ones {vec_len}")
                     self._idx_to_token.append(token)
                     self._token_to_idx[token] = len(self._idx_to_token) - 1
                     vectors.append(values)
@@ -109,12 +110,21 @@ class TokenEmbedding(Vocabulary):
         """Re-index to ``vocabulary``'s tokens; the vectors follow (unknown ones get row 0)."""
         if vocabulary is None:
             return
-        vectors = self.get_vecs_by_tokens(vocabulary.idx_to_token)
+        vectors = self._vectors_for(vocabulary.idx_to_token)
         self._unknown_token = vocabulary.unknown_token
         self._reserved_tokens = vocabulary.reserved_tokens
         self._idx_to_token = list(vocabulary.idx_to_token)
         self._token_to_idx = dict(vocabulary.token_to_idx)
         self._idx_to_vec = vectors
+
+    def _vectors_for(self, idx_to_token):
+        """Vectors for a vocabulary's tokens: its unknown token (index 0) gets this
+        embedding's unknown vector, whatever that token is called (even a token the
+        embedding knows), the others their own vectors."""
+        unknown = self._idx_to_vec[0:1]
+        if len(idx_to_token) == 1:
+            return unknown
+        return nd.concat(unknown, self.get_vecs_by_tokens(list(idx_to_token[1:])), dim=0)
 
     # -- reading vectors ----------------------------------------------------------------------
     @property
@@ -151,12 +161,12 @@ class TokenEmbedding(Vocabulary):
         shape = tuple(new_vectors.shape)
         if shape not in ((len(tokens), self.vec_len),) and not (len(tokens) == 1 and
                                                                  shape == (self.vec_len,)):
-            raise MXNetError(f"update_token_vectors: {len(tokens)} token(s) of length "
+            raise InvalidArgumentError(f"update_token_vectors: {len(tokens)} token(s) of length "
                              f"{self.vec_len} need vectors of shape "
                              f"({len(tokens)}, {self.vec_len}), got {shape}")
         unknown = [token for token in tokens if token not in self._token_to_idx]
         if unknown:
-            raise MXNetError(f"update_token_vectors: tokens {unknown} are not indexed; only "
+            raise InvalidParameterError(f"update_token_vectors: tokens {unknown} are not indexed; only "
                              f"known tokens can be updated")
         rows = new_vectors.reshape((len(tokens), self.vec_len))
         for position, token in enumerate(tokens):
@@ -235,10 +245,11 @@ class CompositeEmbedding(TokenEmbedding):
             [token_embeddings]
         for embedding in embeddings:
             if not isinstance(embedding, TokenEmbedding):
-                raise MXNetError(f"CompositeEmbedding: {embedding!r} is not a TokenEmbedding")
+                raise InvalidArgumentError(f"CompositeEmbedding: {embedding!r} is not a "
+                                           f"TokenEmbedding")
         super().__init__(unknown_token=vocabulary.unknown_token,
                          reserved_tokens=vocabulary.reserved_tokens)
         self._idx_to_token = list(vocabulary.idx_to_token)
         self._token_to_idx = dict(vocabulary.token_to_idx)
-        self._idx_to_vec = nd.concat(*[embedding.get_vecs_by_tokens(self._idx_to_token)
+        self._idx_to_vec = nd.concat(*[embedding._vectors_for(self._idx_to_token)
                                        for embedding in embeddings], dim=1)

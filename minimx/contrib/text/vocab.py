@@ -5,7 +5,7 @@ token, then the reserved tokens in the order given, then the counted tokens, mos
 first (ties in alphabetical order), keeping those seen at least ``min_freq`` times and at
 most ``most_freq_count`` of them.
 """
-from ...base import MXNetError
+from ...base import InvalidArgumentError, InvalidParameterError
 
 __all__ = ["Vocabulary"]
 
@@ -16,13 +16,13 @@ class Vocabulary:
     def __init__(self, counter=None, most_freq_count=None, min_freq=1, unknown_token="<unk>",
                  reserved_tokens=None):
         if min_freq <= 0:
-            raise MXNetError(f"Vocabulary: min_freq must be positive, got {min_freq}")
+            raise InvalidArgumentError(f"Vocabulary: min_freq must be positive, got {min_freq}")
         reserved = list(reserved_tokens or [])
         if unknown_token in reserved:
-            raise MXNetError(f"Vocabulary: reserved_tokens {reserved} must not contain the "
+            raise InvalidArgumentError(f"Vocabulary: reserved_tokens {reserved} must not contain the "
                              f"unknown token {unknown_token!r}")
         if len(set(reserved)) != len(reserved):
-            raise MXNetError(f"Vocabulary: reserved_tokens {reserved} repeat a token")
+            raise InvalidArgumentError(f"Vocabulary: reserved_tokens {reserved} repeat a token")
         self._index_unknown_and_reserved_tokens(unknown_token, reserved_tokens)
         if counter is not None:
             self._index_counter_keys(counter, unknown_token, reserved, most_freq_count,
@@ -84,7 +84,7 @@ class Vocabulary:
         tokens = []
         for index in [indices] if single else indices:
             if not isinstance(index, int) or not 0 <= index < len(self._idx_to_token):
-                raise MXNetError(f"Vocabulary.to_tokens: index {index!r} is not in "
+                raise InvalidParameterError(f"Vocabulary.to_tokens: index {index!r} is not in "
                                  f"[0, {len(self._idx_to_token)})")
             tokens.append(self._idx_to_token[index])
         return tokens[0] if single else tokens
