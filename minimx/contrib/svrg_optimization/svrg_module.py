@@ -12,6 +12,7 @@ import logging
 
 from ...context import cpu
 from ...module import Module
+from ... import ndarray as nd
 from .svrg_optimizer import _SVRGOptimizer
 
 __all__ = ["SVRGModule"]
@@ -48,11 +49,6 @@ class SVRGModule(Module):
             self._mod_aux.bind(data_shapes, label_shapes, for_training, inputs_need_grad,
                                force_rebind, None, grad_req)
 
-    def init_params(self, *args, **kwargs):
-        super().init_params(*args, **kwargs)
-        if self._mod_aux.binded:
-            self._mod_aux.init_params(*args, **kwargs)
-
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
         """The optimizer becomes an ``_SVRGOptimizer`` around ``optimizer``."""
@@ -64,6 +60,10 @@ class SVRGModule(Module):
         idx2name.update({len(names) + i: name + "_full" for i, name in enumerate(names)})
         svrg = _SVRGOptimizer(default_optimizer=optimizer, param_idx2name=idx2name, **params)
         super().init_optimizer(kvstore=kvstore, optimizer=svrg, force_init=force_init)
+        group = self._exec_group
+        self._param_dict = [{name: nd.zeros(grads[device].shape, ctx=grads[device].context)
+                             for name, grads in zip(group.param_names, group.grad_arrays)}
+                            for device in range(self._ctx_len)]
 
     def forward(self, data_batch, is_train=None):
         super().forward(data_batch, is_train)
@@ -72,9 +72,13 @@ class SVRGModule(Module):
 
     def backward(self, out_grads=None):
         super().backward(out_grads)
-        if self._mod_aux.binded and self._param_dict is not None:
+        if self._mod_aux.binded:
             self._mod_aux.backward(out_grads)
-            self._reduce_variance()
+
+    def update(self):
+        """The optimizer's step on ``grad - snapshot's grad + full grad``."""
+        self._reduce_variance()
+        super().update()
 
     def _reduce_variance(self):
         """``grad = grad - snapshot's grad + full grad``, per device and parameter."""
@@ -86,26 +90,34 @@ class SVRGModule(Module):
                 grad[:] = grad - old + full
 
     def update_full_grads(self, train_data):
-        """Snapshot the weights and average their gradient over every batch of
-        ``train_data`` (kept in ``_param_dict``: one dict per device)."""
+        """Snapshot the weights and add their gradient over every batch of ``train_data``
+        to ``_param_dict`` (one dict per device), then divide by the number of batches (a
+        padded last batch counting as its real fraction).
+
+        As MXNet 1.9.1 does, the sums start from the previous snapshot's full gradient,
+        not from zero (``_param_dict`` is zeroed only by ``init_optimizer``): from the
+        second snapshot on, ``mu = (mu_before + sum of batch gradients) / batches``.
+        Programs get MXNet's numbers; a textbook SVRG would start each snapshot at zero.
+        """
         arg_params, aux_params = self.get_params()
         self._mod_aux.set_params(arg_params=arg_params, aux_params=aux_params)
         train_data.reset()
         group = self._mod_aux._exec_group
-        sums = [dict() for _ in range(self._ctx_len)]
-        batches = 0
+        batches, padding = 0, 0
         for batch in train_data:
             self._mod_aux.forward(batch, is_train=True)
             self._mod_aux.backward()
             batches += 1
             for name, grads in zip(group.param_names, group.grad_arrays):
                 for device, grad in enumerate(grads):
-                    total = sums[device].get(name)
-                    sums[device][name] = grad.copy() if total is None else total + grad
+                    self._param_dict[device][name] = self._param_dict[device][name] + grad
+            padding = batch.pad or 0
         if batches == 0:
             raise ValueError("SVRGModule.update_full_grads: train_data gave no batch")
-        self._param_dict = [{name: total / batches for name, total in per_device.items()}
-                            for per_device in sums]
+        real_batches = batches - padding / train_data.batch_size
+        for per_device in self._param_dict:
+            for name in per_device:
+                per_device[name] = per_device[name] / real_batches
         train_data.reset()
 
     def _fit_epoch(self, train_data, epoch, *args, **kwargs):
