@@ -41,7 +41,8 @@ batches = [(b.data[0].asnumpy()[:b.data[0].shape[0] - b.pad].tolist(),
             b.data[0].shape[0]) for b in it]
 it.reset()
 print(json.dumps({"batches": batches, "again": [len(list(it))],
-                  "provide": [[d.name, list(d.shape)] for d in it.provide_data + it.provide_label]}))
+                  "provide": [[d.name, list(d.shape)]
+                              for d in it.provide_data + it.provide_label]}))
 """
 
 

@@ -10,7 +10,9 @@ from same_program import on_minimx, on_mxnet
 PIXEL_SHUFFLE = """
 import json
 import numpy as np
-PixelShuffle1D, PixelShuffle2D, PixelShuffle3D = (getattr(mx.gluon.contrib.nn, n) for n in ("PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"))
+contrib_nn = mx.gluon.contrib.nn
+PixelShuffle1D, PixelShuffle2D = contrib_nn.PixelShuffle1D, contrib_nn.PixelShuffle2D
+PixelShuffle3D = contrib_nn.PixelShuffle3D
 out = {}
 for name, layer, shape in [("1d", PixelShuffle1D(3), (2, 6, 5)),
                            ("2d", PixelShuffle2D((2, 3)), (2, 12, 3, 2)),

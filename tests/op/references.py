@@ -80,6 +80,12 @@ def batch_norm(np, x, gamma, beta, moving_mean, moving_var, eps=1e-3, fix_gamma=
     return normalized * _per_channel(scale, x.ndim, axis) + _per_channel(beta, x.ndim, axis)
 
 
+def sync_batch_norm(np, x, gamma, beta, moving_mean, moving_var, eps=1e-3, fix_gamma=True,
+                    ndev=1, key=None):
+    """On one device (``ndev=1``), BatchNorm over the channel axis 1."""
+    return batch_norm(np, x, gamma, beta, moving_mean, moving_var, eps, fix_gamma, axis=1)
+
+
 def layer_norm(np, x, gamma, beta, axis=-1, eps=1e-5):
     axis = axis % x.ndim
     mean = x.mean(axis=axis, keepdims=True)
@@ -527,7 +533,8 @@ REFERENCES = {
     "gamma": gamma, "gammaln": gammaln, "im2col": im2col, "col2im": col2im,
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
-    "BatchNorm": batch_norm, "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
+    "BatchNorm": batch_norm, "_contrib_SyncBatchNorm": sync_batch_norm,
+    "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
     "GroupNorm": group_norm,
     "L2Normalization": l2_normalization, "LRN": lrn,
     "Convolution": convolution, "Deconvolution": deconvolution, "Pooling": pooling,

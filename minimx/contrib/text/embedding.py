@@ -166,7 +166,8 @@ class TokenEmbedding(Vocabulary):
                              f"({len(tokens)}, {self.vec_len}), got {shape}")
         unknown = [token for token in tokens if token not in self._token_to_idx]
         if unknown:
-            raise InvalidParameterError(f"update_token_vectors: tokens {unknown} are not indexed; only "
+            raise InvalidParameterError(f"update_token_vectors: tokens {unknown} are not "
+                                        f"indexed; only "
                              f"known tokens can be updated")
         rows = new_vectors.reshape((len(tokens), self.vec_len))
         for position, token in enumerate(tokens):

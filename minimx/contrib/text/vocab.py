@@ -19,7 +19,8 @@ class Vocabulary:
             raise InvalidArgumentError(f"Vocabulary: min_freq must be positive, got {min_freq}")
         reserved = list(reserved_tokens or [])
         if unknown_token in reserved:
-            raise InvalidArgumentError(f"Vocabulary: reserved_tokens {reserved} must not contain the "
+            raise InvalidArgumentError(f"Vocabulary: reserved_tokens {reserved} must not "
+                                       f"contain the "
                              f"unknown token {unknown_token!r}")
         if len(set(reserved)) != len(reserved):
             raise InvalidArgumentError(f"Vocabulary: reserved_tokens {reserved} repeat a token")

@@ -222,11 +222,12 @@ class Estimator:
     # -- handlers ------------------------------------------------------------------------
     def _with_defaults(self, event_handlers, known_metrics, defaults, always=()):
         """The given handlers, the ``always`` ones and a default of each kind in
-        ``defaults`` not given, sorted by priority.  When both kinds are there, a given handler's metrics must be the
-        estimator's (``known_metrics``): those are the ones the defaults update."""
+        ``defaults`` not given, sorted by priority.  When both kinds are there, a given
+        handler's metrics must be the estimator's (``known_metrics``): those are the ones
+        the defaults update."""
         handlers = _check_event_handlers(event_handlers)
         added = list(always) + [make() for kind, make in defaults
-                 if not any(isinstance(handler, kind) for handler in handlers)]
+                                if not any(isinstance(handler, kind) for handler in handlers)]
         if handlers and added:
             for handler in handlers + added:
                 _check_handler_metric_ref(handler, set(known_metrics))
