@@ -169,3 +169,46 @@ def test_text_composite_embedding_same_as_mxnet(mxnet_python):
     theirs, ours = on_mxnet(mxnet_python, TEXT), on_minimx(TEXT)
     assert ours["tokens"] == theirs["tokens"] and ours["kinds"] == theirs["kinds"]
     np.testing.assert_allclose(ours["vectors"], theirs["vectors"], rtol=1e-6)
+
+
+CHECKPOINTS = """
+import json, os, tempfile
+import numpy as np
+gluon = mx.gluon
+estimator = mx.gluon.contrib.estimator
+rng = np.random.RandomState(4)
+x = mx.nd.array(rng.uniform(size=(24, 3)))
+y = mx.nd.array(rng.uniform(size=(24, 1)))
+loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x, y), batch_size=8)
+folder = tempfile.mkdtemp()
+
+def run(epochs, resume):
+    net = gluon.nn.Dense(1, in_units=3)
+    net.initialize(mx.init.Constant(0.2))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    est = estimator.Estimator(net, loss=gluon.loss.L2Loss(), train_metrics=mx.metric.MAE(),
+                              trainer=trainer)
+    seen = []
+    class Count(estimator.EpochEnd):
+        def epoch_end(self, est, *args, **kwargs):
+            seen.append(1)
+    checkpoint = estimator.CheckpointHandler(folder, model_prefix="net",
+                                             monitor=est.train_metrics[0], save_best=True,
+                                             max_checkpoints=2, resume_from_checkpoint=resume)
+    est.fit(loader, epochs=epochs, event_handlers=[checkpoint, Count()])
+    return len(seen), net.weight.data().asnumpy().ravel().tolist()
+
+first = run(3, False)
+files = sorted(os.listdir(folder))
+second = run(5, True)
+print(json.dumps({"files": files, "epochs": [first[0], second[0]],
+                  "weights": first[1] + second[1]}))
+"""
+
+
+def test_checkpoint_handler_same_as_mxnet(mxnet_python):
+    """The files kept (last two epochs, the best, no symbol for a net not hybridized) and a
+    resumed run: it trains the epochs left and ends with MXNet's weights."""
+    theirs, ours = on_mxnet(mxnet_python, CHECKPOINTS), on_minimx(CHECKPOINTS)
+    assert ours["files"] == theirs["files"] and ours["epochs"] == theirs["epochs"]
+    np.testing.assert_allclose(ours["weights"], theirs["weights"], rtol=1e-5)
