@@ -212,3 +212,43 @@ def test_checkpoint_handler_same_as_mxnet(mxnet_python):
     theirs, ours = on_mxnet(mxnet_python, CHECKPOINTS), on_minimx(CHECKPOINTS)
     assert ours["files"] == theirs["files"] and ours["epochs"] == theirs["epochs"]
     np.testing.assert_allclose(ours["weights"], theirs["weights"], rtol=1e-5)
+
+
+DEFORMABLE = """
+import json
+import numpy as np
+DeformableConvolution = mx.gluon.contrib.cnn.DeformableConvolution
+rng = np.random.RandomState(5)
+out = {}
+for name, layer in [("plain", DeformableConvolution(4, kernel_size=3, padding=1)),
+                    ("groups", DeformableConvolution(6, kernel_size=(3, 2), strides=2,
+                                                     num_deformable_group=2, groups=2,
+                                                     activation="relu"))]:
+    layer.initialize()
+    x = mx.nd.array(rng.uniform(-1, 1, size=(2, 4, 7, 6)))
+    layer(x)
+    for key, param in sorted(layer.collect_params().items()):
+        param.set_data(mx.nd.array(rng.uniform(-0.5, 0.5, size=param.shape)))
+    layer.hybridize()
+    x.attach_grad()
+    with mx.autograd.record():
+        y = layer(x)
+    y.backward(mx.nd.array(rng.uniform(-1, 1, size=y.shape)))
+    grads = [p.grad().asnumpy().ravel().tolist()
+             for _, p in sorted(layer.collect_params().items())]
+    out[name] = [y.asnumpy().ravel().tolist(), x.grad.asnumpy().ravel().tolist()] + grads
+    out[name + "-params"] = sorted(k.split("_", 1)[1] for k in layer.collect_params())
+print(json.dumps(out))
+"""
+
+
+def test_deformable_convolution_layer_same_as_mxnet(mxnet_python):
+    """Output and every gradient of the layer (offsets from its own convolution), with
+    deformable groups, groups, strides and an activation, hybridized."""
+    theirs, ours = on_mxnet(mxnet_python, DEFORMABLE), on_minimx(DEFORMABLE)
+    for key in theirs:
+        if key.endswith("-params"):
+            assert ours[key] == theirs[key]
+            continue
+        for a, b in zip(theirs[key], ours[key]):
+            np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5, err_msg=key)

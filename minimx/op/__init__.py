@@ -10,6 +10,7 @@ from . import shape, join_split, slicing, broadcast, rearrange  # noqa: F401
 from . import indexing, linalg, linalg_products, linalg_factor, linalg_shapes  # noqa: F401
 from . import histogram, checks, image_ops  # noqa: F401
 from . import nn, normalization, conv, adaptive_pooling, upsampling, resize, spatial  # noqa: F401
+from . import deformable_conv  # noqa: F401
 from . import attention, correlation, pdf, im2col  # noqa: F401
 from . import output, rnn, sequence  # noqa: F401
 from . import random  # noqa: F401

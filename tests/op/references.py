@@ -86,6 +86,41 @@ def sync_batch_norm(np, x, gamma, beta, moving_mean, moving_var, eps=1e-3, fix_g
     return batch_norm(np, x, gamma, beta, moving_mean, moving_var, eps, fix_gamma, axis=1)
 
 
+def _bilinear_read(np, plane, y, x):
+    """MXNet's CPU read of one channel at fractional (y, x): 0 outside [0, H) x [0, W); in
+    the last row or column the fraction is dropped."""
+    height, width = plane.shape
+    if not (0 <= y < height and 0 <= x < width):
+        return 0.0
+    y0, x0 = int(np.floor(y)), int(np.floor(x))
+    y1, fy = (y0, 0.0) if y0 >= height - 1 else (y0 + 1, y - y0)
+    x1, fx = (x0, 0.0) if x0 >= width - 1 else (x0 + 1, x - x0)
+    return ((1 - fy) * (1 - fx) * plane[y0, x0] + (1 - fy) * fx * plane[y0, x1]
+            + fy * (1 - fx) * plane[y1, x0] + fy * fx * plane[y1, x1])
+
+
+def deformable_convolution(np, data, offset, weight, bias=None, kernel=(), stride=(),
+                           dilate=(), pad=(), num_group=1, num_deformable_group=1):
+    """Every output element as a sum over channels and taps of the moved, bilinearly read
+    input times the filter."""
+    (sh, sw), (dh, dw), (ph, pw) = _geometry(kernel, stride, dilate, pad)
+    batch, channels = data.shape[:2]
+    filters, out_h, out_w = weight.shape[0], offset.shape[2], offset.shape[3]
+    per_group, per_deformable = channels // num_group, channels // num_deformable_group
+    out = np.zeros((batch, filters, out_h, out_w))
+    for n, f, oy, ox in np.ndindex(batch, filters, out_h, out_w):
+        group = f // (filters // num_group)
+        for c, i, j in np.ndindex(per_group, *kernel):
+            channel = group * per_group + c
+            tap = 2 * (i * kernel[1] + j) + channel // per_deformable * 2 * kernel[0] * kernel[1]
+            y = oy * sh - ph + i * dh + offset[n, tap, oy, ox]
+            x = ox * sw - pw + j * dw + offset[n, tap + 1, oy, ox]
+            out[n, f, oy, ox] += weight[f, c, i, j] * _bilinear_read(np, data[n, channel], y, x)
+    if bias is not None:
+        out += _per_channel(bias, out.ndim, 1)
+    return out
+
+
 def layer_norm(np, x, gamma, beta, axis=-1, eps=1e-5):
     axis = axis % x.ndim
     mean = x.mean(axis=axis, keepdims=True)
@@ -537,7 +572,8 @@ REFERENCES = {
     "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
     "GroupNorm": group_norm,
     "L2Normalization": l2_normalization, "LRN": lrn,
-    "Convolution": convolution, "Deconvolution": deconvolution, "Pooling": pooling,
+    "Convolution": convolution, "Deconvolution": deconvolution,
+    "_contrib_DeformableConvolution": deformable_convolution, "Pooling": pooling,
     "RNN": rnn, "CTCLoss": ctc_loss, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,
     "SequenceReverse": sequence_reverse, "_index": index,
     "BilinearSampler": bilinear_sampler, "GridGenerator": grid_generator,

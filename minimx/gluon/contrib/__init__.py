@@ -6,6 +6,6 @@ projected LSTM cells, variational dropout, ``dynamic_unroll``), ``data`` (Interv
 the WikiText language-model sets) and ``estimator`` (``Estimator.fit`` driven by event
 handlers).
 """
-from . import nn, rnn, data, estimator
+from . import nn, rnn, cnn, data, estimator
 
-__all__ = ["nn", "rnn", "data", "estimator"]
+__all__ = ["nn", "rnn", "cnn", "data", "estimator"]
