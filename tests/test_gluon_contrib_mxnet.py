@@ -252,3 +252,35 @@ def test_deformable_convolution_layer_same_as_mxnet(mxnet_python):
             continue
         for a, b in zip(theirs[key], ours[key]):
             np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5, err_msg=key)
+
+
+LOGS = """
+import json, logging, re
+import numpy as np
+gluon = mx.gluon
+estimator = mx.gluon.contrib.estimator
+x = mx.nd.array(np.random.RandomState(0).uniform(size=(16, 3)))
+y = mx.nd.array(np.random.RandomState(1).uniform(size=(16, 2)))
+loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x, y), batch_size=8)
+net = gluon.nn.Dense(2)
+net.initialize(mx.init.One())
+est = estimator.Estimator(net, gluon.loss.L2Loss(), train_metrics=mx.metric.MAE(),
+                          trainer=gluon.Trainer(net.collect_params(), "sgd",
+                                                {"learning_rate": 0.1}))
+lines = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        lines.append(re.sub(r"[0-9.]+s\\b", "T", record.getMessage()))
+est.logger.handlers = [Keep()]
+est.fit(loader, val_data=loader, epochs=2)
+est.fit(loader, val_data=loader, epochs=1, event_handlers=[estimator.LoggingHandler(
+    log_interval=1, metrics=est.train_metrics + est.val_metrics)])
+est.evaluate(loader)
+print(json.dumps({"lines": lines}))
+"""
+
+
+def test_estimator_logs_same_as_mxnet(mxnet_python):
+    """What a user reads: every log line of fit (default and per-batch logging) and
+    evaluate, times masked."""
+    assert on_minimx(LOGS) == on_mxnet(mxnet_python, LOGS)

@@ -210,17 +210,18 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
 
     def epoch_begin(self, estimator, *args, **kwargs):
         self.epoch_start = time.time()
-        if isinstance(self.log_interval, int):
+        if any("training" in metric.name for metric in self.metrics):
             estimator.logger.info("[Epoch %d] Begin, current learning rate: %.4f",
                                   self.current_epoch, estimator.trainer.learning_rate)
+        else:       # the handler of an evaluation
+            estimator.logger.info("Validation Begin")
 
     def epoch_end(self, estimator, *args, **kwargs):
         seconds = time.time() - self.epoch_start
         estimator.logger.info("[Epoch %d] Finished in %.3fs, %s", self.current_epoch, seconds,
                               _metric_text(self.metrics))
         self.current_epoch += 1
-        self.batch_index = 0
-        self.processed_samples = 0
+        self.batch_index = 0        # the samples are counted over the whole run
 
 
 def _monitor_mode(mode, monitor, who):
