@@ -99,10 +99,35 @@ def _bilinear_read(np, plane, y, x):
             + fy * (1 - fx) * plane[y1, x0] + fy * fx * plane[y1, x1])
 
 
+def _bilinear_read_zero(np, plane, y, x):
+    """ModulatedDeformableConvolution's read: 0 unless -1 < y < H and -1 < x < W, and a
+    corner outside the plane reads 0."""
+    height, width = plane.shape
+    if not (-1 < y < height and -1 < x < width):
+        return 0.0
+    y0, x0 = int(np.floor(y)), int(np.floor(x))
+    fy, fx = y - y0, x - x0
+    total = 0.0
+    for yy, xx, weight in ((y0, x0, (1 - fy) * (1 - fx)), (y0, x0 + 1, (1 - fy) * fx),
+                           (y0 + 1, x0, fy * (1 - fx)), (y0 + 1, x0 + 1, fy * fx)):
+        if 0 <= yy < height and 0 <= xx < width:
+            total += weight * plane[yy, xx]
+    return total
+
+
+def modulated_deformable_convolution(np, data, offset, mask, weight, bias=None, kernel=(),
+                                     stride=(), dilate=(), pad=(), num_group=1,
+                                     num_deformable_group=1):
+    return deformable_convolution(np, data, offset, weight, bias, kernel, stride, dilate, pad,
+                                  num_group, num_deformable_group, mask=mask,
+                                  read=_bilinear_read_zero)
+
+
 def deformable_convolution(np, data, offset, weight, bias=None, kernel=(), stride=(),
-                           dilate=(), pad=(), num_group=1, num_deformable_group=1):
+                           dilate=(), pad=(), num_group=1, num_deformable_group=1, mask=None,
+                           read=_bilinear_read):
     """Every output element as a sum over channels and taps of the moved, bilinearly read
-    input times the filter."""
+    input (times the mask's entry, when there is one) times the filter."""
     (sh, sw), (dh, dw), (ph, pw) = _geometry(kernel, stride, dilate, pad)
     batch, channels = data.shape[:2]
     filters, out_h, out_w = weight.shape[0], offset.shape[2], offset.shape[3]
@@ -115,7 +140,8 @@ def deformable_convolution(np, data, offset, weight, bias=None, kernel=(), strid
             tap = 2 * (i * kernel[1] + j) + channel // per_deformable * 2 * kernel[0] * kernel[1]
             y = oy * sh - ph + i * dh + offset[n, tap, oy, ox]
             x = ox * sw - pw + j * dw + offset[n, tap + 1, oy, ox]
-            out[n, f, oy, ox] += weight[f, c, i, j] * _bilinear_read(np, data[n, channel], y, x)
+            scale = 1.0 if mask is None else mask[n, tap // 2, oy, ox]
+            out[n, f, oy, ox] += weight[f, c, i, j] * scale * read(np, data[n, channel], y, x)
     if bias is not None:
         out += _per_channel(bias, out.ndim, 1)
     return out
@@ -573,7 +599,9 @@ REFERENCES = {
     "GroupNorm": group_norm,
     "L2Normalization": l2_normalization, "LRN": lrn,
     "Convolution": convolution, "Deconvolution": deconvolution,
-    "_contrib_DeformableConvolution": deformable_convolution, "Pooling": pooling,
+    "_contrib_DeformableConvolution": deformable_convolution,
+    "_contrib_ModulatedDeformableConvolution": modulated_deformable_convolution,
+    "Pooling": pooling,
     "RNN": rnn, "CTCLoss": ctc_loss, "SequenceMask": sequence_mask, "SequenceLast": sequence_last,
     "SequenceReverse": sequence_reverse, "_index": index,
     "BilinearSampler": bilinear_sampler, "GridGenerator": grid_generator,

@@ -1,6 +1,5 @@
-"""``mx.gluon.contrib.cnn``: deformable convolution.  Mirrors
-``python/mxnet/gluon/contrib/cnn/`` (ModulatedDeformableConvolution, which needs the
-``contrib.ModulatedDeformableConvolution`` operator, is not part of minimx yet)."""
-from .conv_layers import DeformableConvolution
+"""``mx.gluon.contrib.cnn``: deformable convolutions (v1 and the modulated v2).  Mirrors
+``python/mxnet/gluon/contrib/cnn/``."""
+from .conv_layers import DeformableConvolution, ModulatedDeformableConvolution
 
-__all__ = ["DeformableConvolution"]
+__all__ = ["DeformableConvolution", "ModulatedDeformableConvolution"]

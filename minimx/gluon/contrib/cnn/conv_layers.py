@@ -9,7 +9,7 @@ taps (``deformable_conv_weight``, ``deformable_conv_bias``).
 from ...hybrid_block import HybridBlock
 from ...nn import Activation
 
-__all__ = ["DeformableConvolution"]
+__all__ = ["DeformableConvolution", "ModulatedDeformableConvolution"]
 
 
 def _pair(value, what):
@@ -21,6 +21,9 @@ def _pair(value, what):
 
 
 class DeformableConvolution(HybridBlock):
+    _reads_per_tap = 2          # channels the offset convolution predicts per tap: dy, dx
+    _op = "DeformableConvolution"
+
     """2-d deformable convolution (Dai et al. 2017), layout NCHW.
 
     Parameters
@@ -54,7 +57,9 @@ class DeformableConvolution(HybridBlock):
         geometry = {"kernel": kernel, "stride": _pair(strides, "strides"),
                     "dilate": _pair(dilation, "dilation"), "pad": _pair(padding, "padding"),
                     "num_group": groups, "layout": layout}
-        offset_channels = 2 * kernel[0] * kernel[1] * num_deformable_group
+        taps = kernel[0] * kernel[1] * num_deformable_group
+        offset_channels = self._reads_per_tap * taps
+        self._offset_split_index = 2 * taps
         self._kwargs_offset = dict(geometry, num_filter=offset_channels,
                                    no_bias=not offset_use_bias)
         self._kwargs_deformable_conv = dict(geometry, num_filter=channels,
@@ -80,11 +85,14 @@ class DeformableConvolution(HybridBlock):
                        deformable_conv_bias=None):
         offset_inputs = [x, offset_weight] + ([offset_bias] if self._offset_use_bias else [])
         offset = F.Convolution(*offset_inputs, name="offset", **self._kwargs_offset)
-        inputs = [x, offset, deformable_conv_weight] + (
+        inputs = [x] + self._moves(F, offset) + [deformable_conv_weight] + (
             [deformable_conv_bias] if self._use_bias else [])
-        out = F.contrib.DeformableConvolution(*inputs, name="fwd",
-                                              **self._kwargs_deformable_conv)
+        out = getattr(F.contrib, self._op)(*inputs, name="fwd", **self._kwargs_deformable_conv)
         return self.act(out) if self.act is not None else out
+
+    def _moves(self, F, offset):
+        """The operator's inputs between data and weight."""
+        return [offset]
 
     def _alias(self):
         return "deformable_conv"
@@ -94,3 +102,20 @@ class DeformableConvolution(HybridBlock):
         shape = self.deformable_conv_weight.shape
         return (f"{type(self).__name__}({shape[1] * kwargs['num_group'] or None} -> "
                 f"{shape[0]}, kernel_size={kwargs['kernel']}, stride={kwargs['stride']})")
+
+
+class ModulatedDeformableConvolution(DeformableConvolution):
+    """Deformable convolution v2 (Zhu et al. 2019): the offset convolution also predicts a
+    mask per tap, ``2 * sigmoid(.)`` (1 at the start), scaling each moved read; arguments
+    as DeformableConvolution's."""
+    _reads_per_tap = 3          # dy, dx and the mask's logit
+    _op = "ModulatedDeformableConvolution"
+
+    def _alias(self):
+        return "modulated_deformable_conv"
+
+    def _moves(self, F, offset):
+        split = self._offset_split_index
+        moves = F.slice_axis(offset, axis=1, begin=0, end=split)
+        mask = F.sigmoid(F.slice_axis(offset, axis=1, begin=split, end=None)) * 2
+        return [moves, mask]
