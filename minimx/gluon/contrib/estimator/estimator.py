@@ -178,14 +178,8 @@ class Estimator:
         handlers = self._prepare_default_validation_handlers(event_handlers)
         _, epoch_begin, batch_begin, batch_end, epoch_end, _ = \
             self._categorize_handlers(handlers)
-        for handler in epoch_begin:
-            handler.epoch_begin(self)
-        for batch in val_data:
-            for handler in batch_begin:
-                handler.batch_begin(self, batch=batch)
-            _, label, pred, loss = self.batch_processor.evaluate_batch(self, batch, batch_axis)
-            for handler in batch_end:
-                handler.batch_end(self, batch=batch, pred=pred, label=label, loss=loss)
+        self._run_epoch(val_data, self.batch_processor.evaluate_batch, batch_axis,
+                        epoch_begin, batch_begin, batch_end, stoppable=False)
         for handler in epoch_end:
             handler.epoch_end(self)
 
@@ -204,20 +198,27 @@ class Estimator:
             handler.train_begin(self)
         stop = False
         while not stop:
-            for handler in epoch_begin:
-                handler.epoch_begin(self)
-            for batch in train_data:
-                for handler in batch_begin:
-                    handler.batch_begin(self, batch=batch)
-                _, label, pred, loss = self.batch_processor.fit_batch(self, batch, batch_axis)
-                # every handler sees the batch's end, even after one asked to stop
-                results = [handler.batch_end(self, batch=batch, pred=pred, label=label,
-                                             loss=loss) for handler in batch_end]
-                if any(results):
-                    break
+            self._run_epoch(train_data, self.batch_processor.fit_batch, batch_axis,
+                            epoch_begin, batch_begin, batch_end, stoppable=True)
             stop = any([handler.epoch_end(self) for handler in epoch_end])
         for handler in train_end:
             handler.train_end(self)
+
+    def _run_epoch(self, data, step, batch_axis, epoch_begin, batch_begin, batch_end,
+                   stoppable):
+        """One pass over ``data``: ``step(self, batch, batch_axis)`` per batch between the
+        batch events.  In training (``stoppable``) a ``batch_end`` returning True ends the
+        pass, after every handler has seen that batch's end."""
+        for handler in epoch_begin:
+            handler.epoch_begin(self)
+        for batch in data:
+            for handler in batch_begin:
+                handler.batch_begin(self, batch=batch)
+            _, label, pred, loss = step(self, batch, batch_axis)
+            results = [handler.batch_end(self, batch=batch, pred=pred, label=label, loss=loss)
+                       for handler in batch_end]
+            if stoppable and any(results):
+                return
 
     # -- handlers ------------------------------------------------------------------------
     def _with_defaults(self, event_handlers, known_metrics, defaults, always=()):
