@@ -51,7 +51,13 @@ class SVRGModule(Module):
 
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
-        """The optimizer becomes an ``_SVRGOptimizer`` around ``optimizer``."""
+        """The optimizer becomes an ``_SVRGOptimizer`` around ``optimizer``; a KVStore gets
+        a ``<name>_full`` key per parameter, where the devices' full gradients add up.
+
+        MXNet 1.9.1 also pulls those (zero) keys into the parameters when the store
+        updates them, which sets the weights on every device to zero when training on
+        several devices (``get_params`` still shows the old ones until the next sync).
+        minimx leaves the weights as they are."""
         params = dict(optimizer_params)
         batch_size = self._exec_group.batch_size
         params.setdefault("rescale_grad", 1.0 / batch_size)
@@ -64,6 +70,10 @@ class SVRGModule(Module):
         self._param_dict = [{name: nd.zeros(grads[device].shape, ctx=grads[device].context)
                              for name, grads in zip(group.param_names, group.grad_arrays)}
                             for device in range(self._ctx_len)]
+        if self._kvstore:
+            # the keys that add the devices' full gradients up (assigned, not optimized)
+            for name in group.param_names:
+                self._kvstore.init(name + "_full", nd.zeros(self._arg_params[name].shape))
 
     def forward(self, data_batch, is_train=None):
         super().forward(data_batch, is_train)
@@ -118,7 +128,20 @@ class SVRGModule(Module):
         for per_device in self._param_dict:
             for name in per_device:
                 per_device[name] = per_device[name] / real_batches
+        if self._kvstore:
+            for name in group.param_names:
+                self._accumulate_kvstore(name, [per_device[name]
+                                                for per_device in self._param_dict])
         train_data.reset()
+
+    def _accumulate_kvstore(self, key, value):
+        """The devices' full gradients of ``key`` (one array each) summed in the KVStore
+        under ``<key>_full``, pulled back into ``value``; each device keeps the sum divided
+        by the number of devices."""
+        self._kvstore.push(key + "_full", value)
+        self._kvstore.pull(key + "_full", value)
+        for device in range(self._ctx_len):
+            self._param_dict[device][key] = value[device] / self._ctx_len
 
     def _fit_epoch(self, train_data, epoch, *args, **kwargs):
         if epoch % self.update_freq == 0:
