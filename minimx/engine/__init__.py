@@ -1,6 +1,6 @@
 """The dependency engine: every computation in minimx is pushed here.
 
-Lesson: 04-lazy-evaluation.  Mirrors ``include/mxnet/engine.h`` and
+Lesson: 05-lazy-evaluation.  Mirrors ``include/mxnet/engine.h`` and
 ``python/mxnet/engine.py``.
 
 ``push(fn, read_vars, write_vars, ctx, name)`` hands ``fn`` to the current

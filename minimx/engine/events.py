@@ -1,6 +1,6 @@
 """Engine events for observers: the profiler and the widgets subscribe here.
 
-Lesson: 04-lazy-evaluation.  Every operation produces ``push`` (the frontend
+Lesson: 05-lazy-evaluation.  Every operation produces ``push`` (the frontend
 handed it over), ``ready`` (its inputs are done), ``start`` and ``end`` (a
 worker ran it).  The core never formats events; it only hands them out.
 

@@ -1,6 +1,6 @@
 """Readable labels for engine vars: which NDArray of the user's namespace owns each var.
 
-Lesson: 04-lazy-evaluation.  Engine events name vars by number only; the view
+Lesson: 05-lazy-evaluation.  Engine events name vars by number only; the view
 shows ``y (2000, 2000) float32`` instead when ``y`` is an NDArray in the cell's
 namespace (``NDArray.engine_var`` gives an array's var).
 """

@@ -1,6 +1,6 @@
 """What the engine queue view draws, as plain data computed from engine events.
 
-Lesson: 04-lazy-evaluation.  Input: the ``EngineEvent`` list a subscriber of
+Lesson: 05-lazy-evaluation.  Input: the ``EngineEvent`` list a subscriber of
 ``minimx.engine`` collects (``push``/``ready``/``start``/``end`` per operation), or
 a Chrome trace written by ``minimx.profiler.dump`` (see trace.py).  Output: one
 record per operation, the lanes of the timeline (frontend threads that push,

@@ -1,6 +1,6 @@
 """The engine queue view's data as JSON for the browser (and for the static picture).
 
-Lesson: 04-lazy-evaluation.  Times are milliseconds since the recording began.
+Lesson: 05-lazy-evaluation.  Times are milliseconds since the recording began.
 Up to ``max_ops`` operations are sent one by one (with their vars and the
 dependency edges); past that the run is sent as time bins, so a loop of
 thousands of operations stays a few kilobytes and draws at once.

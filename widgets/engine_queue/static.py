@@ -1,6 +1,6 @@
 """The engine queue view as one static SVG: for pages and viewers that run no widget code.
 
-Lesson: 04-lazy-evaluation.  Draws the same payload as view.js, at its final
+Lesson: 05-lazy-evaluation.  Draws the same payload as view.js, at its final
 state: one lane per frontend thread (push ticks) and per worker (run bars, or
 busy bins for long runs), the blocking dependency edges, and the queue depth
 below.  Hovering a bar shows its ``<title>`` (name, vars, durations).  Each

@@ -1,6 +1,6 @@
 """EngineTimeline: watch the engine queue fill and drain while a cell runs, then replay it.
 
-Lesson: 04-lazy-evaluation.  ``with EngineTimeline() as t: ...`` subscribes to
+Lesson: 05-lazy-evaluation.  ``with EngineTimeline() as t: ...`` subscribes to
 the engine's events for the body, shows a live view (refreshed from a
 background thread at most every ``interval`` seconds), waits for the work the
 body pushed, and leaves a timeline that replays in the browser with no kernel.
