@@ -367,6 +367,12 @@ def test_var_labels_from_a_namespace():
     assert sorted(found.values()) == ["weights[0] (2, 3) float32", "weights[1] (4,) int32"]
 
 
+def test_var_labels_of_np_arrays():
+    """An ``mx.np`` array's dtype is a ``numpy.dtype`` (NumPy's rule), not a scalar type."""
+    found = labels.var_labels({"mask": mx.np.ones(2) > 0, "x": mx.np.zeros(3, dtype="int32")})
+    assert sorted(found.values()) == ["mask (2,) bool", "x (3,) int32"]
+
+
 def test_mime_bundle_outside_a_kernel_is_the_static_picture():
     view_ = EngineTimeline.from_events(
         op_events(1, "dot", (0.0, 0.0, 0.001, 0.002), W0), title="t")
