@@ -24,6 +24,21 @@ LESSONS = run_lessons.lesson_paths()
 
 # What each lesson's text claims, as code run after the lesson (keyed by lesson number).
 CHECKS = {
+    "03": """
+        same = {what: by_nd == by_np for what, (by_nd, by_np) in operator_pairs.items()}
+        assert same == {**{what: True for what in pairs}, "dot": False}, operator_pairs
+        assert operator_pairs["dot"] == (["dot"], ["_np_dot"])
+        onp.testing.assert_allclose(gradients["nd"].asnumpy(), gradients["np"].asnumpy())
+        assert semantics["one element m[1, 2]"] == ((1,), ())
+        assert semantics["m > 2, dtype"] == ("float32", "bool")
+        assert semantics["array([1, 2]).dtype"] == ("float32", "float32")
+        assert semantics["(3,) + (2, 1), shape"] == ((2, 3), (2, 3))
+        # np.dot is lazy; nonzero waited for the product; nothing was pushed while it waited
+        assert lazy_returned < product_finished < nonzero_returned
+        assert all(op.push < product_finished for op in nonzero_view.recording.ops)
+        assert shared == {"same var": True, "write seen through nd": 7.0}
+        assert graph_nd[0] == graph_np[0] and (graph_nd[1], graph_np[1]) == ("NDArray", "ndarray")
+    """,
     "04": """
         np.testing.assert_allclose(s.grad.asnumpy(), -np.sin([0.5, 1.0]), rtol=1e-5)
     """,
