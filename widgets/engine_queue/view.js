@@ -8,6 +8,8 @@ const EQ_STATES = {
   running: ["#3a8a3a", "running"],
 };
 const EQ_EDGE_KINDS = ["read after write", "write after write", "write after read"];
+// sync points (a frontend waiting for the engine), as static.py draws them
+const EQ_SYNC_COLOUR = "#9aa5b1", EQ_VALUE_DEPENDENT_COLOUR = "#8e2c9a";
 
 // op = [id, name index, frontend lane, worker lane, push, ready, start, end, reads, writes, error]
 function eqState(op, t) {
@@ -32,6 +34,39 @@ function eqTooltip(data, op) {
   return lines.join("\n");
 }
 
+// sync = [lane, begin, end, var, waited-for op id, its name, reason, value-dependent]
+function eqSyncTooltip(data, sync) {
+  const [, begin, end, v, opId, opName, reason, valueDependent] = sync;
+  const what = v === null ? "every pushed operation" : data.var_labels[String(v)] || `var ${v}`;
+  return [`sync point: ${reason}`
+    + (valueDependent ? " (the result's shape needs the input's values)" : ""),
+  `waited ${mmxFmtMs(end - begin)} for ${what}`,
+  opId !== null ? `until ${opName} (op ${opId}) finished` : "nothing was pending"].join("\n");
+}
+
+function eqSyncs(svg, data, t, x, laneY, parts) {
+  data.syncs.forEach((sync) => {
+    const [lane, begin, end] = sync;
+    const valueDependent = sync[7];
+    if (lane === null || begin > t) return;
+    const colour = valueDependent ? EQ_VALUE_DEPENDENT_COLOUR : EQ_SYNC_COLOUR;
+    const nodes = [mmxEl("rect", { x: x(begin), y: laneY(lane) + 6,
+      width: Math.max(2, x(Math.min(end, t)) - x(begin)), height: EQ_LANE - 12, fill: colour,
+      "fill-opacity": 0.55, class: valueDependent ? "mmx-sync mmx-sync-value" : "mmx-sync" },
+    svg)];
+    if (valueDependent) {
+      const px = x(begin), py = laneY(lane) + EQ_LANE / 2;
+      nodes.push(mmxEl("path", { d: `M${px},${py - 6} L${px + 5},${py} L${px},${py + 6} `
+        + `L${px - 5},${py} Z`, fill: colour, class: "mmx-sync-mark" }, svg));
+    }
+    nodes.forEach((node) => {
+      node.addEventListener("mouseenter", (event) => parts.tip.show(eqSyncTooltip(data, sync),
+        event));
+      node.addEventListener("mouseleave", () => parts.tip.hide());
+    });
+  });
+}
+
 function eqHeadline(data, t, live) {
   const s = data.summary;
   if (!s.operations) return "waiting for engine events...";
@@ -39,6 +74,7 @@ function eqHeadline(data, t, live) {
     + `${mmxFmtMs(s.finished_ms)}; workers busy ${mmxFmtMs(s.busy_ms)} `
     + `(x${s.parallelism.toFixed(2)} parallel); deepest queue ${s.max_depth}`;
   if (s.errors) text += `; ${s.errors} failed`;
+  if (s.syncs) text += `; ${s.syncs} sync points (${s.value_dependent_syncs} value-dependent)`;
   if (live) text = `LIVE - ${text}`;
   else if (t < data.t_end) text = `replay t = ${mmxFmtMs(t)} - ${text}`;
   return (data.title ? `${data.title}: ` : "") + text;
@@ -72,6 +108,7 @@ function eqDraw(parts, data, t, showEdges) {
   const overlay = mmxEl("g", {}, svg);
   if (data.aggregated) eqBins(svg, data, t, x, laneY, parts);
   else eqOps(svg, overlay, data, t, x, laneY, parts, showEdges);
+  eqSyncs(svg, data, t, x, laneY, parts);
   svg.appendChild(overlay);     // edges on top, so none hides under a bar
   mmxEl("line", { x1: x(t), x2: x(t), y1: EQ_TOP, y2: height - 10, stroke: "#c33",
     "stroke-width": 1, class: "mmx-cursor" }, svg);
