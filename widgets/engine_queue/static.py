@@ -74,6 +74,7 @@ def render_svg(data):
         body += _ops(data, x) + _edges(data, x)     # edges on top, so none hides under a bar
     body += _syncs(data, x)
     body += _depth(data, x, TOP + LANE * len(lanes) + 30)
+    body += _sync_legend(data, TOP + LANE * len(lanes) + 30)
     return svg_document(WIDTH, height, body, label=_headline(data))
 
 
@@ -93,9 +94,6 @@ def _headline(data):
             f"deepest queue {summary['max_depth']}")
     if summary["errors"]:
         text += f"; {summary['errors']} failed"
-    if summary["syncs"]:
-        text += (f"; {summary['syncs']} sync points ({summary['value_dependent_syncs']} "
-                 f"value-dependent)")
     return (data["title"] + ": " if data["title"] else "") + text
 
 
@@ -176,6 +174,18 @@ def _syncs(data, x):
             parts.append(f'<path class="mmx-sync-mark" d="{diamond}" fill="{colour}">'
                          f'{title}</path>')
     return parts
+
+
+def _sync_legend(data, top):
+    """Under the depth legend, when there are sync points: their colours and how many."""
+    summary = data["summary"]
+    if not summary["syncs"]:
+        return []
+    return [f'<text x="{WIDTH - 10}" y="{top + 38}" text-anchor="end" fill="{SYNC_COLOUR}">'
+            f'sync points: {summary["syncs"]}</text>',
+            f'<text x="{WIDTH - 10}" y="{top + 52}" text-anchor="end" '
+            f'fill="{VALUE_DEPENDENT_COLOUR}">value-dependent: '
+            f'{summary["value_dependent_syncs"]}</text>']
 
 
 def _edges(data, x):

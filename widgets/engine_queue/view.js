@@ -67,6 +67,16 @@ function eqSyncs(svg, data, t, x, laneY, parts) {
   });
 }
 
+// Under the depth legend, when there are sync points: their colours and how many.
+function eqSyncLegend(svg, data, top) {
+  const s = data.summary;
+  if (!s.syncs) return;
+  mmxEl("text", { x: EQ_WIDTH - 10, y: top + 38, "text-anchor": "end", fill: EQ_SYNC_COLOUR },
+    svg, `sync points: ${s.syncs}`);
+  mmxEl("text", { x: EQ_WIDTH - 10, y: top + 52, "text-anchor": "end",
+    fill: EQ_VALUE_DEPENDENT_COLOUR }, svg, `value-dependent: ${s.value_dependent_syncs}`);
+}
+
 function eqHeadline(data, t, live) {
   const s = data.summary;
   if (!s.operations) return "waiting for engine events...";
@@ -74,7 +84,6 @@ function eqHeadline(data, t, live) {
     + `${mmxFmtMs(s.finished_ms)}; workers busy ${mmxFmtMs(s.busy_ms)} `
     + `(x${s.parallelism.toFixed(2)} parallel); deepest queue ${s.max_depth}`;
   if (s.errors) text += `; ${s.errors} failed`;
-  if (s.syncs) text += `; ${s.syncs} sync points (${s.value_dependent_syncs} value-dependent)`;
   if (live) text = `LIVE - ${text}`;
   else if (t < data.t_end) text = `replay t = ${mmxFmtMs(t)} - ${text}`;
   return (data.title ? `${data.title}: ` : "") + text;
@@ -113,6 +122,7 @@ function eqDraw(parts, data, t, showEdges) {
   mmxEl("line", { x1: x(t), x2: x(t), y1: EQ_TOP, y2: height - 10, stroke: "#c33",
     "stroke-width": 1, class: "mmx-cursor" }, svg);
   eqDepth(svg, data, t, x, laneBottom + 30);
+  eqSyncLegend(svg, data, laneBottom + 30);
   return svg;
 }
 
