@@ -50,17 +50,25 @@ class EngineEvent(NamedTuple):
     error: str = ""      # for 'end': the error message if the operation failed
 
 
+def _add(observers, callback):
+    if callback not in observers:
+        observers.append(callback)
+    return callback
+
+
+def _remove(observers, callback):
+    if callback in observers:
+        observers.remove(callback)
+
+
 def subscribe(callback):
     """Call ``callback(event)`` for every engine event from now on; returns ``callback``."""
-    if callback not in subscribers:
-        subscribers.append(callback)
-    return callback
+    return _add(subscribers, callback)
 
 
 def unsubscribe(callback):
     """Stop sending events to ``callback``."""
-    if callback in subscribers:
-        subscribers.remove(callback)
+    _remove(subscribers, callback)
 
 
 class SyncEvent(NamedTuple):
@@ -81,14 +89,12 @@ class SyncEvent(NamedTuple):
 
 def subscribe_sync(callback):
     """Call ``callback(sync_event)`` after every sync point from now on; returns it."""
-    if callback not in sync_subscribers:
-        sync_subscribers.append(callback)
-    return callback
+    return _add(sync_subscribers, callback)
 
 
 def unsubscribe_sync(callback):
-    if callback in sync_subscribers:
-        sync_subscribers.remove(callback)
+    """Stop sending sync events to ``callback``."""
+    _remove(sync_subscribers, callback)
 
 
 @contextlib.contextmanager
