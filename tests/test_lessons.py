@@ -33,6 +33,7 @@ CHECKS = {
         assert semantics["m > 2, dtype"] == ("float32", "bool")
         assert semantics["array([1, 2]).dtype"] == ("float32", "float32")
         assert semantics["(3,) + (2, 1), shape"] == ((2, 3), (2, 3))
+        assert semantics["v[v > 2], v = arange(6)"] == ([0, 0, 0, 1, 1, 1], [3, 4, 5])
         # np.dot is lazy; nonzero waited for the product; nothing was pushed while it waited
         assert lazy_returned < product_finished < nonzero_returned
         assert all(op.push < product_finished for op in nonzero_view.recording.ops)
