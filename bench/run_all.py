@@ -12,6 +12,7 @@ import imresize_bench
 import lazy_dot
 import memory_growth
 import module_fit
+import np_overhead
 import observer_overhead
 import op_overhead
 import parallel_ops
@@ -20,6 +21,7 @@ from _util import fmt, print_table, ratio
 
 def main():
     overhead = op_overhead.main()
+    frontends = np_overhead.main()
     observed = observer_overhead.main()
     lazy = lazy_dot.main()
     memory = memory_growth.main()
@@ -48,6 +50,13 @@ def main():
         ("x+1 per op, NaiveEngine", fmt(naive, " us"), fmt(mxnet, " us"),
          ratio(naive, mxnet), ""),
         ("x+1 per op, numpy", fmt(overhead["numpy"], " us"), "", "", ""),
+        ("exp(x+1) per op: mx.np / nd", fmt(frontends["minimx np"], " us"),
+         fmt(frontends["minimx nd"], " us"), ratio(frontends["minimx np"],
+                                                   frontends["minimx nd"]), "about 1x"),
+        ("exp(x+1) per op: mx.np / MXNet's mx.np", fmt(frontends["minimx np"], " us"),
+         fmt(frontends["MXNet 1.9.1 np"], " us"), ratio(frontends["minimx np"],
+                                                        frontends["MXNet 1.9.1 np"]),
+         "<= 1.00x of MXNet"),
         ("x+1 per op: bare subscriber / none", fmt(bare, " us"), fmt(unobserved, " us"),
          ratio(bare, unobserved), ""),
         ("x+1 per op: queue view attached / none", fmt(viewed, " us"),

@@ -1,6 +1,6 @@
 """``mx.AttrScope``: attributes attached to every symbol created inside a ``with`` block.
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/attribute.py``
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/attribute.py``
 (e.g. ``with mx.AttrScope(ctx_group='dev1'):``).
 """
 import threading

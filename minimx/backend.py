@@ -1,6 +1,6 @@
 """The array library behind each device: numpy for cpu, CuPy for gpu.
 
-Lesson: 14-gpus-with-cupy.  Every operator receives the module returned by ``get_xp(ctx)``
+Lesson: 15-gpus-with-cupy.  Every operator receives the module returned by ``get_xp(ctx)``
 and calls it as ``xp``; this is the only file that imports CuPy.  Tests stand a
 numpy-backed module in for CuPy (``use_stand_in_gpu``) so the device-handling
 path runs on machines without a GPU.

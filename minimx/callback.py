@@ -1,6 +1,6 @@
 """``mx.callback``: functions ``fit`` calls after each batch or epoch.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/callback.py``.  A batch-end callback
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/callback.py``.  A batch-end callback
 is any callable taking a ``BatchEndParam`` (``epoch``, ``nbatch``,
 ``eval_metric``, ``locals``, see ``mx.model``); an epoch-end callback takes
 ``(epoch, symbol, arg_params, aux_params)``.  The log lines have MXNet 1.9.1's

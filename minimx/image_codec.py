@@ -1,6 +1,6 @@
 """Image encoding, decoding and resizing on numpy arrays (HWC, uint8), through Pillow.
 
-Lesson: 10-data.  The codec layer below RecordIO, the data iterators and ``mx.image``
+Lesson: 11-data.  The codec layer below RecordIO, the data iterators and ``mx.image``
 (it imports nothing of minimx but ``base``).  MXNet calls OpenCV for these; minimx uses
 Pillow for the codecs and numpy for OpenCV's interpolations (nearest, bilinear, bicubic
 and area, with OpenCV's pixel-centre convention), so a resized image matches MXNet's to

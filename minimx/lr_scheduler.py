@@ -1,6 +1,6 @@
 """Learning-rate schedules: the learning rate as a function of the update count.
 
-Lesson: 12-optimizers.  Mirrors ``python/mxnet/lr_scheduler.py``.  A scheduler
+Lesson: 13-optimizers.  Mirrors ``python/mxnet/lr_scheduler.py``.  A scheduler
 is a callable ``scheduler(num_update) -> lr``; the optimizer calls it with the
 largest number of updates applied to any one weight so far.  Every schedule may
 start with a warm-up of ``warmup_steps`` updates, either rising linearly from

@@ -1,6 +1,6 @@
 """``mx.model``: checkpoints on disk, and the record handed to batch-end callbacks.
 
-Lesson: 11-training-with-module.  Mirrors the checkpoint functions and ``BatchEndParam`` of
+Lesson: 12-training-with-module.  Mirrors the checkpoint functions and ``BatchEndParam`` of
 ``python/mxnet/model.py``.  A checkpoint is two files that MXNet 1.x reads and
 writes too: ``prefix-symbol.json`` (the graph) and ``prefix-0001.params`` (an
 ``nd.save`` dict whose names carry an ``arg:`` or ``aux:`` prefix).  Each file

@@ -1,6 +1,6 @@
 """Watching the values inside an Executor while it trains: ``mx.mon.Monitor``.
 
-Lesson: 07-executors.  Mirrors ``python/mxnet/monitor.py``.  ``install`` asks
+Lesson: 08-executors.  Mirrors ``python/mxnet/monitor.py``.  ``install`` asks
 an executor to report every node output and gradient
 (``Executor.set_monitor_callback``).  Every ``interval`` batches, ``tic``
 opens a window; ``toc`` closes it and turns each reported array, then each

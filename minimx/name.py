@@ -1,6 +1,6 @@
 """Automatic names for symbols: ``fullyconnected0``, ``fullyconnected1``, ... and prefixes.
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/name.py``.  The current manager is
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/name.py``.  The current manager is
 per thread; ``with mx.name.Prefix('net_'):`` prepends a prefix to every name
 made inside.
 """

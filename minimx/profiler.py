@@ -1,6 +1,6 @@
 """The profiler: engine events turned into a Chrome trace and a table of operator times.
 
-Lesson: 04-lazy-evaluation.  Mirrors ``python/mxnet/profiler.py`` (the API) and
+Lesson: 05-lazy-evaluation.  Mirrors ``python/mxnet/profiler.py`` (the API) and
 ``src/profiler/profiler.cc`` (the output).  It never reaches inside the engine:
 while running it subscribes to the engine's events and keeps them; ``dump``
 writes ``traceEvents`` for chrome://tracing or Perfetto (one complete event per

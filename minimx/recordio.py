@@ -1,6 +1,6 @@
 """RecordIO: MXNet's packed file of records (``.rec``), with an optional ``.idx`` index.
 
-Lesson: 10-data. A record is ``magic, lrec, payload, zero padding to 4 bytes``; ``lrec``
+Lesson: 11-data. A record is ``magic, lrec, payload, zero padding to 4 bytes``; ``lrec``
 holds a 3-bit continuation flag and a 29-bit length. A payload that contains the magic
 number at a 4-byte boundary is split there into parts (flags 1, 2, 3) so that a reader
 can always resynchronise on the magic. Image records start with an ``IRHeader``.

@@ -1,7 +1,7 @@
 """One registry helper for the pluggable families: optimizers, metrics, initializers,
 lr schedulers.
 
-Lesson: 11-training-with-module, 12-optimizers.  Mirrors ``python/mxnet/registry.py``: each
+Lesson: 12-training-with-module, 13-optimizers.  Mirrors ``python/mxnet/registry.py``: each
 family gets ``register`` (a class decorator), ``alias`` and ``create``, where
 ``create`` accepts an instance, a registered name (case-insensitive), or the
 JSON form ``'["name", {"arg": value}]'`` that ``dumps()`` writes (parsed with

@@ -1,6 +1,6 @@
 """Host memory pooling: freed array buffers stay with the process, to be reused.
 
-Lesson: 04-lazy-evaluation.  Mirrors MXNet's pooled storage manager
+Lesson: 05-lazy-evaluation.  Mirrors MXNet's pooled storage manager
 (``src/storage/pooled_storage_manager.h``, ``MXNET_CPU_MEM_POOL_TYPE``).
 
 numpy gets every array from the C library's ``malloc``.  glibc serves a large request
@@ -24,7 +24,7 @@ its workers.
 ``MINIMX_CPU_MEM_POOL_TYPE=Unpooled`` (or MXNet's ``MXNET_CPU_MEM_POOL_TYPE``) leaves
 malloc as it is; on systems without glibc nothing changes.  ``with unpooled():`` gives
 the pool back and lets freed memory go for a while, so that the resident size shows
-what is alive (lesson 04's memory-growth experiment).
+what is alive (lesson 05's memory-growth experiment).
 """
 import contextlib
 import ctypes

@@ -25,15 +25,34 @@ LESSONS = run_lessons.lesson_paths()
 # What each lesson's text claims, as code run after the lesson (keyed by lesson number).
 CHECKS = {
     "03": """
-        np.testing.assert_allclose(s.grad.asnumpy(), -np.sin([0.5, 1.0]), rtol=1e-5)
+        same = {what: by_nd == by_np for what, (by_nd, by_np) in operator_pairs.items()}
+        assert same == {**{what: True for what in pairs}, "dot": False}, operator_pairs
+        assert operator_pairs["dot"] == (["dot"], ["_np_dot"])
+        onp.testing.assert_allclose(gradients["nd"].asnumpy(), gradients["np"].asnumpy())
+        assert semantics["one element m[1, 2]"] == ((1,), ())
+        assert semantics["m > 2, dtype"] == ("float32", "bool")
+        assert semantics["array([1, 2]).dtype"] == ("float32", "float32")
+        assert semantics["(3,) + (2, 1), shape"] == ((2, 3), (2, 3))
+        assert semantics["v[v > 2], v = arange(6)"] == ([0, 0, 0, 1, 1, 1], [3, 4, 5])
+        # np.dot is lazy; nonzero waited for the product; nothing was pushed while it waited
+        assert lazy_returned < product_finished < nonzero_returned
+        assert all(op.push < product_finished for op in nonzero_view.recording.ops)
+        [sync] = nonzero_view.recording.syncs          # nonzero's wait, for the mask's writer
+        assert sync.var == mask.engine_var.id and sync.end >= product_finished
+        assert recording.by_id[sync.waited_for].writes == (mask.engine_var.id,)
+        assert shared == {"same var": True, "write seen through nd": 7.0}
+        assert graph_nd[0] == graph_np[0] and (graph_nd[1], graph_np[1]) == ("NDArray", "ndarray")
     """,
     "04": """
+        np.testing.assert_allclose(s.grad.asnumpy(), -np.sin([0.5, 1.0]), rtol=1e-5)
+    """,
+    "05": """
         assert queued < 0.05 * finished, "the dot call should return long before it finishes"
         # small operations run in the calling thread, large ones on a worker
         starts = [event.thread for event in events if event.kind == "start"]
         assert starts[0] == "MainThread" and starts[1].startswith("engine-cpu"), starts
     """,
-    "05": """
+    "06": """
         # the ordering table: unordered pairs took about one PAUSE, ordered ones two
         for label, seconds in sleep_times.items():
             ordered = "(independent)" not in label and "(two readers)" not in label
@@ -44,10 +63,10 @@ CHECKS = {
         assert set(budget_times) == {"idle", "one core busy"}
         assert len(chain_edges) == 1 and not independent_edges
     """,
-    "06": """
+    "07": """
         assert graph_view.model["planned"]["steps_after"] == 6
     """,
-    "07": """
+    "08": """
         np.testing.assert_allclose(added["bias"], 3 * written["bias"], rtol=1e-5)
         assert graph_pushes == ["executor_forward"] and len(eager_pushes) >= 9
         assert len(report.passes["remove_identities"]) == 1
@@ -61,7 +80,7 @@ CHECKS = {
         np.testing.assert_allclose(after_backward, 0.1 * bn_batch.asnumpy().mean(axis=0),
                                    rtol=1e-5)
     """,
-    "09": """
+    "10": """
         assert pushes_per_call(net, x)[0] == 1 and pushes_per_call(imperative_net, x)[0] == 5
         assert hybrid_counts == [hybrid_counts[0]] * 3 and imperative_counts == [1.0, 2.0, 3.0]
         assert hybrid_result is None
@@ -69,21 +88,21 @@ CHECKS = {
         pushes = {row["mode"]: row["pushes_per_forward"] for row in big_batch["results"]}
         assert pushes == {"imperative": 5, "hybridized": 1}
     """,
-    "10": """
+    "11": """
         assert handled["roll_over", 1][0] == ([8, 9, 0, 1], 2)
     """,
-    "11": """
+    "12": """
         assert val_accuracy >= 0.9, f"validation accuracy {val_accuracy} is below 0.9"
         assert same and len([f for f in os.listdir(workdir) if f.endswith(".params")]) == EPOCHS
         assert perplexity["perplexity"] < 1.5
     """,
-    "12": """
+    "13": """
         # the kernels' hyperparameters are float32 (as MXNet's): the 7th digit may differ
         assert all(difference < 1e-5 for difference in worst.values()), worst
         np.testing.assert_allclose(four / one, 4.0, rtol=1e-5)
         assert steps[:4] == [1.0, 1.0, 0.5, 0.5] and gluon_frozen
     """,
-    "13": """
+    "14": """
         np.testing.assert_allclose(summed[0].asnumpy(), whole.asnumpy(), rtol=1e-5)
         assert (copies[0] == copies[1]).all() and gluon_difference < 1e-5
         assert module_difference < 1e-4
@@ -91,7 +110,7 @@ CHECKS = {
             assert [w["rank"] for w in workers] == [0, 1] and workers[0]["workers"] == 2
             assert between_workers == 0.0 and versus_single < 1e-4
     """,
-    "14": """
+    "15": """
         assert "cpu(0)" in str(mixing_error) and "gpu(0)" in str(mixing_error)
         np.testing.assert_allclose(device_grad.asnumpy(), cpu_grad.asnumpy(), rtol=1e-5,
                                    atol=1e-6)

@@ -153,7 +153,7 @@ def test_a_lesson_drawing_with_dot_is_left_out_without_it(tools, monkeypatch):
     lessons = {path.name[:2]: path for path in run_lessons.lesson_paths()}
     without(monkeypatch, run_lessons, "dot")
     reason = run_lessons.missing_program(lessons["06"])
-    assert "06-symbolic-programming.md" in reason and "apt-get install graphviz" in reason
+    assert "07-symbolic-programming.md" in reason and "apt-get install graphviz" in reason
     assert run_lessons.missing_program(lessons["04"]) is None       # draws nothing with dot
     monkeypatch.undo()
     if shutil.which("dot"):

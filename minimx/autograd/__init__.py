@@ -1,6 +1,6 @@
 """``minimx.autograd``: record operations, then compute gradients backwards.
 
-Lesson: 03-autograd.  Mirrors ``python/mxnet/autograd.py``.
+Lesson: 04-autograd.  Mirrors ``python/mxnet/autograd.py``.
 
 >>> x = nd.array([1.0, 2.0]); x.attach_grad()
 >>> with autograd.record():

@@ -1,6 +1,6 @@
 """``backward`` and ``grad``: walk the tape from the heads back to the variables.
 
-Lesson: 03-autograd.  Mirrors ``Imperative::Backward``.  Each recorded call's
+Lesson: 04-autograd.  Mirrors ``Imperative::Backward``.  Each recorded call's
 gradient is one engine push (``dispatch.push_backward``), so backward is as
 lazy as forward.  With ``create_graph=True`` the gradient is computed with
 recorded NDArray operations instead, so it can be differentiated again.

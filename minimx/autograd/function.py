@@ -1,6 +1,6 @@
 """``autograd.Function``: an operation with a gradient written by the user.
 
-Lesson: 03-autograd.  Mirrors ``mxnet.autograd.Function``: subclass it, write
+Lesson: 04-autograd.  Mirrors ``mxnet.autograd.Function``: subclass it, write
 ``forward`` and ``backward`` with NDArray operations, and call an instance.
 
 >>> class Sigmoid(autograd.Function):

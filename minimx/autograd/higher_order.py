@@ -1,6 +1,6 @@
 """Gradients that can be differentiated again (``grad(..., create_graph=True)``).
 
-Lesson: 03-autograd.  An operator's ``backward`` is written against ``xp``.
+Lesson: 04-autograd.  An operator's ``backward`` is written against ``xp``.
 Handing it ``nd_as_xp`` instead of numpy makes the same code build recorded
 NDArray operations, so the gradient has a graph of its own.  This works for
 every operator whose backward uses only xp functions that some operator

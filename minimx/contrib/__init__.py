@@ -1,6 +1,6 @@
 """``mx.contrib``: the parts of MXNet kept apart as contributions.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/contrib/``.  ``contrib.ndarray`` (``contrib.nd``)
+Lesson: 11-data.  Mirrors ``python/mxnet/contrib/``.  ``contrib.ndarray`` (``contrib.nd``)
 and ``contrib.symbol`` (``contrib.sym``) are the very modules ``nd.contrib`` and
 ``sym.contrib`` (the ``_contrib_`` operators: detection boxes, ROI pooling ...);
 ``contrib.text`` builds vocabularies and reads pretrained token embeddings that are on disk.

@@ -1,6 +1,6 @@
 """The dependency engine: every computation in minimx is pushed here.
 
-Lesson: 04-lazy-evaluation.  Mirrors ``include/mxnet/engine.h`` and
+Lesson: 05-lazy-evaluation.  Mirrors ``include/mxnet/engine.h`` and
 ``python/mxnet/engine.py``.
 
 ``push(fn, read_vars, write_vars, ctx, name)`` hands ``fn`` to the current
@@ -14,10 +14,13 @@ import contextlib
 import math
 import os
 import threading
+import time
 
 from .base import wrap_error
 from ..base import OperatorFailedError
-from .events import EngineEvent, subscribe, unsubscribe
+from . import events
+from .events import (VALUE_DEPENDENT, EngineEvent, SyncEvent, subscribe, subscribe_sync,
+                     sync_reason, unsubscribe, unsubscribe_sync)
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
 from .budget import BUDGET
@@ -28,7 +31,8 @@ __all__ = [
     "set_engine", "get_engine", "engine_type", "bulk", "set_bulk_size", "set_max_pending",
     "max_pending", "pending_count", "subscribe", "unsubscribe", "NaiveEngine", "ThreadedEngine",
     "raise_if_no_value", "forget_failures", "run_inline", "set_num_threads", "num_threads",
-    "threads",
+    "threads", "SyncEvent", "subscribe_sync", "unsubscribe_sync", "sync_reason",
+    "VALUE_DEPENDENT",
 ]
 
 ENGINES = {"NaiveEngine": NaiveEngine, "ThreadedEngine": ThreadedEngine,
@@ -117,9 +121,19 @@ def push(fn, read_vars, write_vars, ctx, name="op", work=0, small=False):
 
 
 def wait_for_var(var):
-    """Block until every write pushed so far to ``var`` is done; raise its error if any."""
+    """Block until every write pushed so far to ``var`` is done; raise its error if any.
+    A sync point: sync observers hear of it (``subscribe_sync``)."""
     _flush_bulk()
-    _current.wait_for_var(var)
+    if not events.sync_subscribers:
+        _current.wait_for_var(var)
+        return
+    writer = var.last_write
+    waited_for = writer.id if writer is not None and not writer.done else None
+    begin = time.perf_counter()
+    try:
+        _current.wait_for_var(var)
+    finally:
+        events.emit_sync("wait_for_var", var.id, waited_for, begin)
 
 
 def raise_if_no_value(var):
@@ -151,7 +165,14 @@ def wait_all():
         _bulk.inline.wait_all()       # the worker running us would otherwise wait for itself
         return
     _flush_bulk()
-    _current.wait_all()
+    if not events.sync_subscribers:
+        _current.wait_all()
+        return
+    begin = time.perf_counter()
+    try:
+        _current.wait_all()
+    finally:
+        events.emit_sync("wait_all", None, None, begin)
 
 
 def pending_count():

@@ -1,6 +1,6 @@
 """What both engines share: running one operation and recording its failure.
 
-Lesson: 04-lazy-evaluation.  Mirrors ``src/engine/engine_impl.h`` and the
+Lesson: 05-lazy-evaluation.  Mirrors ``src/engine/engine_impl.h`` and the
 exception handling of ``src/engine/threaded_engine.cc``: an error inside an
 operation is stored on the vars it writes, passed on to every operation that
 reads or writes them later, and raised once, at the next sync point.

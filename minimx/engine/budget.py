@@ -1,6 +1,6 @@
 """The engine's CPU budget: how many workers run operations, how many BLAS threads each uses.
 
-Lesson: 05-automatic-parallelism.  Mirrors MXNet's ``MXNET_CPU_WORKER_NTHREADS`` and its
+Lesson: 06-automatic-parallelism.  Mirrors MXNet's ``MXNET_CPU_WORKER_NTHREADS`` and its
 OpenMP threads per operator, and PyTorch's ``torch.set_num_threads``.
 
 numpy's BLAS (OpenBLAS) runs its own pool of threads inside every matrix product, one per

@@ -1,6 +1,6 @@
 """NaiveEngine: runs every operation inside ``push``, in the caller's thread.
 
-Lesson: 04-lazy-evaluation.  Mirrors ``src/engine/naive_engine.cc``.  It is the
+Lesson: 05-lazy-evaluation.  Mirrors ``src/engine/naive_engine.cc``.  It is the
 executable specification the ThreadedEngine must agree with, and the engine to
 debug with: an operator's error surfaces at the line that called it.
 """

@@ -1,6 +1,6 @@
 """ThreadedEngine: dependency tracking plus a pool of worker threads per device.
 
-Lesson: 04-lazy-evaluation, 05-automatic-parallelism.  Mirrors
+Lesson: 05-lazy-evaluation, 06-automatic-parallelism.  Mirrors
 ``src/engine/threaded_engine.cc`` and ``threaded_engine_perdevice.cc``.
 
 ``push`` only records dependencies and returns: the frontend runs ahead while

@@ -1,6 +1,6 @@
 """Engine variables and operations: the vocabulary of MXNet's engine design note.
 
-Lesson: 04-lazy-evaluation.  Mirrors ``src/engine/threaded_engine.h``
+Lesson: 05-lazy-evaluation.  Mirrors ``src/engine/threaded_engine.h``
 (``ThreadedVar``, ``OprBlock``) and the exception handling of
 ``src/engine/threaded_engine.cc``.
 """

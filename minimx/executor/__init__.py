@@ -1,6 +1,6 @@
 """``minimx.executor``: bind a Symbol to arrays, plan it once, run it many times.
 
-Lesson: 07-executors.  Mirrors ``python/mxnet/executor.py``.
+Lesson: 08-executors.  Mirrors ``python/mxnet/executor.py``.
 """
 from .bind import bind, simple_bind
 from .executor import Executor

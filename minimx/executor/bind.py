@@ -1,6 +1,6 @@
 """``Symbol.bind`` and ``Symbol.simple_bind``: from a graph to an Executor.
 
-Lesson: 07-executors.  ``bind`` takes the arrays you give it; ``simple_bind``
+Lesson: 08-executors.  ``bind`` takes the arrays you give it; ``simple_bind``
 infers every shape from the input shapes you name and allocates the arrays
 (zeros) itself, as MXNet's does.
 """

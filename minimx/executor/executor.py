@@ -1,6 +1,6 @@
 """Executor: a Symbol bound to arrays on a device, planned once and run many times.
 
-Lesson: 07-executors.  Mirrors ``python/mxnet/executor.py`` and
+Lesson: 08-executors.  Mirrors ``python/mxnet/executor.py`` and
 ``src/executor/graph_executor.cc``.  ``forward`` and ``backward`` are each ONE
 engine push that runs the whole plan (see ``run.py``): this is where the
 speed of ``hybridize()`` comes from.

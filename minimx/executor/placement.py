@@ -1,7 +1,7 @@
 """``group2ctx``: which context each array of an executor belongs to (MXNet's model
 parallelism, the ``PlaceDevice`` pass of ``src/executor/graph_executor.cc``).
 
-Lesson: 07-executors.  Nodes made inside ``with mx.AttrScope(ctx_group='dev1'):`` carry the
+Lesson: 08-executors.  Nodes made inside ``with mx.AttrScope(ctx_group='dev1'):`` carry the
 attribute ``__ctx_group__``; ``group2ctx={'dev1': mx.cpu(1)}`` then puts that group's
 variables (their arrays and gradients) and outputs on ``cpu(1)``, everything else on the
 executor's own context.  minimx runs a whole graph as one engine operation over one array

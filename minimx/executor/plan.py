@@ -1,6 +1,6 @@
 """Planning a graph once: the passes an Executor runs before the first forward.
 
-Lesson: 07-executors.  Mirrors ``src/executor/graph_executor.cc`` and the nnvm
+Lesson: 08-executors.  Mirrors ``src/executor/graph_executor.cc`` and the nnvm
 passes it calls.  Each pass is a small function over the list of steps and
 records what it changed in the ``PlanReport``, so a lesson can show the graph
 before and after:

@@ -1,6 +1,6 @@
 """Lowering a plan to a flat program: the fast path of a hybridized call.
 
-Lesson: 09-hybridize.  Mirrors the static path of ``CachedOp``
+Lesson: 10-hybridize.  Mirrors the static path of ``CachedOp``
 (``src/imperative/cached_op.cc``, ``StaticForward``): once shapes are known,
 every decision ``run_forward`` makes per node and per call (which extras an
 op takes, where each input lives, when a buffer dies) is made once here.

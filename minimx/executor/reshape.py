@@ -1,6 +1,6 @@
 """``Executor.reshape``: an executor for new input shapes on the SAME memory, as MXNet's.
 
-Lesson: 07-executors.  Mirrors ``GraphExecutor::Reshape`` in
+Lesson: 08-executors.  Mirrors ``GraphExecutor::Reshape`` in
 ``src/executor/graph_executor.cc``.  Every array of the new executor (arguments, their
 gradients, auxiliary states, outputs) whose new shape is no larger than the old one is a
 view on the front of the old array, so a write through either executor shows in the other

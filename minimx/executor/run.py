@@ -1,6 +1,6 @@
 """Running a plan: the forward and backward interpreters inside one engine push.
 
-Lesson: 07-executors.  Mirrors ``GraphExecutor::RunOps``.  ``run_forward``
+Lesson: 08-executors.  Mirrors ``GraphExecutor::RunOps``.  ``run_forward``
 walks the steps with raw backend arrays; in training it keeps what each
 node's ``saves`` asks for, and ``run_backward`` walks the same nodes in
 reverse, calling each declaration's ``backward``.

@@ -1,6 +1,6 @@
 """``mx.gluon``: the imperative-first API — Parameters, Blocks, hybridize, layers, training.
 
-Lesson: 08-gluon, 09-hybridize.  Mirrors ``python/mxnet/gluon/``.
+Lesson: 09-gluon, 10-hybridize.  Mirrors ``python/mxnet/gluon/``.
 """
 from . import parameter
 from .block import Block

@@ -1,6 +1,6 @@
 """Block: the base of every Gluon layer and model, run imperatively.
 
-Lesson: 08-gluon.  Mirrors ``Block`` in ``python/mxnet/gluon/block.py``.  A
+Lesson: 09-gluon.  Mirrors ``Block`` in ``python/mxnet/gluon/block.py``.  A
 Block owns Parameters and child Blocks (registered by assigning them as
 attributes), gives them names from its prefix, and computes ``forward``.
 """

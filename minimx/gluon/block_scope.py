@@ -1,6 +1,6 @@
 """Name scopes for Blocks: ``dense0_``, ``hybridsequential0_dense1_``, ...
 
-Lesson: 08-gluon.  Mirrors ``_BlockScope`` in ``python/mxnet/gluon/block.py``.
+Lesson: 09-gluon.  Mirrors ``_BlockScope`` in ``python/mxnet/gluon/block.py``.
 A Block made at top level takes a globally counted prefix (``dense0_``); one
 made inside ``with parent.name_scope():`` takes ``parent.prefix + dense<k>_``,
 counting per parent, and its parameters join the parent's sharing.

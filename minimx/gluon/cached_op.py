@@ -1,6 +1,6 @@
 """CachedOp: a traced graph run imperatively, one engine push per call.
 
-Lesson: 09-hybridize.  Mirrors ``CachedOp`` in ``src/imperative/cached_op.cc``.
+Lesson: 10-hybridize.  Mirrors ``CachedOp`` in ``src/imperative/cached_op.cc``.
 ``hybridize()`` traces a block once into a Symbol; every later call runs the
 planned graph (``minimx.executor.plan``) as ONE engine operation, without
 calling the block's Python code.  Under ``autograd.record()`` the whole call

@@ -1,6 +1,6 @@
 """HybridBlock: a Block written once for both ``nd`` and ``sym``, compiled by ``hybridize()``.
 
-Lesson: 09-hybridize.  Mirrors ``HybridBlock`` in ``python/mxnet/gluon/block.py``.
+Lesson: 10-hybridize.  Mirrors ``HybridBlock`` in ``python/mxnet/gluon/block.py``.
 ``hybrid_forward(F, x, ..., **params)`` receives ``F = nd`` when run
 imperatively and ``F = sym`` while being traced.  After ``hybridize()`` the
 next call traces it once into a Symbol and builds a CachedOp; every later call

@@ -1,6 +1,6 @@
 """Gluon losses: HybridBlocks that map (prediction, label) to one loss per sample.
 
-Lesson: 08-gluon (training loop).  Mirrors ``python/mxnet/gluon/loss.py``.
+Lesson: 09-gluon (training loop).  Mirrors ``python/mxnet/gluon/loss.py``.
 Every loss computes an element-wise loss, multiplies it by ``sample_weight``
 (broadcast) and by the scalar ``weight``, then averages over every axis but
 ``batch_axis``, so ``loss(pred, label)`` has one value per sample and

@@ -1,6 +1,6 @@
 """Gluon parameters: a named weight with one copy (and one gradient) per device.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/parameter.py``.  A
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/parameter.py``.  A
 Parameter may be created before its shape is known (dimensions given as 0).
 ``initialize`` then only records how to initialise it (deferred
 initialisation); the Block that owns it completes the shape at the first

@@ -1,6 +1,6 @@
 """``ParameterDict``: the parameters of a Block (and its children), by full name.
 
-Lesson: 08-gluon.  Mirrors ``ParameterDict`` in
+Lesson: 09-gluon.  Mirrors ``ParameterDict`` in
 ``python/mxnet/gluon/parameter.py``.  Names are the dict's prefix plus the
 local name (``'dense0_' + 'weight'``).  A dict created with ``shared=other``
 hands out ``other``'s Parameter objects, which is how two Blocks share

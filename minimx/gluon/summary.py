@@ -1,6 +1,6 @@
 """``Block.summary(*inputs)``: one line per layer with its output shape and parameter count.
 
-Lesson: 08-gluon.  Mirrors ``Block.summary`` in MXNet 1.x: forward hooks record
+Lesson: 09-gluon.  Mirrors ``Block.summary`` in MXNet 1.x: forward hooks record
 what each leaf layer returns while the inputs run through the model once.
 """
 import math

@@ -1,6 +1,6 @@
 """SymbolBlock: a Gluon block made from a Symbol, e.g. a model exported by MXNet or minimx.
 
-Lesson: 09-hybridize.  Mirrors ``SymbolBlock`` in ``python/mxnet/gluon/block.py``.
+Lesson: 10-hybridize.  Mirrors ``SymbolBlock`` in ``python/mxnet/gluon/block.py``.
 Every input of the graph that is not data becomes a Parameter (auxiliary
 states get ``grad_req='null'``); calls run the graph as a CachedOp.
 """

@@ -1,6 +1,6 @@
 """``gluon.Trainer``: apply an optimizer to a set of Parameters after ``backward``.
 
-Lesson: 08-gluon, 12-optimizers.  Mirrors ``python/mxnet/gluon/trainer.py``.  One
+Lesson: 09-gluon, 13-optimizers.  Mirrors ``python/mxnet/gluon/trainer.py``.  One
 ``step(batch_size)`` is ``allreduce_grads()`` (sum each gradient over the
 contexts the Parameter lives on, through a KVStore) followed by ``update()``
 (every context's copy updated with ``rescale_grad = 1 / batch_size``).  The

@@ -1,6 +1,6 @@
 """``gluon.utils``: splitting batches across devices, gradient clipping, file checks.
 
-Lesson: 13-kvstore-and-distributed.  Mirrors ``python/mxnet/gluon/utils.py``.
+Lesson: 14-kvstore-and-distributed.  Mirrors ``python/mxnet/gluon/utils.py``.
 ``split_and_load`` is the data-parallel half of multi-device training (the
 Trainer's KVStore is the other half); ``clip_global_norm`` rescales a list of
 gradients so their joint L2 norm stays below a bound.  minimx never reaches

@@ -1,6 +1,6 @@
 """mx.image: decode, resize, crop and augment images (HWC NDArrays), and ImageIter.
 
-Lesson: 10-data. Mirrors python/mxnet/image/.
+Lesson: 11-data. Mirrors python/mxnet/image/.
 """
 from .image import (center_crop, color_normalize, copyMakeBorder, fixed_crop, imdecode, imread,
                     imresize, random_crop, random_size_crop, resize_short, scale_down)

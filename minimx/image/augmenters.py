@@ -1,6 +1,6 @@
 """Augmenters of ``mx.image``: callables that turn one HWC image into another.
 
-Lesson: 10-data. An augmenter is an object with ``__call__(src) -> src`` and ``dumps()``
+Lesson: 11-data. An augmenter is an object with ``__call__(src) -> src`` and ``dumps()``
 (its name and settings as JSON). ``CreateAugmenter`` builds the usual list for image
 classification: resize, crop, mirror, cast to float, colour jitter, normalise.
 Mirrors python/mxnet/image/image.py (Augmenter ... CreateAugmenter).

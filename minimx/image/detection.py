@@ -1,6 +1,6 @@
 """Detection data in Python: box-aware augmenters and ImageDetIter.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/image/detection.py``.  A detection label is an
+Lesson: 11-data.  Mirrors ``python/mxnet/image/detection.py``.  A detection label is an
 array of objects, one row each: ``[class, xmin, ymin, xmax, ymax, ...]`` with coordinates
 as fractions of the image (rows of -1 pad a batch).  In a ``.rec`` file the label is
 flattened behind a header, ``[header_width, object_width, extra..., objects...]``.

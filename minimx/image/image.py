@@ -1,6 +1,6 @@
 """Image helpers of ``mx.image``: decode, resize, crop and normalise HWC images.
 
-Lesson: 10-data. Images are HxWxC arrays (height, width, channels), RGB, uint8 when
+Lesson: 11-data. Images are HxWxC arrays (height, width, channels), RGB, uint8 when
 decoded; the helpers take an NDArray (or numpy array) and return an NDArray. Random
 choices use Python's ``random`` module, as MXNet's do, so ``random.seed`` fixes them.
 Mirrors python/mxnet/image/image.py (the functions; augmenters are in augmenters.py).

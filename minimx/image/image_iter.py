@@ -1,6 +1,6 @@
 """ImageIter: a Python image iterator over a ``.rec`` file or an image list, with augmenters.
 
-Lesson: 10-data. Unlike ImageRecordIter it runs in the calling thread and its augmentation
+Lesson: 11-data. Unlike ImageRecordIter it runs in the calling thread and its augmentation
 is a plain list of ``Augmenter`` objects, so students can write and insert their own.
 Mirrors python/mxnet/image/image.py (ImageIter).
 """

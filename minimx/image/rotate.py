@@ -1,6 +1,6 @@
 """``imrotate`` and ``random_rotate``: rotate CHW (or NCHW) float images about their centre.
 
-Lesson: 10-data.  Mirrors the functions of the same names in ``python/mxnet/image/image.py``:
+Lesson: 11-data.  Mirrors the functions of the same names in ``python/mxnet/image/image.py``:
 each output pixel reads the source at its position turned back by the angle, through the
 bilinear sampler of the spatial-transformer operators (``op/spatial.py``), so pixels that
 come from outside the picture are 0.  ``zoom_in`` scales up until no such pixel is left,

@@ -1,6 +1,6 @@
 """``mx.init`` (also ``mx.initializer``): how parameters get their first values.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/initializer.py``, in five
+Lesson: 09-gluon.  Mirrors ``python/mxnet/initializer.py``, in five
 parts: ``base`` (InitDesc, Initializer, the registry), ``fixed`` (known
 values), ``random_fills`` (random draws scaled by shape), ``combine``
 (choosing an initializer by name) and ``fused_rnn`` (a fused RNN's flat parameters).

@@ -1,6 +1,6 @@
 """The initializer protocol: ``InitDesc`` names an array, ``Initializer`` fills it.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/initializer.py``.  An
+Lesson: 09-gluon.  Mirrors ``python/mxnet/initializer.py``.  An
 initializer is called as ``init(desc, arr)``.  When ``desc`` carries an
 ``__init__`` attribute (a Parameter's or Variable's own initializer) that one
 fills the array; otherwise the name's suffix decides: ``*weight`` gets

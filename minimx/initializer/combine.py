@@ -1,6 +1,6 @@
 """Initializers that choose by name: Mixed (regular expressions) and Load (saved arrays).
 
-Lesson: 08-gluon.  Mirrors ``Mixed`` and ``Load`` in
+Lesson: 09-gluon.  Mirrors ``Mixed`` and ``Load`` in
 ``python/mxnet/initializer.py``.  In MXNet they are plain callables; here they
 are Initializers too, so ``net.initialize(mx.init.Mixed(...))`` works in Gluon
 as well as in ``Module.init_params``.  A Parameter's own ``init`` still wins.

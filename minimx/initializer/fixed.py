@@ -1,6 +1,6 @@
 """Initializers that write known values: Zero, One, Constant, Bilinear, LSTMBias.
 
-Lesson: 08-gluon.  Mirrors the deterministic classes of
+Lesson: 09-gluon.  Mirrors the deterministic classes of
 ``python/mxnet/initializer.py``.  Bilinear fills a Deconvolution kernel so the
 layer starts as bilinear upsampling; LSTMBias opens the forget gate.
 """

@@ -1,6 +1,6 @@
 """FusedRNN: initialise the one flat ``parameters`` vector of a fused RNN piece by piece.
 
-Lesson: 11-training-with-module.  Mirrors ``FusedRNN`` of ``python/mxnet/initializer.py``.
+Lesson: 12-training-with-module.  Mirrors ``FusedRNN`` of ``python/mxnet/initializer.py``.
 The vector holds every gate's weights and biases of every layer and direction
 (``op/rnn.py`` says in which order); each weight piece gets ``init`` (or the global
 initializer), each bias zero, and an LSTM's forget-gate biases ``forget_bias``.

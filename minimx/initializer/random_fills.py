@@ -1,6 +1,6 @@
 """Initializers that draw random values: Uniform, Normal, Xavier, MSRAPrelu, Orthogonal.
 
-Lesson: 08-gluon.  Mirrors the random classes of
+Lesson: 09-gluon.  Mirrors the random classes of
 ``python/mxnet/initializer.py``.  Draws go through ``nd.random`` (Orthogonal
 then factorises on the host), so ``mx.random.seed`` makes them repeat.
 Xavier keeps the variance of activations (or gradients) about equal from

@@ -1,6 +1,6 @@
 """mx.io: data iterators (DataIter, NDArrayIter, PrefetchingIter, record and image iterators).
 
-Lesson: 10-data. Mirrors python/mxnet/io/.
+Lesson: 11-data. Mirrors python/mxnet/io/.
 """
 from .io import DataBatch, DataDesc, DataIter, ResizeIter
 from .ndarray_iter import NDArrayIter

@@ -1,6 +1,6 @@
 """CSVIter and MNISTIter: batches from a CSV file, and from MNIST's idx files.
 
-Lesson: 10-data. Both load the whole file into memory and cut batches from it. CSVIter
+Lesson: 11-data. Both load the whole file into memory and cut batches from it. CSVIter
 completes its last batch from the start of the data (``round_batch``) and, like MXNet,
 begins the next epoch after the examples it borrowed; MNISTIter drops an incomplete last
 batch and scales pixels by 1/256, as MXNet's does.

@@ -1,6 +1,6 @@
 """The permutation C++'s ``std::shuffle(first, last, std::mt19937(seed))`` makes.
 
-Lesson: 10-data.  MXNet's MNISTIter shuffles with the C++ standard library; to hand out
+Lesson: 11-data.  MXNet's MNISTIter shuffles with the C++ standard library; to hand out
 the same examples in the same order, minimx replays that algorithm (as the GNU library
 that built MXNet 1.9.1 implements it): a Fisher-Yates pass from the front, each swap
 partner drawn in [0, i] from one 32-bit Mersenne-Twister output, scaled down by division,

@@ -1,6 +1,6 @@
 """Box-aware augmentation for detection records: crop, pad, colour jitter, mirror, resize.
 
-Lesson: 10-data. A detection label is ``[header_width, object_width, extra header...,
+Lesson: 11-data. A detection label is ``[header_width, object_width, extra header...,
 object, object, ...]``; each object is ``[class, xmin, ymin, xmax, ymax, ...]`` with
 coordinates as fractions of the image. Every geometric step moves the boxes with the
 pixels: a mirror maps x to 1 - x, a crop or pad rescales coordinates into the new frame

@@ -1,6 +1,6 @@
 """The default augmenter of ImageRecordIter, on numpy HWC images, one random stream each.
 
-Lesson: 10-data. Steps, in MXNet's order: resize the shorter side, one affine warp for
+Lesson: 11-data. Steps, in MXNet's order: resize the shorter side, one affine warp for
 random scale / aspect ratio / rotation / shear, pad, crop to data_shape (random or
 central), jitter hue, saturation and lightness in HLS space, and mirror.
 Mirrors src/io/image_aug_default.cc (DefaultImageAugmenter).

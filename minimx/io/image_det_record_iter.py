@@ -1,6 +1,6 @@
 """ImageDetRecordIter: images with variable-length box labels, for object detection.
 
-Lesson: 10-data. Each output label row is ``[channels, height, width, label_length]``
+Lesson: 11-data. Each output label row is ``[channels, height, width, label_length]``
 followed by the record's (augmented) detection label, padded with ``label_pad_value`` to
 ``label_pad_width`` values (by default: the longest label in the file).
 Mirrors src/io/iter_image_det_recordio.cc (ImageDetRecordIter).

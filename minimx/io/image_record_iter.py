@@ -1,6 +1,6 @@
 """ImageRecordIter: batches of decoded, augmented images read from a ``.rec`` file.
 
-Lesson: 10-data. A producer thread assembles batches ahead of the training loop (up to
+Lesson: 11-data. A producer thread assembles batches ahead of the training loop (up to
 ``prefetch_buffer`` of them); for each batch, a pool of ``preprocess_threads`` threads
 decodes and augments the images in parallel (Pillow and numpy release the GIL while they
 work). Each image draws its randomness from its own generator, seeded by ``seed``, the

@@ -1,6 +1,6 @@
 """Data iterators: the batch record (DataBatch), its description (DataDesc), the DataIter base.
 
-Lesson: 10-data. Every training loop reads a ``DataIter``: each ``next()`` returns one
+Lesson: 11-data. Every training loop reads a ``DataIter``: each ``next()`` returns one
 ``DataBatch``, and ``StopIteration`` marks the end of an epoch (``reset()`` starts the next).
 ``ResizeIter`` stretches or cuts an epoch to a fixed number of batches.
 Mirrors python/mxnet/io/io.py (DataDesc, DataBatch, DataIter, ResizeIter).

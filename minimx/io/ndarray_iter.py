@@ -1,6 +1,6 @@
 """NDArrayIter: batches cut from arrays held in memory.
 
-Lesson: 10-data. The iterator keeps a cursor into the examples; ``last_batch_handle``
+Lesson: 11-data. The iterator keeps a cursor into the examples; ``last_batch_handle``
 decides what happens to an incomplete last batch: ``'pad'`` fills it from the start of
 the data (``batch.pad`` says how many), ``'discard'`` drops it, and ``'roll_over'`` keeps
 it and completes it with the first examples of the next epoch.

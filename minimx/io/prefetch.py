@@ -1,6 +1,6 @@
 """PrefetchingIter: read the next batch in a background thread while this one is used.
 
-Lesson: 10-data. One thread per wrapped iterator calls ``next()`` ahead of time; the
+Lesson: 11-data. One thread per wrapped iterator calls ``next()`` ahead of time; the
 consumer takes the ready batch and, in the same step, lets the thread start on the next
 one. Loading then overlaps with whatever the training loop does between ``next()`` calls.
 Mirrors python/mxnet/io/io.py (PrefetchingIter).

@@ -1,6 +1,6 @@
 """Where the records of a ``.rec`` file start, and which of them a worker reads.
 
-Lesson: 10-data. A record iterator first lists the byte offset of every record (from the
+Lesson: 11-data. A record iterator first lists the byte offset of every record (from the
 ``.idx`` file, or by hopping from header to header), then keeps its own part: with
 ``num_parts`` workers, part ``i`` holds the records that start in the i-th equal slice of
 the file's bytes, as dmlc's InputSplit cuts files. Threads read records by offset, each

@@ -1,6 +1,6 @@
 """``mx.kv``: the key-value store that sums gradients and shares weights.
 
-Lesson: 13-kvstore-and-distributed.  Mirrors ``python/mxnet/kvstore/``.  ``kvstore.py`` holds
+Lesson: 14-kvstore-and-distributed.  Mirrors ``python/mxnet/kvstore/``.  ``kvstore.py`` holds
 ``KVStore`` (``'local'`` and ``'device'``: the devices of one process);
 ``dist.py`` the stores between processes over MPI (``'dist_sync'``,
 ``'dist_device_sync'``, ``'dist_async'``), launched with ``mpirun -n N python

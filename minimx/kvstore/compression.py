@@ -1,6 +1,6 @@
 """2-bit gradient compression: send only +threshold, -threshold or 0 per element.
 
-Lesson: 13-kvstore-and-distributed.  Mirrors ``src/kvstore/gradient_compression.cc``.  Each
+Lesson: 14-kvstore-and-distributed.  Mirrors ``src/kvstore/gradient_compression.cc``.  Each
 pushed array adds into a residual kept per (key, position in the push); where
 the residual reaches ``threshold`` the value sent is ``+threshold`` (and the
 residual loses it), where it falls to ``-threshold`` the value is

@@ -1,6 +1,6 @@
 """The distributed KVStores: one store shared by the worker processes of an MPI job.
 
-Lesson: 13-kvstore-and-distributed.  Mirrors ``src/kvstore/kvstore_dist.h`` (workers) and
+Lesson: 14-kvstore-and-distributed.  Mirrors ``src/kvstore/kvstore_dist.h`` (workers) and
 ``kvstore_dist_server.h`` (servers), with MPI in place of ps-lite.
 
 ``dist_sync``: there is no separate server.  ``init`` takes rank 0's value on

@@ -1,6 +1,6 @@
 """Keys and values as KVStore calls accept them, turned into (key, [arrays]) pairs.
 
-Lesson: 13-kvstore-and-distributed.
+Lesson: 14-kvstore-and-distributed.
 Mirrors ``_ctype_key_value`` in ``python/mxnet/kvstore/kvstore.py``
 and the grouping of ``KVStoreLocal::GroupKVPairs`` in ``src/kvstore/kvstore_local.h``.
 A call names one key or a list of keys; each key gets one NDArray or a list of

@@ -1,6 +1,6 @@
 """KVStore: the parameter store between devices (``'local'``, ``'device'``).
 
-Lesson: 13-kvstore-and-distributed.  Mirrors ``python/mxnet/kvstore/kvstore.py`` and
+Lesson: 14-kvstore-and-distributed.  Mirrors ``python/mxnet/kvstore/kvstore.py`` and
 ``src/kvstore/kvstore_local.h``.  ``init`` stores a copy of a value under a key;
 ``push`` sums the values pushed to a key (one per device) and either replaces
 the stored value with the sum or, once an optimizer is set, hands

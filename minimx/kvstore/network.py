@@ -1,6 +1,6 @@
 """The MPI side of the distributed KVStores: collectives as engine operations.
 
-Lesson: 13-kvstore-and-distributed.  Plays the part of ps-lite's ``KVWorker`` under
+Lesson: 14-kvstore-and-distributed.  Plays the part of ps-lite's ``KVWorker`` under
 ``src/kvstore/kvstore_dist.h``.  Each collective is pushed to the engine
 writing one var of its own (``Network.var``) besides the arrays it touches, so
 the engine runs the collectives of a process one at a time and in the order the

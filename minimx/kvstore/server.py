@@ -1,6 +1,6 @@
 """``dist_async``: a server thread on rank 0 applies each push as it arrives.
 
-Lesson: 13-kvstore-and-distributed.  Mirrors the asynchronous mode of
+Lesson: 14-kvstore-and-distributed.  Mirrors the asynchronous mode of
 ``src/kvstore/kvstore_dist_server.h``.  Rank 0 runs the server in a thread
 beside its own training; it holds the one true copy of every value.  A worker's
 ``push`` sends its locally summed array and the server applies it at once

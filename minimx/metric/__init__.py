@@ -1,6 +1,6 @@
 """``mx.metric``: evaluation metrics, updated batch by batch during training.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/metric.py``: ``EvalMetric`` (base.py),
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/metric.py``: ``EvalMetric`` (base.py),
 the classification, regression and likelihood metrics, and ``create`` with
 ``CompositeEvalMetric`` and ``CustomMetric`` (composite.py).  Metrics register
 by lower-case class name and aliases (``'acc'``, ``'ce'``, ``'top_k_accuracy'``)

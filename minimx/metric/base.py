@@ -1,6 +1,6 @@
 """``EvalMetric``: a running sum and a count, updated once per batch.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/metric.py`` (``EvalMetric``,
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/metric.py`` (``EvalMetric``,
 ``check_label_shapes``, the metric registry).  Every metric keeps two pairs of
 counters: the *local* ones (``sum_metric``, ``num_inst``), which ``Speedometer``
 clears with ``reset_local()`` after each log line, and the *global* ones, which

@@ -1,6 +1,6 @@
 """Classification metrics: Accuracy, TopKAccuracy, F1, MCC and PCC.
 
-Lesson: 11-training-with-module.  Mirrors the classification part of ``python/mxnet/metric.py``.
+Lesson: 12-training-with-module.  Mirrors the classification part of ``python/mxnet/metric.py``.
 Predictions are either class indices (same shape as the labels) or one score
 per class along ``axis``; each update moves the batch to numpy once
 (``asnumpy``), the per-batch sync point of a training loop.

@@ -1,6 +1,6 @@
 """Combining and customising metrics: ``create``, CompositeEvalMetric, CustomMetric, ``np``.
 
-Lesson: 11-training-with-module.  Mirrors ``create``, ``CompositeEvalMetric``, ``CustomMetric``
+Lesson: 12-training-with-module.  Mirrors ``create``, ``CompositeEvalMetric``, ``CustomMetric``
 and ``np`` of ``python/mxnet/metric.py``.  ``create`` is what ``Module.fit``
 calls on its ``eval_metric`` argument: a name, a list, a function or a metric.
 """

@@ -1,6 +1,6 @@
 """Likelihood and loss metrics: CrossEntropy, NegativeLogLikelihood, Perplexity, Loss.
 
-Lesson: 11-training-with-module.  Mirrors the probability part of ``python/mxnet/metric.py``.
+Lesson: 12-training-with-module.  Mirrors the probability part of ``python/mxnet/metric.py``.
 The first three read the predicted probability of each sample's true class;
 ``Loss`` (and its aliases for other frameworks, ``Torch`` and ``Caffe``)
 averages whatever the network outputs, ignoring the labels.

@@ -1,6 +1,6 @@
 """Regression metrics: MAE, MSE, RMSE and PearsonCorrelation.
 
-Lesson: 11-training-with-module.  Mirrors the regression part of ``python/mxnet/metric.py``.
+Lesson: 12-training-with-module.  Mirrors the regression part of ``python/mxnet/metric.py``.
 MAE, MSE and RMSE compute one value per label/prediction pair and average
 those values over the batches (``num_inst`` counts pairs, not samples), as
 MXNet does; 1-D arrays are treated as one column.

@@ -1,6 +1,6 @@
 """``mx.mod``: the Module API, training a Symbol with ``fit``/``score``/``predict``.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/module/``: ``BaseModule`` (the
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/module/``: ``BaseModule`` (the
 training loop), ``Module`` (one Symbol on one or several devices, through a
 ``DataParallelExecutorGroup``), ``BucketingModule`` (one Symbol per sequence
 length, parameters shared) and ``SequentialModule`` (modules chained).

@@ -1,6 +1,6 @@
 """BaseModule: the training loop (fit), evaluation (score) and inference (predict).
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/module/base_module.py``.  A module
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/module/base_module.py``.  A module
 goes through four states: created, bound (``bind``: shapes known, executors
 and memory ready), parameters initialised (``init_params``), optimizer
 installed (``init_optimizer``).  Subclasses (Module, BucketingModule,

@@ -1,6 +1,6 @@
 """BucketingModule: one Module per bucket (sequence length), all training the same parameters.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/module/bucketing_module.py``.  A
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/module/bucketing_module.py``.  A
 recurrent network unrolled for 10 steps and the same network unrolled for 20
 are two graphs with one set of weights.  ``sym_gen(bucket_key)`` returns the
 graph for a bucket as ``(symbol, data_names, label_names)``; each batch names

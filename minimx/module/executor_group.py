@@ -1,6 +1,6 @@
 """Data parallelism inside one process: one Executor per device, each batch split between them.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/module/executor_group.py``.  The group
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/module/executor_group.py``.  The group
 binds the same Symbol once per context; ``forward`` cuts every input along its
 batch axis (``slices``, proportional to ``workload``) and copies each part to
 its device; ``get_outputs`` concatenates the parts again.  Gradients stay on

@@ -1,6 +1,6 @@
 """Module: a Symbol with its executors, parameters and optimizer, trained by ``fit``.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/module/module.py``.  ``bind`` makes a
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/module/module.py``.  ``bind`` makes a
 ``DataParallelExecutorGroup`` (one executor per context), ``init_params`` fills
 a CPU copy of every parameter and copies it to the devices, ``init_optimizer``
 creates the optimizer and, for several devices or distributed training, the

@@ -1,6 +1,6 @@
 """The progress display of ``Module.fit``: a tqdm bar, or a log line now and then.
 
-Lesson: 11-training-with-module.  MXNet's ``fit`` shows nothing between the callbacks' log
+Lesson: 12-training-with-module.  MXNet's ``fit`` shows nothing between the callbacks' log
 lines; on a long epoch a learner wants to see that training moves.  With
 ``progress='auto'`` an epoch that has run for ``DELAY`` seconds gets a bar:
 tqdm's notebook widget in Jupyter, its text bar in a terminal.  Without tqdm

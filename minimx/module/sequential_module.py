@@ -1,6 +1,6 @@
 """SequentialModule: modules chained, each one's outputs the next one's data.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/module/sequential_module.py``.
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/module/sequential_module.py``.
 ``forward`` runs the modules in order, feeding the outputs of one as the data
 of the next; ``backward`` runs them in reverse, feeding each module's input
 gradients (``get_input_grads``) as the head gradients of the one before.  A

@@ -1,6 +1,6 @@
 """How a Module turns gradients on several devices into one parameter update.
 
-Lesson: 11-training-with-module.  Mirrors ``_create_kvstore``, ``_initialize_kvstore``,
+Lesson: 12-training-with-module.  Mirrors ``_create_kvstore``, ``_initialize_kvstore``,
 ``_update_params_on_kvstore`` and ``_update_params`` of ``python/mxnet/model.py``.
 Two ways, as in MXNet:
 

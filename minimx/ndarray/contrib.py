@@ -1,6 +1,6 @@
 """``nd.contrib``: the operators MXNet keeps apart as contributions (``_contrib_<name>``).
 
-Lesson: 10-data (the detection operators).  Mirrors ``python/mxnet/ndarray/contrib.py``.
+Lesson: 11-data (the detection operators).  Mirrors ``python/mxnet/ndarray/contrib.py``.
 Every ``_contrib_<name>`` operator of the registry is generated here as ``<name>``
 (``MultiBoxPrior``, ``box_nms``, ``ROIAlign`` ...); the functions below are written by hand,
 as MXNet writes them in Python.

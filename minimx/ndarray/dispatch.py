@@ -1,6 +1,6 @@
 """From an operator call to an engine push: the imperative dispatcher.
 
-Lesson: 04-lazy-evaluation, 03-autograd.  Mirrors ``Imperative::Invoke`` and
+Lesson: 05-lazy-evaluation, 04-autograd.  Mirrors ``Imperative::Invoke`` and
 ``Imperative::Backward`` in ``src/imperative/imperative.cc``.
 
 ``invoke`` checks devices, infers output shapes and dtypes (so errors surface

@@ -1,6 +1,6 @@
 """NDArray: a lazily computed array on a device, ordered by the engine.
 
-Lesson: 02-ndarray-and-context, 04-lazy-evaluation.  Mirrors ``python/mxnet/ndarray/ndarray.py``
+Lesson: 02-ndarray-and-context, 05-lazy-evaluation.  Mirrors ``python/mxnet/ndarray/ndarray.py``
 and ``include/mxnet/ndarray.h``.
 
 An NDArray is a view on a ``Chunk``: one backend buffer plus the engine var

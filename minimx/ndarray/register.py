@@ -1,6 +1,6 @@
 """Generate ``nd.<op>`` functions from the operator registry.
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/ndarray/register.py``, but builds
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/ndarray/register.py``, but builds
 real closures with a ``__signature__`` and ``__doc__`` instead of generating
 source text and ``exec``-ing it: ``help(nd.FullyConnected)`` and tracebacks
 point at real code.

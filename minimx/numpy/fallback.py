@@ -1,6 +1,6 @@
 """Functions MXNet 1.9.1 hands to official NumPy on the host, and minimx does too.
 
-Lesson: 04-lazy-evaluation.  Mirrors ``python/mxnet/numpy/fallback.py``: for these names
+Lesson: 05-lazy-evaluation.  Mirrors ``python/mxnet/numpy/fallback.py``: for these names
 MXNet has no operator; it waits for the inputs, calls NumPy on the host copies and makes
 arrays of the results on the first input's device (``host.py``).  Each call is a sync point
 and records no gradient.  The list is MXNet's, less the names today's NumPy no longer has.

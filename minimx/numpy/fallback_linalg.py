@@ -1,6 +1,6 @@
 """``np.linalg`` functions MXNet 1.9.1 hands to host NumPy (``fallback_linalg.py`` there).
 
-Lesson: 04-lazy-evaluation.  See ``fallback.py``: sync points, no gradient.
+Lesson: 05-lazy-evaluation.  See ``fallback.py``: sync points, no gradient.
 """
 import numpy as onp
 

@@ -1,6 +1,6 @@
 """Calling host NumPy on arrays: wait for the inputs, compute, bring the results back.
 
-Lesson: 04-lazy-evaluation.  Used for the functions MXNet 1.9.1 itself hands to NumPy
+Lesson: 05-lazy-evaluation.  Used for the functions MXNet 1.9.1 itself hands to NumPy
 (``fallback.py``, ``fallback_linalg.py``) and for NumPy functions called on ``np`` arrays
 that minimx has no function for (the ``__array_function__`` protocol).  Every such call is
 a sync point: the inputs' values must be on the host.

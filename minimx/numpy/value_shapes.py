@@ -1,6 +1,6 @@
 """Functions whose result's *shape* depends on the input's *values*: sync points.
 
-Lesson: 04-lazy-evaluation.  Everywhere else minimx knows a result's shape when the call is
+Lesson: 05-lazy-evaluation.  Everywhere else minimx knows a result's shape when the call is
 made, from the input shapes alone, and returns at once.  ``nonzero``, ``unique``,
 ``argwhere`` and boolean-mask indexing cannot: how many elements are true, or distinct,
 is known only after the input is computed.  So these functions wait for their input (as

@@ -1,6 +1,6 @@
 """Every operator of minimx, one declaration each, grouped in families.
 
-Lesson: 06-symbolic-programming.  ``list_ops()`` returns them all; the frontends
+Lesson: 07-symbolic-programming.  ``list_ops()`` returns them all; the frontends
 (``minimx.ndarray``, ``minimx.symbol``) are generated from this registry.
 """
 # each import registers one family of operators

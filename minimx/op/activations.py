@@ -1,6 +1,6 @@
 """Activation functions: the element-wise ones and the ``Activation``/``LeakyReLU`` layers.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/tensor/elemwise_unary_op_basic.cc``
+Lesson: 09-gluon.  Mirrors ``src/operator/tensor/elemwise_unary_op_basic.cc``
 (``sigmoid``, ``relu``, ``softsign``, ``hard_sigmoid``, ``smooth_l1``),
 ``src/operator/nn/activation.cc`` and ``leaky_relu.cc``.  ``Activation`` picks one
 function by ``act_type``; ``LeakyReLU`` adds the parametrised and random rectifiers.

@@ -1,6 +1,6 @@
 """``contrib.AdaptiveAvgPooling2D``: average pooling to a fixed output size.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/contrib/adaptive_avg_pooling.cc``.  Output row
+Lesson: 09-gluon.  Mirrors ``src/operator/contrib/adaptive_avg_pooling.cc``.  Output row
 ``i`` of ``O`` averages input rows ``floor(i * H / O)`` to ``ceil((i + 1) * H / O)``
 (windows may overlap by one), and likewise for columns.  The window sums come from an
 integral image (four corner reads per window); the gradient spreads each output's share

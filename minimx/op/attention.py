@@ -1,6 +1,6 @@
 """Multi-head attention's two products on interleaved projections (``contrib``).
 
-Lesson: 08-gluon.  Mirrors ``src/operator/contrib/transformer.cc``.  Self-attention keeps
+Lesson: 09-gluon.  Mirrors ``src/operator/contrib/transformer.cc``.  Self-attention keeps
 the query, key and value projections of every head in one tensor
 ``(seq, batch, heads * 3 * d)``, laid out head by head as ``[q, k, v]``; encoder-decoder
 attention keeps the queries apart ``(q_seq, batch, heads * d)`` and the keys and values

@@ -1,6 +1,6 @@
 """How to call a declared operator: the one set of rules every caller follows.
 
-Lesson: 06-symbolic-programming, 03-autograd, 07-executors.  A declaration
+Lesson: 07-symbolic-programming, 04-autograd, 08-executors.  A declaration
 (``registry.OpDef``) says *what* an operator computes; this module says how
 its ``forward`` and ``backward`` are called, so that the imperative dispatcher
 (``ndarray/dispatch.py``), the tape's second-order path

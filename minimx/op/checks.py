@@ -1,7 +1,7 @@
 """Whole-array checks that answer with one number: ``all_finite``, ``multi_all_finite``
 and ``contrib.allclose``.
 
-Lesson: 12-optimizers (mixed precision: a loss scaler skips a step whose gradients
+Lesson: 13-optimizers (mixed precision: a loss scaler skips a step whose gradients
 overflowed).  Mirrors ``src/operator/contrib/all_finite.cc`` and ``allclose_op.cc``.  None
 has a gradient: each answers a yes/no question about its inputs.
 """

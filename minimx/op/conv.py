@@ -1,6 +1,6 @@
 """Convolution, transposed convolution and pooling over 1, 2 or 3 spatial axes.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/nn/convolution.cc``,
+Lesson: 09-gluon.  Mirrors ``src/operator/nn/convolution.cc``,
 ``deconvolution.cc`` and ``pooling.cc``.  This module holds the operators:
 parameters, shapes, padding and which path to take.  The array work lives in
 ``conv_kernels.py`` (im2col + batched ``matmul`` for convolutions, a tap-by-tap

@@ -1,6 +1,6 @@
 """The array work behind Convolution and Deconvolution, arranged for BLAS.
 
-Lesson: 08-gluon.  Mirrors the im2col + GEMM strategy of ``src/operator/nn/im2col.h``.
+Lesson: 09-gluon.  Mirrors the im2col + GEMM strategy of ``src/operator/nn/im2col.h``.
 A convolution copies every kernel window once into a column matrix whose last axis
 is the output position (``im2col``) and multiplies it by the filters with a batched
 ``matmul``.  With stride 1 along the first spatial axis, only the other axes are

@@ -1,7 +1,7 @@
 """``Correlation``: how well patches of two feature maps match at nearby displacements
 (FlowNet's correlation layer, for optical flow).
 
-Lesson: 08-gluon.  Mirrors ``src/operator/correlation.cc``.  Both inputs are padded by
+Lesson: 09-gluon.  Mirrors ``src/operator/correlation.cc``.  Both inputs are padded by
 ``pad_size``.  For output position ``(i, j)`` the patch of ``data1`` at
 ``(i * stride1 + max_displacement, j * stride1 + max_displacement)`` (``kernel_size`` square,
 from its top-left corner) is compared with the patch of ``data2`` displaced by ``(dy, dx)``,

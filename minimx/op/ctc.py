@@ -1,6 +1,6 @@
 """Connectionist Temporal Classification (CTC) loss: aligning a label to a longer sequence.
 
-Lesson: 11-training-with-module.  Mirrors ``src/operator/nn/ctc_loss.cc``.  The
+Lesson: 12-training-with-module.  Mirrors ``src/operator/nn/ctc_loss.cc``.  The
 loss is ``-log p(label | data)``, summed over every alignment of the label to
 the ``T`` time steps (labels may repeat and a blank class may be inserted).
 The forward (alpha) and backward (beta) recursions run in log space over the

@@ -1,6 +1,6 @@
 """Object detection: anchor boxes, matching them to labels, decoding, non-maximum suppression.
 
-Lesson: 10-data.  Mirrors ``src/operator/contrib/multibox_prior.cc``,
+Lesson: 11-data.  Mirrors ``src/operator/contrib/multibox_prior.cc``,
 ``multibox_target.cc``, ``multibox_detection.cc`` and ``bounding_box.cc`` (SSD's
 operators, ``nd.contrib.*``).  Boxes are ``[xmin, ymin, xmax, ymax]`` in image fractions
 ("corner" format) unless a ``format`` says ``center`` (``[x, y, width, height]``).

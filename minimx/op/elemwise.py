@@ -1,6 +1,6 @@
 """Element-wise functions of one array: the shared base classes, copies, casts and sums.
 
-Lesson: 02-ndarray-and-context (and 03-autograd for their gradients).  Mirrors
+Lesson: 02-ndarray-and-context (and 04-autograd for their gradients).  Mirrors
 ``src/operator/tensor/elemwise_unary_op_basic.cc`` and ``elemwise_sum.cc``.  ``Unary``
 is the base of every one-input, same-shape operator: a declaration gives ``compute``
 and ``derivative``.  Each gradient is written with arithmetic and the ``xp`` functions

@@ -1,6 +1,6 @@
 """``im2col`` and ``col2im``: a convolution's sliding blocks as a matrix, and back.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/nn/im2col.cc``.  ``im2col`` copies every
+Lesson: 09-gluon.  Mirrors ``src/operator/nn/im2col.cc``.  ``im2col`` copies every
 kernel window of ``data (N, C, *spatial)`` into a column: ``(N, C * prod(kernel), W)``
 with ``W`` the number of windows (the convolution's output positions), so a
 convolution is one matrix product with the filters.  ``col2im`` adds such columns

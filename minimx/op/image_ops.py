@@ -1,6 +1,6 @@
 """``nd.image`` / ``sym.image`` operators: ``to_tensor`` and ``normalize``.
 
-Lesson: 10-data.  Mirrors ``src/operator/image/image_random.cc``.  ``to_tensor`` turns
+Lesson: 11-data.  Mirrors ``src/operator/image/image_random.cc``.  ``to_tensor`` turns
 HWC (or NHWC) values in [0, 255] into CHW (NCHW) float32 in [0, 1]; ``normalize`` computes
 ``(x - mean) / std`` per channel of a CHW (or NCHW) tensor.  Gluon's ``ToTensor`` and
 ``Normalize`` transforms call them.

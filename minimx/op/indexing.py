@@ -1,6 +1,6 @@
 """Operators that select elements by index: take, pick, one_hot, gather/scatter, Embedding, sort.
 
-Lesson: 02-ndarray-and-context (and 11-training-with-module for ``Embedding``).  Mirrors
+Lesson: 02-ndarray-and-context (and 12-training-with-module for ``Embedding``).  Mirrors
 ``src/operator/tensor/indexing_op.cc``, ``broadcast_reduce_op_index.cc`` (pick),
 ``control_flow_op.cc`` (where) and ``ordering_op.cc`` (topk, sort, argsort).
 

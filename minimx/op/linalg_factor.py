@@ -1,7 +1,7 @@
 """``linalg`` factorizations: ``potrf`` (Cholesky), ``potri``, ``gelqf`` (LQ), ``syevd``
 (symmetric eigenvectors), ``inverse``, ``det``, ``slogdet`` and ``sumlogdiag``.
 
-Lesson: 03-autograd.  Mirrors the LAPACK part of ``src/operator/tensor/la_op.cc``; here
+Lesson: 04-autograd.  Mirrors the LAPACK part of ``src/operator/tensor/la_op.cc``; here
 ``xp.linalg`` calls LAPACK.  Each gradient is the textbook matrix identity (Murray 2016 for
 Cholesky, Seeger et al. 2017 for LQ and eigen), written with ``@`` and ``solve``.
 Conventions as MXNet's: ``potrf`` gives ``L`` with ``A = L L^T`` (``lower=False``:

@@ -1,7 +1,7 @@
 """``linalg`` products: ``gemm``, ``syrk``, ``trmm`` and ``trsm``, on the last two axes,
 batched over the others.
 
-Lesson: 03-autograd (every gradient here is a small matrix identity).  Mirrors the BLAS
+Lesson: 04-autograd (every gradient here is a small matrix identity).  Mirrors the BLAS
 part of ``src/operator/tensor/la_op.cc``; ``gemm2`` lives in ``linalg.py`` with ``dot``,
 the factorizations in ``linalg_factor.py``, the diagonal and triangle reshuffles in
 ``linalg_shapes.py``.  Triangular inputs (``trmm``, ``trsm``) read only their triangle,

@@ -1,6 +1,6 @@
 """Exponentials, logarithms, powers and roots, element-wise.
 
-Lesson: 02-ndarray-and-context (and 03-autograd for their gradients).  Mirrors
+Lesson: 02-ndarray-and-context (and 04-autograd for their gradients).  Mirrors
 ``src/operator/tensor/elemwise_unary_op_logexp.cc`` and ``elemwise_unary_op_pow.cc``.
 Where the derivative is cheapest in terms of the output (``exp``, ``sqrt``), the
 operator saves its output instead of its input (``UnaryFromOutput``).

@@ -1,6 +1,6 @@
 """Neural-network layers as operators: dense, softmax and its relatives, dropout.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/nn/fully_connected.cc``,
+Lesson: 09-gluon.  Mirrors ``src/operator/nn/fully_connected.cc``,
 ``softmax.cc`` and ``dropout.cc``.  The activation layers live in
 ``activations.py`` and the normalisation layers in ``normalization.py``.
 """
@@ -84,7 +84,7 @@ class FullyConnected(OpDef):
 
     def forward(self, xp, data, weight, bias=None):
         # xp.dot rather than @: for 2-D arrays the same product, with less dispatch
-        # (a per-call cost that shows on the batch-1 inputs of lesson 09)
+        # (a per-call cost that shows on the batch-1 inputs of lesson 10)
         rows = self._rows(data)
         output = xp.dot(rows, weight.T) if rows.ndim == 2 else rows @ weight.T
         if bias is not None:

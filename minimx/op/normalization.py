@@ -1,6 +1,6 @@
 """Normalisation layers: batch, layer, instance, group and L2 normalisation, and LRN.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/nn/batch_norm.cc``,
+Lesson: 09-gluon.  Mirrors ``src/operator/nn/batch_norm.cc``,
 ``layer_norm.cc``, ``instance_norm.cc``, ``group_norm.cc``,
 ``l2_normalization.cc`` and ``lrn.cc``.
 Each one standardises ``x`` with statistics over some axes (``_moments``) and

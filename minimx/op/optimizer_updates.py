@@ -1,6 +1,6 @@
 """Fused optimizer updates: one operator computes a whole update step of one weight.
 
-Lesson: 12-optimizers.  Mirrors ``src/operator/optimizer_op.cc`` and
+Lesson: 13-optimizers.  Mirrors ``src/operator/optimizer_op.cc`` and
 ``optimizer_op-inl.h`` (``sgd_update``, ``adam_update``, ...).  Each operator
 returns the new weight (call it with ``out=weight``) and updates the optimizer
 states (momentum, moments, ...) in place: the states are declared ``aux``, so

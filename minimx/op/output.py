@@ -1,6 +1,6 @@
 """Output layers: operators that end a network and start its gradient.
 
-Lesson: 06-symbolic-programming, 11-training-with-module.
+Lesson: 07-symbolic-programming, 12-training-with-module.
 Mirrors ``src/operator/softmax_output.cc``,
 ``regression_output.cc``, ``make_loss.cc``, ``svm_output.cc`` and
 ``loss_binary_op.cc``.  In the symbolic API a network ends with one of these:

@@ -1,6 +1,6 @@
 """Operator parameters: declaration, parsing (also from strings) and formatting.
 
-Lesson: 06-symbolic-programming.  Symbol JSON stores every attribute as a string, so each
+Lesson: 07-symbolic-programming.  Symbol JSON stores every attribute as a string, so each
 parser accepts the Python value *and* its string form ("(3, 3)", "True",
 "None").  Nothing is evaluated: strings are parsed by hand.
 """

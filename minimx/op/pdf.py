@@ -1,6 +1,6 @@
 """``random_pdf_<distribution>``: the density (or mass) of samples under given parameters.
 
-Lesson: 12-optimizers (likelihoods are what a model maximizes).  Mirrors
+Lesson: 13-optimizers (likelihoods are what a model maximizes).  Mirrors
 ``src/operator/random/pdf_op.cc``.  The parameter arrays have a shape ``P``; the samples
 ``P + S``, each sample read under the parameters of its leading index (``dirichlet``: the
 samples' last axis is the category).  The output has the samples' shape (``dirichlet``:

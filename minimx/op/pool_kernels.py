@@ -1,6 +1,6 @@
 """The array work behind Pooling: planes last, a cache-sized chunk of planes at a time.
 
-Lesson: 08-gluon.  Mirrors what ``src/operator/nn/pool.h`` computes (max, sum and average
+Lesson: 09-gluon.  Mirrors what ``src/operator/nn/pool.h`` computes (max, sum and average
 over kernel windows, and their gradients); the arrangement is minimx's own.
 
 Pooling treats every (sample, channel) plane alike.  A window's result is the maximum (or

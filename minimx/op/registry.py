@@ -1,6 +1,6 @@
 """The operator registry: every operator is one ``OpDef`` subclass, declared once.
 
-Lesson: 06-symbolic-programming (and every lesson that calls an operator).  Mirrors MXNet's
+Lesson: 07-symbolic-programming (and every lesson that calls an operator).  Mirrors MXNet's
 ``NNVM_REGISTER_OP`` attribute bags (``FInferShape``, ``FInferType``,
 ``FCompute``, ``FGradient``) gathered into one Python class.
 

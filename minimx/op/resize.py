@@ -1,6 +1,6 @@
 """``contrib.BilinearResize2D``: resize NCHW maps by bilinear interpolation.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/contrib/bilinear_resize.cc``.  Interpolation is
+Lesson: 09-gluon.  Mirrors ``src/operator/contrib/bilinear_resize.cc``.  Interpolation is
 linear along each axis, so a resize is two small matrices: ``out = A_h @ x @ A_w^T`` per
 map, where row ``o`` of ``A`` mixes the two input positions around the source coordinate
 of output ``o`` (``o * (n - 1) / (m - 1)`` with ``align_corners``, else

@@ -1,6 +1,6 @@
 """The fused recurrent layer: vanilla RNN, LSTM and GRU over a whole sequence.
 
-Lesson: 11-training-with-module.  Mirrors ``src/operator/rnn.cc`` (``rnn-inl.h``).
+Lesson: 12-training-with-module.  Mirrors ``src/operator/rnn.cc`` (``rnn-inl.h``).
 All weights of all layers and directions travel in one flat ``parameters``
 vector, in MXNet's (cuDNN's) order: first every layer's and direction's
 ``i2h`` and ``h2h`` weights, then all their biases.  Gates are ordered

@@ -1,6 +1,6 @@
 """Regions of interest: pooling a feature map inside each box to a fixed size.
 
-Lesson: 10-data.  Mirrors ``src/operator/roi_pooling.cc`` (``ROIPooling``, Fast R-CNN) and
+Lesson: 11-data.  Mirrors ``src/operator/roi_pooling.cc`` (``ROIPooling``, Fast R-CNN) and
 ``src/operator/contrib/roi_align.cc`` (``ROIAlign``, Mask R-CNN).  ``rois`` is (R, 5):
 ``[batch index, x1, y1, x2, y2]`` in image pixels; ``spatial_scale`` maps them onto the
 feature map (1/16 for a stride-16 backbone).  The output is (R, C, ph, pw).  The loops run

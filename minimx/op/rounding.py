@@ -1,6 +1,6 @@
 """Piecewise-constant functions: sign, rounding and logical not, element-wise.
 
-Lesson: 03-autograd.  Mirrors the rounding part of
+Lesson: 04-autograd.  Mirrors the rounding part of
 ``src/operator/tensor/elemwise_unary_op_basic.cc``.  Their gradient is zero
 everywhere (``ZeroGradient``), as in MXNet, even at the jumps.  MXNet's
 ``round`` sends halves away from zero while ``rint`` sends them down.

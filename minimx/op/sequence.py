@@ -1,6 +1,6 @@
 """Variable-length sequences in a padded batch: mask, take the last step, reverse.
 
-Lesson: 11-training-with-module.  Mirrors ``src/operator/sequence_mask.cc``,
+Lesson: 12-training-with-module.  Mirrors ``src/operator/sequence_mask.cc``,
 ``sequence_last.cc`` and ``sequence_reverse.cc``.  ``data`` has a time axis
 (``axis``, 0 by default) and a batch axis (the other of the first two);
 ``sequence_length`` gives each sample's true length when

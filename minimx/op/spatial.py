@@ -1,7 +1,7 @@
 """Sampling an image at arbitrary points: ``GridGenerator``, ``BilinearSampler`` and
 ``SpatialTransformer`` (the two in one), as in spatial transformer networks.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/grid_generator.cc``, ``bilinear_sampler.cc`` and
+Lesson: 09-gluon.  Mirrors ``src/operator/grid_generator.cc``, ``bilinear_sampler.cc`` and
 ``spatial_transformer.cc``.  A grid ``(N, 2, H', W')`` holds, for every output pixel, the
 point to read: x in channel 0 and y in channel 1, both in [-1, 1] across the input
 (``x_pixel = (x + 1) * (W - 1) / 2``).  Bilinear sampling mixes the four pixels around that

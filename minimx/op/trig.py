@@ -1,6 +1,6 @@
 """Trigonometric and hyperbolic functions and their inverses, element-wise.
 
-Lesson: 02-ndarray-and-context (and 03-autograd for their gradients).  Mirrors
+Lesson: 02-ndarray-and-context (and 04-autograd for their gradients).  Mirrors
 ``src/operator/tensor/elemwise_unary_op_trig.cc``.  Angles are in radians;
 ``degrees`` and ``radians`` convert between the two units.
 """

@@ -1,6 +1,6 @@
 """``UpSampling``: enlarge feature maps by an integer ``scale``, nearest or bilinear.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/nn/upsampling.cc``.  ``nearest`` repeats each
+Lesson: 09-gluon.  Mirrors ``src/operator/nn/upsampling.cc``.  ``nearest`` repeats each
 pixel ``scale x scale`` times; several inputs are each enlarged to the first one's output
 size and then concatenated along the channels (or summed, ``multi_input_mode='sum'``).
 ``bilinear`` is a transposed convolution, one channel at a time, with a learnable

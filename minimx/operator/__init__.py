@@ -1,6 +1,6 @@
 """``mx.operator``: operators written in Python by the user (MXNet's CustomOp API).
 
-Lesson: 03-autograd, 07-executors.  Mirrors ``python/mxnet/operator.py``.
+Lesson: 04-autograd, 08-executors.  Mirrors ``python/mxnet/operator.py``.
 ``prop.py`` holds what a user subclasses (``CustomOp``, ``CustomOpProp``) and
 ``register``; ``custom.py`` the one registry entry, ``Custom``, that runs any
 registered Prop, so custom operators work in ``nd``, autograd, ``sym`` and

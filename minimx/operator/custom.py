@@ -1,6 +1,6 @@
 """The ``Custom`` operator: the one registry entry through which every user Prop runs.
 
-Lesson: 03-autograd, 07-executors.  Mirrors ``src/operator/custom/custom.cc``.
+Lesson: 04-autograd, 08-executors.  Mirrors ``src/operator/custom/custom.cc``.
 Its parameter ``op_type`` picks the registered ``CustomOpProp``; every other
 attribute goes to the Prop's ``__init__`` as a string.  Inputs, outputs,
 auxiliary states, shapes and dtypes come from the Prop, so ``nd``, autograd,

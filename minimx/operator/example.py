@@ -1,6 +1,6 @@
 """A small custom operator written with the public API: ``op_type='_example_square'``.
 
-Lesson: 03-autograd.  The ``Custom`` declaration's TestHints name it, so the
+Lesson: 04-autograd.  The ``Custom`` declaration's TestHints name it, so the
 tests generated from the registry (reference values, numeric gradients, both
 engines) run the whole custom-operator path through it.  Its ``forward`` and
 ``backward`` call nd operators, as user code usually does.

@@ -1,6 +1,6 @@
 """``nd.Custom`` and ``sym.Custom``: calling a registered custom operator.
 
-Lesson: 03-autograd, 06-symbolic-programming.  Mirrors the ``Custom`` functions MXNet
+Lesson: 04-autograd, 07-symbolic-programming.  Mirrors the ``Custom`` functions MXNet
 generates in ``mx.nd`` and ``mx.sym``.  They are written here rather than
 generated from the registry because a Custom call's inputs are named by its
 Prop, which only the ``op_type`` argument picks: inputs come by position (the

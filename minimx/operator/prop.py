@@ -1,6 +1,6 @@
 """What a user writes for a custom operator: ``CustomOp``, ``CustomOpProp`` and ``register``.
 
-Lesson: 03-autograd, 07-executors.  Mirrors the public classes of
+Lesson: 04-autograd, 08-executors.  Mirrors the public classes of
 ``python/mxnet/operator.py``.  A ``CustomOpProp`` describes the operator (its
 inputs, outputs, auxiliary states, shapes, dtypes and what backward needs);
 its ``create_operator`` returns the ``CustomOp`` whose ``forward`` and

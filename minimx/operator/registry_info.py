@@ -1,7 +1,7 @@
 """What the operator registry holds, as MXNet's ``mx.operator`` lists it:
 ``get_all_registered_operators()`` and ``get_operator_arguments(name)``.
 
-Lesson: 06-symbolic-programming.  Mirrors the two functions of ``python/mxnet/operator.py``
+Lesson: 07-symbolic-programming.  Mirrors the two functions of ``python/mxnet/operator.py``
 (which ask the C library); here they read the declarations in ``op/registry.py``.
 """
 from collections import namedtuple

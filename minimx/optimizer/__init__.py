@@ -1,6 +1,6 @@
 """``mx.optimizer``: update rules that turn gradients into new weights.
 
-Lesson: 12-optimizers.  Mirrors ``python/mxnet/optimizer/``.  ``optimizer.py``
+Lesson: 13-optimizers.  Mirrors ``python/mxnet/optimizer/``.  ``optimizer.py``
 holds the base class and the registry (``create('sgd', learning_rate=0.1)``,
 ``register``); one file per family holds the rules; ``updater.py`` holds the
 ``Updater`` that KVStore, Module and Trainer call, and ``state_format.py`` its

@@ -1,6 +1,6 @@
 """Adam and its relatives: moving averages of the gradient and of its square.
 
-Lesson: 12-optimizers.  Mirrors ``Adam``, ``Adamax``, ``Nadam`` and ``LAMB`` in
+Lesson: 13-optimizers.  Mirrors ``Adam``, ``Adamax``, ``Nadam`` and ``LAMB`` in
 ``python/mxnet/optimizer/optimizer.py`` and the ``adam_update`` /
 ``lamb_update_phase1/2`` kernels of ``src/operator/optimizer_op-inl.h`` (Adam
 calls the fused ``nd.adam_update``; the others use ``nd`` operations).  Each

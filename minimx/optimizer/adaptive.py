@@ -1,6 +1,6 @@
 """Per-coordinate adaptive rates from squared-gradient history: AdaGrad, RMSProp, AdaDelta.
 
-Lesson: 12-optimizers.  Mirrors the classes of the same names in
+Lesson: 13-optimizers.  Mirrors the classes of the same names in
 ``python/mxnet/optimizer/optimizer.py`` and the ``rmsprop_update`` /
 ``rmspropalex_update`` kernels of ``src/operator/optimizer_op-inl.h`` (RMSProp
 calls them, fused).  Each keeps a running sum or average of ``g * g`` per

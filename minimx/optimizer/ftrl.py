@@ -1,6 +1,6 @@
 """Follow-the-leader optimizers: Ftrl (with L1, for sparse models) and FTML.
 
-Lesson: 12-optimizers.  Mirrors ``Ftrl`` and ``FTML`` in
+Lesson: 13-optimizers.  Mirrors ``Ftrl`` and ``FTML`` in
 ``python/mxnet/optimizer/optimizer.py`` and the ``ftrl_update`` /
 ``ftml_update`` kernels of ``src/operator/optimizer_op-inl.h`` (Ftrl calls the
 fused ``nd.ftrl_update``).  Both keep a running sum ``z`` of (corrected)

@@ -1,6 +1,6 @@
 """Large-batch SGD: LARS and LBSGD scale each layer's learning rate.
 
-Lesson: 12-optimizers.  Mirrors the ``LARS`` and ``LBSGD`` classes of
+Lesson: 13-optimizers.  Mirrors the ``LARS`` and ``LBSGD`` classes of
 ``python/mxnet/optimizer/optimizer.py`` (MXNet 1.9.1).  Both are SGD with
 momentum (they call ``sgd_update`` / ``sgd_mom_update`` and the ``mp_`` variants
 for float16 weights with a master copy); what they add is the learning rate.

@@ -1,6 +1,6 @@
 """The Optimizer base class: per-weight learning rates, weight decay and update counts.
 
-Lesson: 12-optimizers.  Mirrors ``python/mxnet/optimizer/optimizer.py`` (the
+Lesson: 13-optimizers.  Mirrors ``python/mxnet/optimizer/optimizer.py`` (the
 ``Optimizer`` class and its registry).  An optimizer turns ``(index, weight,
 grad, state)`` into an in-place update of ``weight``.  The base class does the
 bookkeeping every rule shares: it asks the LR scheduler for the current rate,

@@ -1,6 +1,6 @@
 """Stochastic gradient descent and its momentum variants: SGD, NAG, Signum, DCASGD, SGLD.
 
-Lesson: 12-optimizers.  Mirrors the SGD-family classes of
+Lesson: 13-optimizers.  Mirrors the SGD-family classes of
 ``python/mxnet/optimizer/optimizer.py`` and the kernels they call in
 ``src/operator/optimizer_op-inl.h`` (``sgd_update``, ``sgd_mom_update``,
 ``nag_mom_update``, ``signum_update``), which the updates here call: one

@@ -1,6 +1,6 @@
 """Optimizer states (and optimizers) as bytes, without pickle.
 
-Lesson: 12-optimizers.  MXNet's ``Updater.get_states`` pickles its states and
+Lesson: 13-optimizers.  MXNet's ``Updater.get_states`` pickles its states and
 optimizer, and ``set_states`` unpickles whatever it is given, which can run
 arbitrary code from a file.  minimx writes an ``nd.save`` file instead: the
 state arrays under the names ``"0"``, ``"1"``, ... and, under

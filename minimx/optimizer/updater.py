@@ -1,6 +1,6 @@
 """The Updater: an optimizer plus the state of every weight it has updated.
 
-Lesson: 12-optimizers.  Mirrors ``Updater`` and ``get_updater`` in
+Lesson: 13-optimizers.  Mirrors ``Updater`` and ``get_updater`` in
 ``python/mxnet/optimizer/optimizer.py``.  The KVStore, Module and Gluon's
 Trainer call ``updater(index, grad, weight)``; the updater creates each
 weight's state on its first update and hands both to the optimizer.

@@ -1,7 +1,7 @@
 """mx.rnn: MXNet 1.x's symbolic recurrent cells, their checkpoints, and the bucketing
 iterator for sentences.
 
-Lesson: 10-data, 11-training-with-module.  Mirrors python/mxnet/rnn/: ``rnn_cell`` (the
+Lesson: 11-data, 12-training-with-module.  Mirrors python/mxnet/rnn/: ``rnn_cell`` (the
 cells; Gluon's own are ``gluon.rnn``), ``rnn`` (checkpoints, here ``checkpoint``) and ``io``
 (BucketSentenceIter, encode_sentences).
 """

@@ -1,6 +1,6 @@
 """Checkpoints of networks built from ``mx.rnn`` cells: saved with the weights unpacked.
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/rnn/rnn.py``.  A FusedRNNCell keeps
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/rnn/rnn.py``.  A FusedRNNCell keeps
 all weights in one vector; the files hold them per gate (``unpack_weights``), so that the
 same checkpoint loads into the fused and the unfused form of the network.
 """

@@ -1,6 +1,6 @@
 """Bucketing for variable-length sequences: encode_sentences and BucketSentenceIter.
 
-Lesson: 10-data. Sentences are padded up to the smallest bucket length that holds them;
+Lesson: 11-data. Sentences are padded up to the smallest bucket length that holds them;
 each batch comes from one bucket and carries its length as ``bucket_key``, so a
 BucketingModule can run the unrolled network of that length. The label of each step is
 the next token (language modelling), ``invalid_label`` after the end.

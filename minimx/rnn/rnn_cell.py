@@ -1,6 +1,6 @@
 """The symbolic recurrent cells of MXNet 1.x's ``mx.rnn`` (before Gluon had its own).
 
-Lesson: 11-training-with-module.  Mirrors ``python/mxnet/rnn/rnn_cell.py``.  A cell builds
+Lesson: 12-training-with-module.  Mirrors ``python/mxnet/rnn/rnn_cell.py``.  A cell builds
 one time step of a Symbol graph: ``cell(inputs, states)`` returns ``(output, new_states)``,
 and ``cell.unroll(length, inputs)`` chains ``length`` steps (``t0``, ``t1`` ... in the node
 names).  The weights are Variables an ``RNNParams`` hands out by name, so that every step

@@ -1,6 +1,6 @@
 """``minimx.symbol`` (``sym``): build a graph first, run it later with an Executor.
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/symbol/``.  Every ``sym.<op>`` is
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/symbol/``.  Every ``sym.<op>`` is
 generated from the same operator declaration as ``nd.<op>``.
 """
 import types

@@ -1,6 +1,6 @@
 """``+ - * / ** == ...`` on Symbols: element-wise operators, or scalar ones for numbers.
 
-Lesson: 06-symbolic-programming.  Mirrors the operators of ``python/mxnet/symbol/symbol.py``.
+Lesson: 07-symbolic-programming.  Mirrors the operators of ``python/mxnet/symbol/symbol.py``.
 As in MXNet, ``a + b`` on Symbols is ``elemwise_add`` and ``a ** b`` is ``_power``
 (same shapes, no broadcasting; use ``sym.broadcast_add`` for that) and ``a + 1``
 is ``_plus_scalar``.  The hints give MXNet's automatic names (``_plus0``,

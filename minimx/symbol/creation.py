@@ -1,6 +1,6 @@
 """``sym.zeros``/``ones``/``full``/``arange``: graph nodes that make arrays from parameters.
 
-Lesson: 06-symbolic-programming.  With no variable upstream, the executor folds them into
+Lesson: 07-symbolic-programming.  With no variable upstream, the executor folds them into
 constants when it plans the graph.
 """
 from ..base import normalize_dtype

@@ -1,6 +1,6 @@
 """``autograd.get_symbol(y)``: the graph autograd recorded for ``y``, as a Symbol.
 
-Lesson: 06-symbolic-programming.  Mirrors ``MXAutogradGetSymbol``: each recorded operator
+Lesson: 07-symbolic-programming.  Mirrors ``MXAutogradGetSymbol``: each recorded operator
 call becomes a node with the call's parameters, and each array the recording did not
 compute (a leaf with ``attach_grad``, or a constant) becomes a variable ``var0``,
 ``var1``, ... .  The tape sits below the Symbol layer, so this module puts the function

@@ -1,7 +1,7 @@
 """``sym`` functions MXNet writes in Python over its operators: ``split_v2`` and
 ``histogram``, the graph twins of ``nd.split_v2`` and ``nd.histogram``.
 
-Lesson: 06-symbolic-programming.  Mirrors the helpers of the same names in
+Lesson: 07-symbolic-programming.  Mirrors the helpers of the same names in
 ``python/mxnet/symbol/symbol.py``.  The rule that turns numpy-style arguments into
 operator parameters lives on the operator (``params_for``), so both front ends share it.
 """

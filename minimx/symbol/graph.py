@@ -1,6 +1,6 @@
 """The graph record shared by Symbol, the Executor and hybridize: ``Node`` and its order.
 
-Lesson: 06-symbolic-programming.  Mirrors nnvm's ``Node`` and ``NodeEntry``.  A node is an
+Lesson: 07-symbolic-programming.  Mirrors nnvm's ``Node`` and ``NodeEntry``.  A node is an
 operator call (``op`` is an OpDef class, ``attrs`` its parameters as strings,
 as JSON stores them) or a variable (``op`` is None).  An *entry* is a pair
 ``(node, output_index)``; a Symbol is a list of entries.

@@ -1,6 +1,6 @@
 """Run a Symbol's graph op by op through ``nd``: what the Executor does in one push.
 
-Lesson: 07-executors (the baseline the planned executor is measured against).
+Lesson: 08-executors (the baseline the planned executor is measured against).
 Each node becomes one ``nd.<op>`` call, so every step is its own engine push
 and autograd records it.  ``test_utils.check_numeric_gradient`` uses this to
 check a Symbol's gradient; ``bench/executor_bench.py`` uses it as the op-by-op

@@ -1,6 +1,6 @@
 """Shape and type inference over a symbolic graph: two passes over the node list.
 
-Lesson: 06-symbolic-programming, 07-executors.  Mirrors nnvm's ``InferShape``/``InferType``
+Lesson: 07-symbolic-programming, 08-executors.  Mirrors nnvm's ``InferShape``/``InferType``
 passes.  Each operator node completes what it can: unknown input shapes from
 known ones (``infer_input_shapes``: FullyConnected's weight from its data), from
 known outputs (``infer_input_shapes_from_outputs``: a Reshape's input), and its

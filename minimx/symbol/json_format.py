@@ -1,6 +1,6 @@
 """Symbol graphs as MXNet 1.x JSON: ``nodes``, ``arg_nodes``, ``node_row_ptr``, ``heads``.
 
-Lesson: 06-symbolic-programming.  Mirrors nnvm's ``SaveJSON``/``LoadJSON``.  Files move both
+Lesson: 07-symbolic-programming.  Mirrors nnvm's ``SaveJSON``/``LoadJSON``.  Files move both
 ways between MXNet 1.9.1 and minimx.  Loading only parses JSON: nothing in
 the file is evaluated, every field is checked, and errors name the node.
 """

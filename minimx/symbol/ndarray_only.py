@@ -1,6 +1,6 @@
 """What a Symbol refuses: everything that needs values, which only an NDArray holds.
 
-Lessons: 06-symbolic-programming, 09-hybridize.  A Symbol describes a computation that has
+Lessons: 07-symbolic-programming, 10-hybridize.  A Symbol describes a computation that has
 not run, so ``if x.sum() > 0:``, ``x.asnumpy()`` or ``x += 1`` inside a ``hybrid_forward``
 being traced cannot work; they raise ``NotImplementedForSymbol`` naming the function, as
 MXNet does (python/mxnet/symbol/symbol.py).  ``**=`` and ``%=`` make a new Symbol, as there.

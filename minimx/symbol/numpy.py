@@ -1,6 +1,6 @@
 """``mx.sym.np`` and ``mx.sym.npx``: the NumPy frontend's functions composing graph nodes.
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/symbol/numpy/``, without a second
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/symbol/numpy/``, without a second
 set of functions: ``sym.np.exp`` *is* ``mx.np.exp``, from the same adapter tables.  The
 adapter (``minimx/numpy/adapter.py``) asks its operand how to call an operator: an
 ``np.ndarray`` computes through ``nd``'s dispatcher, an np Symbol (``_Symbol`` here, what

@@ -1,6 +1,6 @@
 """``sym.random``: sampling nodes, with the signatures of ``nd.random``.
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/symbol/random.py``.  Parameters
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/symbol/random.py``.  Parameters
 given as numbers make a ``_random_<name>`` node (``shape`` samples of one
 distribution); given as Symbols, a ``_sample_<name>`` node (one distribution
 per element).  The executor seeds each sampling node at every forward.

@@ -1,6 +1,6 @@
 """Generate ``sym.<op>`` functions from the operator registry (the same declarations as ``nd``).
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/symbol/register.py`` without
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/symbol/register.py`` without
 generating source text: each function is a closure over the OpDef class.
 """
 from ..ndarray.register import make_method, signature_of

@@ -1,6 +1,6 @@
 """``sym.sparse``: operators on compressed storage -- not part of minimx.
 
-Lesson: 06-symbolic-programming.  minimx's graphs compute on dense arrays only; any
+Lesson: 07-symbolic-programming.  minimx's graphs compute on dense arrays only; any
 ``sym.sparse.<name>`` raises an error saying so.
 """
 from ..base import MXNetError

@@ -1,6 +1,6 @@
 """Symbol: a graph of operator calls, built first and run later by an Executor.
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/symbol/symbol.py``.  A Symbol is a
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/symbol/symbol.py``.  A Symbol is a
 list of output entries ``(node, index)`` of the graph in ``graph.py``; every
 query (``list_arguments``, ``infer_shape``, ``tojson``) walks that graph.
 """

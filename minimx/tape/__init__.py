@@ -1,6 +1,6 @@
 """The tape's own layer: the recording flags and the nodes a recorded graph is made of.
 
-Lesson: 03-autograd.  This part sits *below* NDArray: an operator call asks
+Lesson: 04-autograd.  This part sits *below* NDArray: an operator call asks
 ``recording.is_recording()`` and links its outputs to an ``OpNode``, and neither
 needs to know what an NDArray is.  ``minimx.autograd`` (above NDArray) walks
 these nodes backwards and pushes each gradient step.

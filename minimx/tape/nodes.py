@@ -1,6 +1,6 @@
 """The tape: nodes recorded by ``autograd.record()``, linked from each output NDArray.
 
-Lesson: 03-autograd.  Mirrors ``src/imperative/imperative.cc`` (``RecordOp``,
+Lesson: 04-autograd.  Mirrors ``src/imperative/imperative.cc`` (``RecordOp``,
 ``AGInfo``).  An NDArray produced while recording carries ``_autograd =
 (node, output_index)``; following these links backwards from a head gives the
 graph that ``backward()`` walks.

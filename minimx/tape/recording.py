@@ -1,6 +1,6 @@
 """Whether autograd is recording and whether layers run in training mode.
 
-Lesson: 03-autograd.  Mirrors ``MXAutogradSetIsRecording`` and
+Lesson: 04-autograd.  Mirrors ``MXAutogradSetIsRecording`` and
 ``MXAutogradSetIsTraining``.  Both flags are per thread.
 """
 import threading

@@ -1,6 +1,6 @@
 """Testing helpers under MXNet's names: tolerances, random data, gradient checks, seeds.
 
-Lesson: 03-autograd (checking a gradient).  Mirrors ``python/mxnet/test_utils.py``
+Lesson: 04-autograd (checking a gradient).  Mirrors ``python/mxnet/test_utils.py``
 and the ``with_seed`` decorator of MXNet's ``tests/python/unittest/common.py``.
 
 The gradient check compares autograd with float64 central differences along one

@@ -1,6 +1,6 @@
 """More ways tests compare results: tuples of arrays, shared memory, optimizers, reductions.
 
-Lesson: 12-optimizers (``compare_optimizer``).  Mirrors the helpers of the same names in
+Lesson: 13-optimizers (``compare_optimizer``).  Mirrors the helpers of the same names in
 ``python/mxnet/test_utils.py``.
 """
 import time

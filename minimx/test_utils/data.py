@@ -1,6 +1,6 @@
 """Test data: random samples and arrays, datasets already on disk, devices.
 
-Lesson: 10-data.  Mirrors the data helpers of ``python/mxnet/test_utils.py``.  minimx
+Lesson: 11-data.  Mirrors the data helpers of ``python/mxnet/test_utils.py``.  minimx
 never downloads: ``download`` and the dataset getters return files that are present and
 otherwise raise an error naming the file and where it belongs.
 """

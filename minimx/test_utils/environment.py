@@ -1,6 +1,6 @@
 """Test scaffolding: environment variables for a block, retries, a silenced stderr.
 
-Lesson: 03-autograd.  Mirrors ``environment``, ``setenv``, ``getenv``, ``retry`` and
+Lesson: 04-autograd.  Mirrors ``environment``, ``setenv``, ``getenv``, ``retry`` and
 ``discard_stderr`` of ``python/mxnet/test_utils.py``.  minimx reads its variables from
 ``os.environ`` (the engine and thread budget when they start), so ``environment`` only
 has to change that.

@@ -2,7 +2,7 @@
 contexts and dtypes, with the same random inputs and head gradients, compared with
 the most precise run.
 
-Lesson: 07-executors.  Mirrors MXNet's ``check_consistency(sym, ctx_list)`` in
+Lesson: 08-executors.  Mirrors MXNet's ``check_consistency(sym, ctx_list)`` in
 ``python/mxnet/test_utils.py``: each ``ctx_list`` entry is a dict with ``ctx``, the input
 shapes by name (``'data': (2, 3)``) and optionally ``type_dict``.  ``check_consistency``
 in ``__init__.py`` sends Symbols here and keeps its own mode for callables.

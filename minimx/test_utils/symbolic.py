@@ -1,6 +1,6 @@
 """``check_symbolic_forward`` and ``check_symbolic_backward``: test a Symbol through an Executor.
 
-Lesson: 07-executors.  Mirrors the functions of the same names in MXNet's
+Lesson: 08-executors.  Mirrors the functions of the same names in MXNet's
 ``python/mxnet/test_utils.py``, with their semantics (bind, forward, compare
 with expected arrays; ``grad_req`` 'write', 'add' and 'null').  They are
 exported as ``mx.test_utils.check_symbolic_forward``/``_backward``, where

@@ -1,6 +1,6 @@
 """How close is close enough: MXNet's tolerance tables and the functions that read them.
 
-Lesson: 03-autograd.  Mirrors the tolerance helpers of ``python/mxnet/test_utils.py``.
+Lesson: 04-autograd.  Mirrors the tolerance helpers of ``python/mxnet/test_utils.py``.
 Each dtype has a default relative and absolute tolerance (integers and bool: exact);
 comparing two arrays uses the looser of their two dtypes' defaults unless given.
 """

@@ -1,6 +1,6 @@
 """im2rec: make an image list (``.lst``) from a folder, and pack a list into ``.rec``/``.idx``.
 
-Lesson: 10-data. ``python -m minimx.tools.im2rec --list PREFIX ROOT`` writes
+Lesson: 11-data. ``python -m minimx.tools.im2rec --list PREFIX ROOT`` writes
 ``index<TAB>label<TAB>relative path`` lines (labels from sub-folder names with
 ``--recursive``); ``python -m minimx.tools.im2rec PREFIX ROOT`` reads every
 ``PREFIX*.lst`` and writes the matching ``.rec`` and ``.idx``, decoding, cropping,

@@ -1,6 +1,6 @@
 """launch: start N worker processes of a distributed training script with mpirun.
 
-Lesson: 13-kvstore-and-distributed.  Plays the part of MXNet's ``tools/launch.py``.
+Lesson: 14-kvstore-and-distributed.  Plays the part of MXNet's ``tools/launch.py``.
 ``python -m minimx.tools.launch -n 2 python train.py --epochs 3`` runs
 ``mpirun -n 2 python train.py --epochs 3``; inside, ``mx.kv.create('dist_sync')``
 finds its rank and the number of workers through MPI.  The mpirun of the

@@ -1,6 +1,6 @@
 """Pictures of a Symbol: ``mx.viz.plot_network`` (Graphviz) and ``mx.viz.print_summary``.
 
-Lesson: 06-symbolic-programming.  Mirrors ``python/mxnet/visualization.py``.  Both read the
+Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/visualization.py``.  Both read the
 graph of ``symbol/graph.py`` and the shapes of ``symbol/inference.py``; only
 ``plot_network`` needs the optional ``graphviz`` package.
 """

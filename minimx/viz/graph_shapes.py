@@ -1,6 +1,6 @@
 """Shapes and dtypes of every value in a Symbol's graph, for the drawings and the summary.
 
-Lesson: 06-symbolic-programming.  Mirrors the ``get_internals().infer_shape(**shape)`` step
+Lesson: 07-symbolic-programming.  Mirrors the ``get_internals().infer_shape(**shape)`` step
 of ``python/mxnet/visualization.py``: the user gives the input shapes, the
 graph's inference passes (``symbol/inference.py``) give every other shape.
 """

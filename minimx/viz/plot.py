@@ -1,6 +1,6 @@
 """Drawing a Symbol's graph with Graphviz: ``mx.viz.plot_network``.
 
-Lesson: 06-symbolic-programming.  Mirrors ``plot_network`` in ``python/mxnet/visualization.py``.
+Lesson: 07-symbolic-programming.  Mirrors ``plot_network`` in ``python/mxnet/visualization.py``.
 Each operator node becomes a box labelled with its key parameters and coloured
 by family, each data input an oval; each edge points from a node back to one
 of its inputs and, when input shapes are given, shows the shape flowing along

@@ -1,6 +1,6 @@
 """A Symbol as a table of layers: ``mx.viz.print_summary``.
 
-Lesson: 06-symbolic-programming.  Mirrors ``print_summary`` in ``python/mxnet/visualization.py``.
+Lesson: 07-symbolic-programming.  Mirrors ``print_summary`` in ``python/mxnet/visualization.py``.
 One row per operator node (and one for the data input): its output shape
 without the batch axis, how many learned parameters it owns, and the layers
 it reads from.  Parameter counts come from the inferred weight shapes.

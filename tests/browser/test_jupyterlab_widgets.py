@@ -154,6 +154,7 @@ def check_engine_queue(page):
     first = queues.first
     at_least(first.locator(".mmx-eq-svg rect.mmx-op"))               # runs on worker lanes
     at_least(queues.nth(1).locator("rect.mmx-bin"))                  # the long run: time bins
+    at_least(first.locator(".mmx-eq-svg rect.mmx-sync"))             # c.wait_to_read()
     head = first.locator(".mmx-head")
     page.wait_for_function("el => el.textContent.includes('3 ops')",
                            arg=head.element_handle())              # 2 dots and a sum, final

@@ -1,7 +1,7 @@
 """A page opened in JupyterLab and autosaved comes back byte for byte (git status stays clean).
 
 JupyterLab serves a copy of notebooks/ with autosave every second (a student's saves every 2
-minutes).  Opening lesson 4 starts the kernel it names, which writes the kernel's metadata
+minutes).  Opening lesson 5 starts the kernel it names, which writes the kernel's metadata
 into the notebook (the tab turns "unsaved"); a plain page (index.md) gets its kernel from the
 dialog.  The test waits until autosave has written the file and the tab is saved (or saves
 with Ctrl+S when JupyterLab found nothing to save) and compares the bytes with the page in the
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.browser, requires_browser]
 sys.path.insert(0, str(ROOT / "tools"))
 import lesson_roundtrip  # noqa: E402
 
-PAGES = ["04-lazy-evaluation.md",   # a lesson: the kernel it names starts at once
+PAGES = ["05-lazy-evaluation.md",   # a lesson: the kernel it names starts at once
          "index.md"]                # a plain page: a kernel is chosen in a dialog
 SAVE_TIMEOUT = 30                       # seconds for a save to reach the file
 

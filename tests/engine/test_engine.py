@@ -473,3 +473,53 @@ def test_inline_elements_zero_sends_every_operation_to_a_worker(threaded, monkey
     with Recorder() as recorder:
         (x + 1).wait_to_read()
     assert recorder.of_kind("start")[0].thread.startswith("engine-cpu(0)-worker")
+
+
+# -- sync points, as observers see them ----------------------------------------------------------
+def gated_array():
+    """An array whose writing operation waits for ``gate.set()`` (on a worker)."""
+    gate = threading.Event()
+    x = nd.zeros((2,))
+    x.wait_to_read()
+    engine.push(lambda: gate.wait(TIMEOUT), [], [x.engine_var], mx.cpu(), "gate")
+    return x, gate
+
+
+def test_a_sync_point_names_the_operation_it_waited_for(threaded):
+    x, gate = gated_array()
+    writer = x.engine_var.last_write
+    heard = []
+    engine.subscribe_sync(heard.append)
+    try:
+        threading.Timer(0.05, gate.set).start()
+        within(x.wait_to_read)
+        x.wait_to_read()                    # ready now: a sync point that waits for nothing
+        nd.waitall()
+    finally:
+        engine.unsubscribe_sync(heard.append)
+    assert [(s.reason, s.var, s.waited_for) for s in heard] == [
+        ("wait_for_var", x.engine_var.id, writer.id), ("wait_for_var", x.engine_var.id, None),
+        ("wait_all", None, None)]
+    assert heard[0].end - heard[0].begin >= 0.04                 # it waited for the gate
+    assert [s.thread for s in heard[1:]] == ["MainThread"] * 2   # the waiting thread
+
+
+def test_a_declared_reason_marks_the_sync_points_inside(threaded):
+    heard = []
+    engine.subscribe_sync(heard.append)
+    try:
+        with engine.sync_reason(engine.VALUE_DEPENDENT):
+            with engine.sync_reason("inner"):           # the outermost reason wins
+                nd.ones((2,)).asnumpy()
+        nd.ones((2,)).asnumpy()
+    finally:
+        engine.unsubscribe_sync(heard.append)
+    assert [s.reason for s in heard] == [engine.VALUE_DEPENDENT, "wait_for_var"]
+
+
+def test_no_sync_observer_no_sync_events(threaded):
+    heard = []
+    engine.subscribe_sync(heard.append)
+    engine.unsubscribe_sync(heard.append)
+    nd.ones((2,)).asnumpy()
+    assert heard == [] and heard.append not in engine.events.sync_subscribers

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import minimx as mx
 from minimx import nd
-from minimx.engine import EngineEvent
+from minimx.engine import VALUE_DEPENDENT, EngineEvent, SyncEvent
 from widgets.engine_queue import EngineRecording, EngineTimeline, recording_from_trace
 from widgets.engine_queue import labels, model, payload, static, view
 
@@ -274,6 +274,71 @@ def test_axis_unit_does_not_overlap_the_last_tick():
     for (_, right, a), (left, _, b) in zip(spans, spans[1:]):
         assert right <= left, f"{a!r} overlaps {b!r}"
 
+# -- sync points ------------------------------------------------------------------------------
+def sync_recording():
+    """A product on a worker; the frontend waits for it twice: by ``nonzero`` (a value-dependent
+    shape) and by ``wait_to_read``; then a wait for a value that was ready."""
+    product = op_events(1, "_np_dot", (0.0, 0.0, 0.0005, 0.004), W0, [1], [2])
+    syncs = [SyncEvent(VALUE_DEPENDENT, FRONT, 2, 1, 0.001, 0.004),
+             SyncEvent("wait_for_var", FRONT, 2, None, 0.0045, 0.0046),
+             SyncEvent("wait_all", "Thread-9", None, None, 0.005, 0.005)]
+    return recording(product, origin=0.0, var_labels={2: "product (9, 9) float32"},
+                     syncs=syncs[::-1])
+
+
+def test_sync_points_are_kept_and_value_dependent_ones_told_apart():
+    rec = sync_recording()
+    assert [(s.reason, s.value_dependent) for s in rec.syncs] == [
+        (VALUE_DEPENDENT, True), ("wait_for_var", False), ("wait_all", False)]
+    assert [lane.name for lane in rec.lanes()] == [FRONT, "Thread-9", W0]   # a waiting lane
+    summary = rec.summary()
+    assert (summary["syncs"], summary["value_dependent_syncs"]) == (3, 1)
+    data = payload.build_payload(rec)
+    assert data["syncs"][0] == [0, 1.0, 4.0, 2, 1, "_np_dot", VALUE_DEPENDENT, True]
+    assert [sync[0] for sync in data["syncs"]] == [0, 0, 1]
+    assert static.sync_tooltip(data, data["syncs"][0]).splitlines() == [
+        "sync point: value-dependent shape (the result's shape needs the input's values)",
+        "waited 3.00 ms for product (9, 9) float32", "until _np_dot (op 1) finished"]
+    assert static.sync_tooltip(data, data["syncs"][2]).splitlines()[1:] == [
+        "waited 0 us for every pushed operation", "nothing was pending"]
+
+
+def test_the_static_picture_marks_value_dependent_sync_points_distinctly():
+    svg = static.render_svg(payload.build_payload(sync_recording()))
+    root = ElementTree.fromstring(svg)
+    syncs = [node for node in root.iter() if "mmx-sync" in (node.get("class") or "").split()]
+    value = [node for node in syncs if "mmx-sync-value" in node.get("class").split()]
+    assert len(syncs) == 3 and len(value) == 1
+    assert value[0].get("fill") == static.VALUE_DEPENDENT_COLOUR != syncs[1].get("fill")
+    assert len([n for n in root.iter(f"{SVG}path") if n.get("class") == "mmx-sync-mark"]) == 1
+    assert "sync points: 3" in svg and "value-dependent: 1" in svg
+
+
+def test_only_the_longest_waits_are_sent_when_there_are_many():
+    syncs = [SyncEvent("wait_for_var", FRONT, None, None, i * 1e-3, i * 1e-3 + i * 1e-6)
+             for i in range(50)]
+    data = payload.build_payload(EngineRecording([], origin=0.0, syncs=syncs), max_syncs=10)
+    assert [round(sync[1]) for sync in data["syncs"]] == list(range(40, 50))
+
+
+def test_a_live_recording_holds_its_sync_points(engine):
+    x = nd.ones((300, 300))
+    x.wait_to_read()
+    with EngineTimeline(display=False) as timeline:
+        y = nd.dot(x, x)
+        with mx.engine.sync_reason(VALUE_DEPENDENT):
+            y.asnumpy()
+        y.wait_to_read()
+    syncs = timeline.recording.syncs
+    assert [(s.reason, s.var) for s in syncs] == [(VALUE_DEPENDENT, y.engine_var.id),
+                                                  ("wait_for_var", y.engine_var.id)]
+    assert syncs[1].waited_for is None and syncs[0].thread == syncs[1].thread
+    if engine == "ThreadedEngine" and syncs[0].waited_for is not None:
+        dot = timeline.recording.by_id[syncs[0].waited_for]
+        assert dot.name == "dot" and syncs[0].end >= dot.end
+    assert timeline._record_sync not in mx.engine.events.sync_subscribers
+
+
 # -- live recordings --------------------------------------------------------------------------
 def test_timeline_records_a_real_run(engine):
     x = nd.ones((300, 300))
@@ -367,6 +432,12 @@ def test_var_labels_from_a_namespace():
     assert sorted(found.values()) == ["weights[0] (2, 3) float32", "weights[1] (4,) int32"]
 
 
+def test_var_labels_of_np_arrays():
+    """An ``mx.np`` array's dtype is a ``numpy.dtype`` (NumPy's rule), not a scalar type."""
+    found = labels.var_labels({"mask": mx.np.ones(2) > 0, "x": mx.np.zeros(3, dtype="int32")})
+    assert sorted(found.values()) == ["mask (2,) bool", "x (3,) int32"]
+
+
 def test_mime_bundle_outside_a_kernel_is_the_static_picture():
     view_ = EngineTimeline.from_events(
         op_events(1, "dot", (0.0, 0.0, 0.001, 0.002), W0), title="t")
@@ -413,6 +484,13 @@ def test_javascript_tooltips_colours_and_states_match_python(run_js):
     for js_path, edge in zip(result["edges"], edges, strict=True):
         assert numbers(js_path) == pytest.approx(numbers(static.edge_path(*edge)), abs=0.11)
     assert result["widths"] == [static.bar_width(w) for w in (0.2, 1, 1.5, 40.25)]
+
+
+def test_javascript_sync_tooltips_match_python(run_js):
+    data = payload.build_payload(sync_recording())
+    result = run_js("engine_queue/view.js", ["eqSyncTooltip"],
+                    "out(DATA.syncs.map((sync) => eqSyncTooltip(DATA, sync)));", data)
+    assert result == [static.sync_tooltip(data, sync) for sync in data["syncs"]]
 
 
 def test_an_exception_in_the_body_propagates_and_unsubscribes():

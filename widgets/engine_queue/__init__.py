@@ -1,6 +1,6 @@
 """The engine queue view: operations pushed, waiting, running and done, on a timeline.
 
-Lesson: 04-lazy-evaluation.  ``model`` turns engine events (or a profiler trace,
+Lesson: 05-lazy-evaluation.  ``model`` turns engine events (or a profiler trace,
 ``trace``) into plain data; ``payload`` packs it for the browser; ``view.js``
 draws it live and replays it; ``static`` draws it as SVG where no widget runs.
 """

@@ -1,9 +1,11 @@
 """Readable labels for engine vars: which NDArray of the user's namespace owns each var.
 
-Lesson: 04-lazy-evaluation.  Engine events name vars by number only; the view
-shows ``y (2000, 2000) float32`` instead when ``y`` is an NDArray in the cell's
-namespace (``NDArray.engine_var`` gives an array's var).
+Lesson: 05-lazy-evaluation.  Engine events name vars by number only; the view
+shows ``y (2000, 2000) float32`` instead when ``y`` is an NDArray (``nd`` or ``np``) in the
+cell's namespace (``NDArray.engine_var`` gives an array's var).
 """
+import numpy
+
 __all__ = ["var_labels", "var_id"]
 
 
@@ -31,5 +33,5 @@ def var_labels(*namespaces, limit=2000):
             for label, item in items:
                 var = var_id(item)
                 if var is not None:
-                    labels[var] = f"{label} {tuple(item.shape)} {item.dtype.__name__}"
+                    labels[var] = f"{label} {tuple(item.shape)} {numpy.dtype(item.dtype).name}"
     return labels

@@ -1,16 +1,21 @@
 """What the engine queue view draws, as plain data computed from engine events.
 
-Lesson: 04-lazy-evaluation.  Input: the ``EngineEvent`` list a subscriber of
+Lesson: 05-lazy-evaluation.  Input: the ``EngineEvent`` list a subscriber of
 ``minimx.engine`` collects (``push``/``ready``/``start``/``end`` per operation), or
 a Chrome trace written by ``minimx.profiler.dump`` (see trace.py).  Output: one
 record per operation, the lanes of the timeline (frontend threads that push,
 worker threads that run), the dependency edges through vars, the queue depth
-over time, and time bins that summarise long runs.  Nothing here draws.
+over time, and time bins that summarise long runs.  The sync points (``SyncEvent``s of
+``minimx.engine.subscribe_sync``: a frontend thread waiting for the engine) are kept beside
+the operations; those of a value-dependent shape (``np.nonzero``, ``np.unique``, a boolean
+mask) are told apart.  Nothing here draws.
 """
 import collections
 from dataclasses import dataclass, field
 
-__all__ = ["OpRecord", "Lane", "Edge", "Bin", "EngineRecording", "add_events"]
+from minimx.engine import VALUE_DEPENDENT
+
+__all__ = ["OpRecord", "SyncRecord", "Lane", "Edge", "Bin", "EngineRecording", "add_events"]
 
 STATES = ("pushed", "ready", "running", "done")
 
@@ -59,6 +64,31 @@ class OpRecord:
         return "pushed" if first is not None and first <= time else "unpushed"
 
 
+@dataclass(frozen=True)
+class SyncRecord:
+    """A frontend thread waiting for the engine from ``begin`` to ``end`` (a ``SyncEvent``).
+
+    ``var`` is the var it waited for (None: every var, ``wait_all``); ``waited_for`` the
+    operation writing it that was unfinished when the wait began (None: nothing was).
+    """
+
+    reason: str
+    thread: str
+    var: object
+    waited_for: object
+    begin: float
+    end: float
+
+    @property
+    def value_dependent(self):
+        """A result whose shape depends on its input's values had to wait for it."""
+        return self.reason == VALUE_DEPENDENT
+
+    @property
+    def waited(self):
+        return self.end - self.begin
+
+
 def _span(begin, end):
     return None if begin is None or end is None else end - begin
 
@@ -105,28 +135,31 @@ class EngineRecording:
 
     ``origin`` is time zero (the moment the recording began); ``now`` the moment of
     the snapshot (operations not finished by then are still in flight);
-    ``var_labels`` maps var ids to readable labels (``"y (2000, 2000) float32"``).
+    ``var_labels`` maps var ids to readable labels (``"y (2000, 2000) float32"``);
+    ``syncs`` are the ``SyncRecord``s (or ``SyncEvent``s) of the same stretch of time.
     """
 
-    def __init__(self, ops, origin=None, now=None, var_labels=None):
+    def __init__(self, ops, origin=None, now=None, var_labels=None, syncs=()):
         self.ops = sorted(ops, key=_push_order)
         self.by_id = {op.op_id: op for op in self.ops}
+        self.syncs = sorted((SyncRecord(*sync) for sync in syncs), key=lambda s: s.begin)
         times = [t for op in self.ops for t in (op.push, op.ready, op.start, op.end)
-                 if t is not None]
+                 if t is not None] + [t for s in self.syncs for t in (s.begin, s.end)]
         self.origin = origin if origin is not None else min(times, default=0.0)
         self.now = now if now is not None else max(times, default=self.origin)
         self.var_labels = dict(var_labels or {})
 
     # -- building ---------------------------------------------------------------------
     @classmethod
-    def from_events(cls, events, origin=None, now=None, var_labels=None):
+    def from_events(cls, events, origin=None, now=None, var_labels=None, syncs=()):
         """Records from ``EngineEvent``s (any order; an operation may lack some of them)."""
-        return cls(add_events({}, events).values(), origin, now, var_labels)
+        return cls(add_events({}, events).values(), origin, now, var_labels, syncs)
 
     # -- derived views ----------------------------------------------------------------
     def lanes(self):
-        """Frontend lanes in order of first push, then worker lanes by name."""
-        frontends = list(dict.fromkeys(op.frontend for op in self.ops if op.frontend))
+        """Frontend lanes in order of first push (or sync point), then worker lanes by name."""
+        frontends = list(dict.fromkeys([op.frontend for op in self.ops if op.frontend] +
+                                       [sync.thread for sync in self.syncs]))
         workers = sorted({op.worker for op in self.ops if op.worker})
         return [Lane(name, "frontend") for name in frontends] + \
                [Lane(name, "worker") for name in workers]
@@ -225,7 +258,8 @@ class EngineRecording:
                 "last_push_s": last_push, "finished_s": finished,
                 "worker_busy_s": workers, "busy_s": busy,
                 "parallelism": busy / finished if finished > 0 else 0.0,
-                "max_depth": self.max_depth()}
+                "max_depth": self.max_depth(), "syncs": len(self.syncs),
+                "value_dependent_syncs": sum(s.value_dependent for s in self.syncs)}
 
 
 def add_events(records, events):

@@ -1,9 +1,10 @@
 """The engine queue view's data as JSON for the browser (and for the static picture).
 
-Lesson: 04-lazy-evaluation.  Times are milliseconds since the recording began.
+Lesson: 05-lazy-evaluation.  Times are milliseconds since the recording began.
 Up to ``max_ops`` operations are sent one by one (with their vars and the
 dependency edges); past that the run is sent as time bins, so a loop of
-thousands of operations stays a few kilobytes and draws at once.
+thousands of operations stays a few kilobytes and draws at once.  The sync points are sent
+one by one in both cases (the ``max_syncs`` longest waits, if there are more).
 """
 __all__ = ["build_payload", "EDGE_KINDS"]
 
@@ -11,7 +12,7 @@ EDGE_KINDS = ("read after write", "write after write", "write after read")
 
 
 def build_payload(recording, title="", final=True, max_ops=600, max_edges=400,
-                  max_points=400, bin_count=120):
+                  max_points=400, bin_count=120, max_syncs=200):
     """A JSON-able dict describing ``recording`` for view.js and static.py."""
     origin = recording.origin
 
@@ -27,10 +28,13 @@ def build_payload(recording, title="", final=True, max_ops=600, max_edges=400,
                     "last_push_ms": summary["last_push_s"] * 1e3,
                     "finished_ms": summary["finished_s"] * 1e3,
                     "busy_ms": summary["busy_s"] * 1e3,
-                    "parallelism": summary["parallelism"], "max_depth": summary["max_depth"]},
+                    "parallelism": summary["parallelism"], "max_depth": summary["max_depth"],
+                    "syncs": summary["syncs"],
+                    "value_dependent_syncs": summary["value_dependent_syncs"]},
         "depth": _downsample_depth(recording.queue_depth(), ms, max_points),
         "aggregated": len(recording.ops) > max_ops,
         "ops": [], "names": [], "edges": [], "var_labels": {}, "bins": None,
+        "syncs": _syncs(recording, lanes, ms, max_syncs),
     }
     if data["aggregated"]:
         data["bins"] = _bins(recording, lanes, ms, bin_count)
@@ -59,8 +63,23 @@ def _detail(data, recording, lanes, ms, max_edges):
     data["edges"] = [[position[e.src], position[e.dst], e.var, EDGE_KINDS.index(e.kind),
                       e.blocking] for e in edges[:max_edges]]
     data["edges_total"] = len(edges)
+    used_vars.update(sync.var for sync in recording.syncs)
     data["var_labels"] = {str(var): label for var, label in recording.var_labels.items()
                           if var in used_vars}
+
+
+def _syncs(recording, lanes, ms, limit):
+    """[lane, begin, end, var, waited-for op id, its name, reason, value-dependent] per sync
+    point: the ``limit`` longest waits, in time order."""
+    lane_of = {lane.name: i for i, lane in enumerate(lanes) if lane.kind == "frontend"}
+    kept = sorted(recording.syncs, key=lambda sync: -sync.waited)[:limit]
+    rows = []
+    for sync in sorted(kept, key=lambda sync: sync.begin):
+        writer = recording.by_id.get(sync.waited_for)
+        rows.append([lane_of.get(sync.thread), ms(sync.begin), ms(sync.end), sync.var,
+                     sync.waited_for, writer.name if writer else None, sync.reason,
+                     sync.value_dependent])
+    return rows
 
 
 def _bins(recording, lanes, ms, count):

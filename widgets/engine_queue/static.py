@@ -1,16 +1,20 @@
 """The engine queue view as one static SVG: for pages and viewers that run no widget code.
 
-Lesson: 04-lazy-evaluation.  Draws the same payload as view.js, at its final
+Lesson: 05-lazy-evaluation.  Draws the same payload as view.js, at its final
 state: one lane per frontend thread (push ticks) and per worker (run bars, or
 busy bins for long runs), the blocking dependency edges, and the queue depth
 below.  Hovering a bar shows its ``<title>`` (name, vars, durations).  Each
-operator name gets a palette colour in order of first appearance.
+operator name gets a palette colour in order of first appearance.  A sync point is a grey
+band on its frontend lane while the thread waited; one of a value-dependent shape is drawn in
+``VALUE_DEPENDENT_COLOUR`` with a diamond where it began.
 """
 from .._common.svg import category_color, esc, fmt_ms, nice_ticks, svg_document
 
-__all__ = ["render_svg", "render_html", "op_tooltip", "edge_path", "bar_width"]
+__all__ = ["render_svg", "render_html", "op_tooltip", "sync_tooltip", "edge_path",
+           "bar_width", "SYNC_COLOUR", "VALUE_DEPENDENT_COLOUR"]
 
 WIDTH, LABEL, LANE, DEPTH_HEIGHT, TOP = 860, 170, 26, 90, 22
+SYNC_COLOUR, VALUE_DEPENDENT_COLOUR = "#9aa5b1", "#8e2c9a"
 
 
 def op_tooltip(data, op):
@@ -29,6 +33,19 @@ def op_tooltip(data, op):
         lines.append(f"ran {fmt_ms(end - start)}")
     if error:
         lines.append(f"error: {error}")
+    return "\n".join(lines)
+
+
+def sync_tooltip(data, sync):
+    """The text shown when hovering a sync point (also used by the tests)."""
+    _, begin, end, var, op_id, op_name, reason, value_dependent = sync
+    what = "every pushed operation" if var is None else \
+        data["var_labels"].get(str(var), f"var {var}")
+    lines = [f"sync point: {reason}" + (" (the result's shape needs the input's values)"
+                                        if value_dependent else ""),
+             f"waited {fmt_ms(end - begin)} for {what}"]
+    lines.append(f"until {op_name} (op {op_id}) finished" if op_id is not None
+                 else "nothing was pending")
     return "\n".join(lines)
 
 
@@ -55,7 +72,9 @@ def render_svg(data):
         body += _bins(data, x)
     else:
         body += _ops(data, x) + _edges(data, x)     # edges on top, so none hides under a bar
+    body += _syncs(data, x)
     body += _depth(data, x, TOP + LANE * len(lanes) + 30)
+    body += _sync_legend(data, TOP + LANE * len(lanes) + 30)
     return svg_document(WIDTH, height, body, label=_headline(data))
 
 
@@ -133,6 +152,40 @@ def _ops(data, x):
                          f'width="{width:.1f}" height="{LANE - 8}" fill="{colour}"'
                          f'{stroke}>{title}</rect>')
     return parts
+
+
+def _syncs(data, x):
+    parts = []
+    for sync in data["syncs"]:
+        lane, begin, end, value_dependent = sync[0], sync[1], sync[2], sync[7]
+        if lane is None:
+            continue
+        top = _lane_y(lane)
+        colour = VALUE_DEPENDENT_COLOUR if value_dependent else SYNC_COLOUR
+        kind = "mmx-sync mmx-sync-value" if value_dependent else "mmx-sync"
+        title = f"<title>{esc(sync_tooltip(data, sync))}</title>"
+        parts.append(f'<rect class="{kind}" x="{x(begin):.1f}" y="{top + 6}" '
+                     f'width="{max(2.0, x(end) - x(begin)):.1f}" height="{LANE - 12}" '
+                     f'fill="{colour}" fill-opacity="0.55">{title}</rect>')
+        if value_dependent:
+            px, py = x(begin), top + LANE / 2
+            diamond = (f"M{px:.1f},{py - 6:.1f} L{px + 5:.1f},{py:.1f} "
+                       f"L{px:.1f},{py + 6:.1f} L{px - 5:.1f},{py:.1f} Z")
+            parts.append(f'<path class="mmx-sync-mark" d="{diamond}" fill="{colour}">'
+                         f'{title}</path>')
+    return parts
+
+
+def _sync_legend(data, top):
+    """Under the depth legend, when there are sync points: their colours and how many."""
+    summary = data["summary"]
+    if not summary["syncs"]:
+        return []
+    return [f'<text x="{WIDTH - 10}" y="{top + 38}" text-anchor="end" fill="{SYNC_COLOUR}">'
+            f'sync points: {summary["syncs"]}</text>',
+            f'<text x="{WIDTH - 10}" y="{top + 52}" text-anchor="end" '
+            f'fill="{VALUE_DEPENDENT_COLOUR}">value-dependent: '
+            f'{summary["value_dependent_syncs"]}</text>']
 
 
 def _edges(data, x):

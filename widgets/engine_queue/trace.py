@@ -1,6 +1,6 @@
 """Operation records from a saved profiler trace (``minimx.profiler.dump``'s Chrome JSON).
 
-Lesson: 04-lazy-evaluation.  The trace has one complete event (``ph: X``) per
+Lesson: 05-lazy-evaluation.  The trace has one complete event (``ph: X``) per
 operation on the thread that ran it, carrying ``op_id``, vars and context, and
 one instant event (``cat: push``) per push on the frontend thread, carrying
 only the name.  Pushes are matched to operations by name, in order: the k-th

@@ -8,6 +8,8 @@ const EQ_STATES = {
   running: ["#3a8a3a", "running"],
 };
 const EQ_EDGE_KINDS = ["read after write", "write after write", "write after read"];
+// sync points (a frontend waiting for the engine), as static.py draws them
+const EQ_SYNC_COLOUR = "#9aa5b1", EQ_VALUE_DEPENDENT_COLOUR = "#8e2c9a";
 
 // op = [id, name index, frontend lane, worker lane, push, ready, start, end, reads, writes, error]
 function eqState(op, t) {
@@ -30,6 +32,49 @@ function eqTooltip(data, op) {
   if (op[6] !== null && op[7] !== null) lines.push(`ran ${mmxFmtMs(op[7] - op[6])}`);
   if (op[10]) lines.push(`error: ${op[10]}`);
   return lines.join("\n");
+}
+
+// sync = [lane, begin, end, var, waited-for op id, its name, reason, value-dependent]
+function eqSyncTooltip(data, sync) {
+  const [, begin, end, v, opId, opName, reason, valueDependent] = sync;
+  const what = v === null ? "every pushed operation" : data.var_labels[String(v)] || `var ${v}`;
+  return [`sync point: ${reason}`
+    + (valueDependent ? " (the result's shape needs the input's values)" : ""),
+  `waited ${mmxFmtMs(end - begin)} for ${what}`,
+  opId !== null ? `until ${opName} (op ${opId}) finished` : "nothing was pending"].join("\n");
+}
+
+function eqSyncs(svg, data, t, x, laneY, parts) {
+  data.syncs.forEach((sync) => {
+    const [lane, begin, end] = sync;
+    const valueDependent = sync[7];
+    if (lane === null || begin > t) return;
+    const colour = valueDependent ? EQ_VALUE_DEPENDENT_COLOUR : EQ_SYNC_COLOUR;
+    const nodes = [mmxEl("rect", { x: x(begin), y: laneY(lane) + 6,
+      width: Math.max(2, x(Math.min(end, t)) - x(begin)), height: EQ_LANE - 12, fill: colour,
+      "fill-opacity": 0.55, class: valueDependent ? "mmx-sync mmx-sync-value" : "mmx-sync" },
+    svg)];
+    if (valueDependent) {
+      const px = x(begin), py = laneY(lane) + EQ_LANE / 2;
+      nodes.push(mmxEl("path", { d: `M${px},${py - 6} L${px + 5},${py} L${px},${py + 6} `
+        + `L${px - 5},${py} Z`, fill: colour, class: "mmx-sync-mark" }, svg));
+    }
+    nodes.forEach((node) => {
+      node.addEventListener("mouseenter", (event) => parts.tip.show(eqSyncTooltip(data, sync),
+        event));
+      node.addEventListener("mouseleave", () => parts.tip.hide());
+    });
+  });
+}
+
+// Under the depth legend, when there are sync points: their colours and how many.
+function eqSyncLegend(svg, data, top) {
+  const s = data.summary;
+  if (!s.syncs) return;
+  mmxEl("text", { x: EQ_WIDTH - 10, y: top + 38, "text-anchor": "end", fill: EQ_SYNC_COLOUR },
+    svg, `sync points: ${s.syncs}`);
+  mmxEl("text", { x: EQ_WIDTH - 10, y: top + 52, "text-anchor": "end",
+    fill: EQ_VALUE_DEPENDENT_COLOUR }, svg, `value-dependent: ${s.value_dependent_syncs}`);
 }
 
 function eqHeadline(data, t, live) {
@@ -72,10 +117,12 @@ function eqDraw(parts, data, t, showEdges) {
   const overlay = mmxEl("g", {}, svg);
   if (data.aggregated) eqBins(svg, data, t, x, laneY, parts);
   else eqOps(svg, overlay, data, t, x, laneY, parts, showEdges);
+  eqSyncs(svg, data, t, x, laneY, parts);
   svg.appendChild(overlay);     // edges on top, so none hides under a bar
   mmxEl("line", { x1: x(t), x2: x(t), y1: EQ_TOP, y2: height - 10, stroke: "#c33",
     "stroke-width": 1, class: "mmx-cursor" }, svg);
   eqDepth(svg, data, t, x, laneBottom + 30);
+  eqSyncLegend(svg, data, laneBottom + 30);
   return svg;
 }
 

@@ -1,10 +1,12 @@
 """EngineTimeline: watch the engine queue fill and drain while a cell runs, then replay it.
 
-Lesson: 04-lazy-evaluation.  ``with EngineTimeline() as t: ...`` subscribes to
+Lesson: 05-lazy-evaluation.  ``with EngineTimeline() as t: ...`` subscribes to
 the engine's events for the body, shows a live view (refreshed from a
 background thread at most every ``interval`` seconds), waits for the work the
 body pushed, and leaves a timeline that replays in the browser with no kernel.
-``EngineTimeline.from_trace(path)`` shows a trace saved by ``mx.profiler.dump``.
+``EngineTimeline.from_trace(path)`` shows a trace saved by ``mx.profiler.dump``.  The sync
+points of the body (the frontend waiting for the engine) are drawn on the frontend's lane;
+those of a value-dependent shape (``np.nonzero``, ``np.unique``, a boolean mask) stand out.
 Without anywidget (or outside Jupyter) the same picture is a static SVG.
 """
 import pathlib
@@ -69,14 +71,16 @@ class EngineTimeline(WidgetView):
         self.recording = EngineRecording([])
         self.refresher = None
         self._events = []
+        self._syncs = []
         self._records, self._folded = {}, 0
         self._caller = None
         self.final = True
 
     # -- recording ---------------------------------------------------------------------
     def __enter__(self):
-        self._events = []
+        self._events, self._syncs = [], []
         self._record = self._events.append     # the subscriber: a bare list append
+        self._record_sync = self._syncs.append
         self._records, self._folded = {}, 0
         self._caller = sys._getframe(1)
         self.final = False
@@ -85,6 +89,7 @@ class EngineTimeline(WidgetView):
             self._handle = show(self)
         self.recording = EngineRecording([], origin=time.perf_counter())    # after showing
         engine.subscribe(self._record)
+        engine.subscribe_sync(self._record_sync)
         if self.live or (self.live is None and self._widget is not None):
             self.refresher = Throttled(self._refresh, self.interval).start()
         return self
@@ -95,6 +100,7 @@ class EngineTimeline(WidgetView):
                 self._wait_for_pushed_ops()
         finally:
             engine.unsubscribe(self._record)
+            engine.unsubscribe_sync(self._record_sync)
             if self.refresher is not None:
                 self.refresher.stop(final=False)
             caller, self._caller = self._caller, None
@@ -129,7 +135,7 @@ class EngineTimeline(WidgetView):
         ended = all(op.end is not None for op in self._records.values() if op.push is not None)
         now = None if self.final and ended else time.perf_counter()
         return EngineRecording(list(self._records.values()), origin=self.recording.origin,
-                               now=now, var_labels=labels)
+                               now=now, var_labels=labels, syncs=list(self._syncs))
 
     def _refresh(self):
         self.recording = self._snapshot()
@@ -144,10 +150,12 @@ class EngineTimeline(WidgetView):
         return view
 
     @classmethod
-    def from_events(cls, events, title="", var_labels=None):
-        """The view of a list of ``EngineEvent``s collected by any subscriber."""
+    def from_events(cls, events, title="", var_labels=None, syncs=()):
+        """The view of a list of ``EngineEvent``s collected by any subscriber (and of the
+        ``SyncEvent``s a sync subscriber collected)."""
         view = cls(title=title, display=False)
-        view.recording = EngineRecording.from_events(events, var_labels=var_labels)
+        view.recording = EngineRecording.from_events(events, var_labels=var_labels,
+                                                     syncs=syncs)
         return view
 
     # -- drawing -------------------------------------------------------------------------
@@ -165,5 +173,5 @@ class EngineTimeline(WidgetView):
     def summary_text(self, data):
         summary = data["summary"]
         return (f"EngineTimeline({summary['operations']} operations, "
-                f"finished at {summary['finished_ms']:.3f} ms)")
+                f"finished at {summary['finished_ms']:.3f} ms, {summary['syncs']} sync points)")
 

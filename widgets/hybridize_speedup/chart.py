@@ -1,6 +1,6 @@
 """The speedup chart as one SVG: time per forward and engine pushes per forward, per mode.
 
-Lesson: 09-hybridize.  Drawn from ``run_benchmark``'s result only, so the live
+Lesson: 10-hybridize.  Drawn from ``run_benchmark``'s result only, so the live
 view and the static picture in the book are the same image.
 """
 import html

@@ -1,6 +1,6 @@
 """The seed's hybridize benchmark, measured: time per forward and engine pushes per forward.
 
-Lesson: 09-hybridize.  The seed times a ``HybridSequential`` MLP (Dense 256 relu,
+Lesson: 10-hybridize.  The seed times a ``HybridSequential`` MLP (Dense 256 relu,
 Dense 128 relu, Dense 2 on a (1, 512) input) before and after ``hybridize()``.
 ``run_benchmark`` does the same for any batch size, widths and engine, adds
 ``hybridize(static_alloc=True)`` and a hand-written numpy forward (the floor no

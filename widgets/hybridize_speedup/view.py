@@ -1,6 +1,6 @@
 """The hybridize-speedup view: sliders for the seed's benchmark, a run button, a bar chart.
 
-Lesson: 09-hybridize.  Each click runs ``run_benchmark`` (model.py) in the
+Lesson: 10-hybridize.  Each click runs ``run_benchmark`` (model.py) in the
 kernel with the chosen batch size, widths, depth, number of calls and engine,
 and redraws the chart after every mode, so the bars appear as they are
 measured.  Without ipywidgets the view is the chart of its last run.

@@ -1,6 +1,6 @@
 """The memory-growth view: what lazy evaluation costs when nothing waits, and two fixes.
 
-Lesson: 04-lazy-evaluation.  ``model`` runs the experiment and samples memory;
+Lesson: 05-lazy-evaluation.  ``model`` runs the experiment and samples memory;
 ``payload`` packs the samples for the browser; ``view.js`` draws them live and
 replays them; ``static`` draws them as SVG where no widget runs.
 """

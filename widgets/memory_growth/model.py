@@ -1,6 +1,6 @@
 """The seed's lazy-evaluation pitfall, measured: resident memory while batches are pushed.
 
-Lesson: 04-lazy-evaluation.  Batches of ``nd.ones((batch_size, 1024))`` go through
+Lesson: 05-lazy-evaluation.  Batches of ``nd.ones((batch_size, 1024))`` go through
 the seed's network (Dense(width, relu), Dense(width, relu), Dense(1)) and an
 L2 loss, in three ways: with a sync (``loss.wait_to_read()``) per batch, with
 none, and with none but ``mx.engine.max_pending(k)`` bounding the queue.  A

@@ -1,6 +1,6 @@
 """The memory view's data as JSON for the browser (and for the static picture).
 
-Lesson: 04-lazy-evaluation.  Times in seconds since each case began; memory in MB
+Lesson: 05-lazy-evaluation.  Times in seconds since each case began; memory in MB
 above the resident memory just before the case (its baseline).
 """
 from .model import downsample

@@ -1,6 +1,6 @@
 """The memory view as one static SVG line plot, for pages that run no widget code.
 
-Lesson: 04-lazy-evaluation.  Same payload as view.js: one line per case (MB above
+Lesson: 05-lazy-evaluation.  Same payload as view.js: one line per case (MB above
 its baseline over time), a dot where the Python loop returned and a ring where
 all its work had finished.
 """

@@ -1,6 +1,6 @@
 """MemoryGrowth: resident memory over time for sync / no sync / bounded queue, drawn live.
 
-Lesson: 04-lazy-evaluation.  ``MemoryGrowth(batches=30).run()`` shows the view,
+Lesson: 05-lazy-evaluation.  ``MemoryGrowth(batches=30).run()`` shows the view,
 runs the three cases of ``MemoryGrowthExperiment`` in this thread and refreshes
 the plot from a background thread (at most every ``interval`` seconds) while
 they run.  Afterwards the recorded samples replay in the browser with no kernel;

@@ -1,7 +1,7 @@
 """Optimizer trajectories: minimx's SGD, momentum, NAG, AdaGrad, RMSProp, AdaDelta and Adam
 on a 2-D loss surface.
 
-Lesson: 12-optimizers.  ``objectives`` holds the surfaces; ``model`` runs the
+Lesson: 13-optimizers.  ``objectives`` holds the surfaces; ``model`` runs the
 optimizers (``mx.optimizer.create(...).update``) and computes the contours as
 plain data; ``view.js`` replays the paths step by step; ``static`` draws the
 final step as SVG where no widget runs.

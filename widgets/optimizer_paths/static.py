@@ -1,6 +1,6 @@
 """The optimizer trajectories as one static SVG: for pages and viewers that run no widget code.
 
-Lesson: 12-optimizers.  Draws the same data as view.js at its final step: the
+Lesson: 13-optimizers.  Draws the same data as view.js at its final step: the
 contour bands and lines of the objective, each optimizer's path with its end
 point, and beside it the loss of each optimizer against the step (as
 ``f - f_min`` on a log scale, so "how far from the optimum" reads at a glance).

@@ -1,6 +1,6 @@
 """OptimizerPaths: minimx's optimizers racing on a 2-D loss surface, replayed step by step.
 
-Lesson: 12-optimizers.  ``OptimizerPaths('rosenbrock', lr=0.001)`` runs every
+Lesson: 13-optimizers.  ``OptimizerPaths('rosenbrock', lr=0.001)`` runs every
 optimizer of ``model.OPTIMIZERS`` from the same start and shows the surface,
 the paths and the losses.  In JupyterLab the controls (objective, learning
 rates, momentum, steps, a click on the surface for the start) ask the kernel

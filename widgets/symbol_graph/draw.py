@@ -1,6 +1,6 @@
 """Drawing a graph model (model.py) as SVG: Graphviz when it is installed, else a simple layout.
 
-Lesson: 06-symbolic-programming, 07-executors.  ``drawing(model, mode)`` turns the plain data
+Lesson: 07-symbolic-programming, 08-executors.  ``drawing(model, mode)`` turns the plain data
 into boxes and arrows (labels, colours, tooltips), ``render_svg`` lays them out
 with Graphviz's ``dot`` (as ``mx.viz.plot_network`` does) or, without it, in
 rows of its own; ``details`` is what hovering or clicking an element shows.

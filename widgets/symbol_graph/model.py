@@ -1,6 +1,6 @@
 """What the symbol-graph view draws, as plain data: the graph as traced and after planning.
 
-Lesson: 06-symbolic-programming, 07-executors, 09-hybridize.  ``graph_model(source)`` reads a
+Lesson: 07-symbolic-programming, 08-executors, 10-hybridize.  ``graph_model(source)`` reads a
 Symbol, a hybridized block's cached graph or an Executor, and returns dicts and
 lists only (JSON-ready): the traced nodes and edges with their shapes and
 parameter counts, and the executor's plan for the same graph: fused steps as one

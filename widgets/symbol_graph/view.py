@@ -1,6 +1,6 @@
 """The symbol-graph view: a Symbol, a hybridized block or an Executor, as traced and as planned.
 
-Lesson: 06-symbolic-programming, 07-executors, 09-hybridize.  ``SymbolGraph(net)`` computes
+Lesson: 07-symbolic-programming, 08-executors, 10-hybridize.  ``SymbolGraph(net)`` computes
 the model (model.py), draws both pictures once (draw.py) and shows them in an
 anywidget whose toggle and details panel run in the browser, so the built book
 keeps them interactive without a kernel.  Without anywidget (or outside

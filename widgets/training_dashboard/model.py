@@ -1,6 +1,6 @@
 """What the training dashboard draws: one record per batch, and what follows from them.
 
-Lesson: 11-training-with-module (and the Gluon training loops after it).  A record holds the
+Lesson: 12-training-with-module (and the Gluon training loops after it).  A record holds the
 epoch, the batch within it, the time (from an injectable clock), the samples
 the batch held and the values reported with it (loss, metrics).  From the
 records come the curves, the samples per second over a recent window, and the

@@ -1,6 +1,6 @@
 """The training dashboard as one static SVG: for pages and viewers that run no widget code.
 
-Lesson: 11-training-with-module.  Draws the same data as view.js at its final state: a line
+Lesson: 12-training-with-module.  Draws the same data as view.js at its final state: a line
 of text (epoch, batch, samples per second, time), the progress bars of the
 epoch and of the run, and one panel per curve (each loss or metric, then the
 samples per second) against the batch number, with the epochs' boundaries and

@@ -1,6 +1,6 @@
 """TrainingDashboard: live loss and metric curves, samples per second and progress bars.
 
-Lesson: 11-training-with-module (and the Gluon loops after it).  One object serves three ways:
+Lesson: 12-training-with-module (and the Gluon loops after it).  One object serves three ways:
 
 * ``mod.fit(..., batch_end_callback=dash, epoch_end_callback=dash,
   eval_end_callback=dash.eval_end)``: called with a ``BatchEndParam`` after each

@@ -1,6 +1,6 @@
 """``mx.contrib.amp``: automatic mixed precision -- not part of minimx.
 
-Lesson: 14-gpus-with-cupy.  MXNet's AMP rewrites a graph to compute in float16 where that
+Lesson: 15-gpus-with-cupy.  MXNet's AMP rewrites a graph to compute in float16 where that
 is safe (on NVIDIA GPUs with tensor cores).  minimx computes in the dtype you give it
 (``net.cast('float16')`` works); it has no automatic rewriting.  The names below exist
 so that code importing them loads; calling them says so.

@@ -1,6 +1,6 @@
 """``text.embedding``: pretrained token embeddings read from files already on disk.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/contrib/text/embedding.py``.  An embedding is a
+Lesson: 11-data.  Mirrors ``python/mxnet/contrib/text/embedding.py``.  An embedding is a
 ``Vocabulary`` whose every index also has a vector (``idx_to_vec``, one row per token; row
 0, the unknown token's, comes from ``init_unknown_vec`` unless the file has one).  A file
 holds one token per line followed by its vector, separated by ``elem_delim``.

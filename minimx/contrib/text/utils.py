@@ -1,6 +1,6 @@
 """``text.utils``: counting the tokens of a string.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/contrib/text/utils.py``.
+Lesson: 11-data.  Mirrors ``python/mxnet/contrib/text/utils.py``.
 """
 import collections
 import re

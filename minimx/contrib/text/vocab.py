@@ -1,6 +1,6 @@
 """``text.vocab.Vocabulary``: tokens indexed by frequency, with an unknown token.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/contrib/text/vocab.py``.  Index 0 is the unknown
+Lesson: 11-data.  Mirrors ``python/mxnet/contrib/text/vocab.py``.  Index 0 is the unknown
 token, then the reserved tokens in the order given, then the counted tokens, most frequent
 first (ties in alphabetical order), keeping those seen at least ``min_freq`` times and at
 most ``most_freq_count`` of them.

@@ -1,6 +1,6 @@
 """``gluon.data``: datasets, samplers, the DataLoader, and vision datasets/transforms.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/``.
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/data/``.
 """
 from .dataset import ArrayDataset, Dataset, RecordFileDataset, SimpleDataset
 from .sampler import BatchSampler, FilterSampler, RandomSampler, Sampler, SequentialSampler

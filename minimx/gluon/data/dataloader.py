@@ -1,6 +1,6 @@
 """DataLoader: turn a Dataset into a stream of batches, optionally with workers.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/dataloader.py``.  A
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/data/dataloader.py``.  A
 BatchSampler lists the indices of each batch; ``batchify_fn`` stacks the
 samples into NDArrays.  With ``num_workers > 0`` batches are made ahead of time
 (``prefetch`` of them) by a pool of worker threads (``thread_pool=True``) or

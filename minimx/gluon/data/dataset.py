@@ -1,6 +1,6 @@
 """Datasets: anything with ``len()`` and ``[i]``, plus lazy transforms and views.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/dataset.py``.  A
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/data/dataset.py``.  A
 Dataset hands out one sample at a time; ``transform`` / ``transform_first``
 wrap it so each sample is transformed when read (or all at once with
 ``lazy=False``), and ``filter`` / ``shard`` / ``take`` / ``sample`` return

@@ -1,6 +1,6 @@
 """Samplers: the order in which a DataLoader visits a dataset, and how it batches.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/sampler.py``.  A
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/data/sampler.py``.  A
 Sampler yields indices; ``BatchSampler`` groups them into lists of
 ``batch_size`` and decides what happens to a short last batch: ``'keep'`` it,
 ``'discard'`` it, or ``'rollover'`` its indices into the next epoch.

@@ -1,6 +1,6 @@
 """Where pretrained parameter files live: ``$MXNET_HOME/models/<name>-<hash>.params``.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/model_store.py``, without the
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/model_store.py``, without the
 download: MXNet's model store names each file after the model and the first eight hex
 digits of its SHA-1 (``resnet18_v2-8aacf80f.params``).  ``get_model_file`` returns the
 file of that model found in ``root`` (any hash, or none: ``resnet18_v2.params``), or

@@ -1,6 +1,6 @@
 """``gluon.nn``: layers and containers.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/nn/``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/nn/``.
 """
 from ..block import Block
 from ..hybrid_block import HybridBlock

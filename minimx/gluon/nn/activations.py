@@ -1,6 +1,6 @@
 """Activation layers: Activation, LeakyReLU, PReLU, ELU, SELU, Swish, GELU.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/nn/activations.py``.  Each
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/nn/activations.py``.  Each
 layer is a thin HybridBlock around one operator (``Activation`` or
 ``LeakyReLU``), so hybridizing a network turns each into one graph node;
 only PReLU owns a Parameter (its learned negative slope ``alpha``).

@@ -1,6 +1,6 @@
 """Basic layers: Dense, Dropout, Embedding, Flatten, Lambda, HybridLambda, Identity, Concurrent.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/nn/basic_layers.py`` (and
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/nn/basic_layers.py`` (and
 ``Identity``/``Concurrent``/``HybridConcurrent`` from ``gluon/contrib/nn``).
 A layer declares its Parameters in ``__init__`` (0 marks a size learned at the
 first call) and computes in ``hybrid_forward`` with one operator named

@@ -1,6 +1,6 @@
 """Convolution, transposed convolution, pooling and padding layers (1-D, 2-D, 3-D).
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/nn/conv_layers.py``.  One base
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/nn/conv_layers.py``.  One base
 class per family (``_Conv``, ``_Pooling``) turns the user's arguments into the
 operator's (``kernel``, ``stride``, ``pad``, ...); the numbered subclasses only
 fix the number of spatial axes.  Convolutions and pooling take the channel-first layouts

@@ -1,6 +1,6 @@
 """Normalisation layers: BatchNorm, LayerNorm, InstanceNorm, GroupNorm.
 
-Lesson: 08-gluon.  Mirrors the normalisation classes of
+Lesson: 09-gluon.  Mirrors the normalisation classes of
 ``python/mxnet/gluon/nn/basic_layers.py``.  BatchNorm is the layer with
 state that is not learned: ``running_mean``/``running_var`` are Parameters with
 ``grad_req='null'`` that the operator updates in place while training

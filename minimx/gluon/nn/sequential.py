@@ -1,6 +1,6 @@
 """Sequential and HybridSequential: run children one after another.
 
-Lesson: 08-gluon.  Mirrors ``Sequential``/``HybridSequential`` in
+Lesson: 09-gluon.  Mirrors ``Sequential``/``HybridSequential`` in
 ``python/mxnet/gluon/nn/basic_layers.py``.
 """
 import warnings

@@ -1,6 +1,6 @@
 """``gluon.rnn``: recurrent layers (fused over a sequence) and cells (one step at a time).
 
-Lesson: 08-gluon, 11-training-with-module (the RNN operator).  Mirrors ``python/mxnet/gluon/rnn/``.
+Lesson: 09-gluon, 12-training-with-module (the RNN operator).  Mirrors ``python/mxnet/gluon/rnn/``.
 """
 from .rnn_cell import (BidirectionalCell, DropoutCell, GRUCell, HybridRecurrentCell,
                        HybridSequentialRNNCell, LSTMCell, ModifierCell, RecurrentCell, RNNCell,

@@ -1,6 +1,6 @@
 """Recurrent cells: one time step as a Block, and ``unroll`` to run it over a sequence.
 
-Lesson: 08-gluon, 11-training-with-module (the RNN operator).
+Lesson: 09-gluon, 12-training-with-module (the RNN operator).
 Mirrors ``python/mxnet/gluon/rnn/rnn_cell.py``.
 A cell maps ``(input_t, states)`` to ``(output_t, new_states)``; ``unroll``
 calls it once per step, so a traced (``F = sym``) unroll is a graph with one

@@ -1,6 +1,6 @@
 """Cells made of cells: stacks, two directions, and modifiers (residual, zoneout, dropout).
 
-Lesson: 08-gluon, 11-training-with-module (the RNN operator).
+Lesson: 09-gluon, 12-training-with-module (the RNN operator).
 Mirrors the container and modifier cells of
 ``python/mxnet/gluon/rnn/rnn_cell.py``.  A stack passes each cell's output to
 the next and concatenates their states; a modifier wraps one cell, shares its

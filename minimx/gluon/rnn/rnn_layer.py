@@ -1,6 +1,6 @@
 """Recurrent layers RNN, LSTM and GRU: a whole sequence through the fused ``RNN`` operator.
 
-Lesson: 08-gluon, 11-training-with-module (the RNN operator).
+Lesson: 09-gluon, 12-training-with-module (the RNN operator).
 Mirrors ``python/mxnet/gluon/rnn/rnn_layer.py``.
 Each layer and direction owns four parameters named as MXNet names them
 (``l0_i2h_weight``, ``l0_h2h_weight``, ``l0_i2h_bias``, ``l0_h2h_bias``; ``r0_``

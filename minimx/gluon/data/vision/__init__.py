@@ -1,6 +1,6 @@
 """``gluon.data.vision``: image datasets and transforms.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/vision/``.
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/data/vision/``.
 """
 from .datasets import (CIFAR10, CIFAR100, MNIST, FashionMNIST, ImageFolderDataset,
                        ImageRecordDataset)

@@ -1,6 +1,6 @@
 """Vision datasets: MNIST, FashionMNIST, CIFAR10, CIFAR100 from local files, image folders, .rec files.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/vision/datasets.py``.
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/data/vision/datasets.py``.
 minimx never downloads: MNIST-style datasets read the standard idx files
 (gzipped or not) and CIFAR10/100 their binary batches (or the ``cifar-10-binary.tar.gz``
 / ``cifar-100-binary.tar.gz`` archive, unpacked safely by ``minimx.archive``) from ``root``; a missing file raises an error naming the file, where

@@ -1,6 +1,6 @@
 """Image transforms as Blocks: ``transform_first(Compose([...]))`` on a vision dataset.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/data/vision/transforms.py``.
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/data/vision/transforms.py``.
 Images are HWC (or NHWC) arrays, uint8 as decoded.  The deterministic
 element-wise transforms (Cast, ToTensor, Normalize) are HybridBlocks written
 with registry operators, so ``Compose`` hybridizes runs of them as MXNet does.

@@ -1,6 +1,6 @@
 """``gluon.model_zoo.vision``: image classification networks by name.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/__init__.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/__init__.py``.
 ``get_model('resnet18_v2', classes=10)`` or ``resnet18_v2(classes=10)``; every builder
 takes ``pretrained`` (read the model-store file from ``root``, default
 ``$MXNET_HOME/models``), ``ctx`` and ``root``.

@@ -1,6 +1,6 @@
 """AlexNet (Krizhevsky et al., 2012): five convolutions, three dense layers.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/alexnet.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/alexnet.py``.
 """
 from ... import nn
 from ...hybrid_block import HybridBlock

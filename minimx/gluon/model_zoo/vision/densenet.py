@@ -1,6 +1,6 @@
 """DenseNet (Huang et al., 2016): every layer of a block sees all earlier layers' outputs.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/densenet.py``.  A dense
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/densenet.py``.  A dense
 layer is a HybridConcurrent of the identity and the new features (concatenated on the
 channel axis); transitions halve channels and resolution between blocks.
 """

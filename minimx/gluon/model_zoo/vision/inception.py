@@ -1,7 +1,7 @@
 """Inception v3 (Szegedy et al., 2015): blocks of parallel branches of factorized
 convolutions, for 299x299 images.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/inception.py``.  Each
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/inception.py``.  Each
 block is a HybridConcurrent (branches concatenated on channels) named ``A1_``, ``B_``,
 ``C1_`` ... ; a branch is an optional pool and a chain of conv-BN-ReLU units.
 """

@@ -1,7 +1,7 @@
 """MobileNet v1 (Howard et al., 2017) and v2 (Sandler et al., 2018): depthwise-separable
 convolutions, and (v2) inverted residual blocks with linear bottlenecks.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/mobilenet.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/mobilenet.py``.
 ``multiplier`` scales every layer's channels.
 """
 from ... import nn

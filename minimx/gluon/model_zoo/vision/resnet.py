@@ -1,6 +1,6 @@
 """ResNet v1 (He et al., 2015) and v2 (pre-activation, He et al., 2016).
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/resnet.py``.  A stage is
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/resnet.py``.  A stage is
 a HybridSequential named ``stage<i>_`` of residual blocks; v1 blocks add the shortcut after
 the last BatchNorm and then apply ReLU, v2 blocks normalize and activate first and add the
 shortcut last.

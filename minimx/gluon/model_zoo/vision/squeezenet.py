@@ -1,7 +1,7 @@
 """SqueezeNet (Iandola et al., 2016): "fire" modules squeeze to few channels, then expand
 with 1x1 and 3x3 convolutions side by side.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/squeezenet.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/squeezenet.py``.
 """
 from ... import nn
 from ...hybrid_block import HybridBlock

@@ -1,7 +1,7 @@
 """VGG (Simonyan and Zisserman, 2014): blocks of 3x3 convolutions, with or without
 BatchNorm.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/vgg.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/model_zoo/vision/vgg.py``.
 """
 from .... import initializer
 from ... import nn
