@@ -8,8 +8,11 @@ the engine orders every write to them.  One update is then one engine push
 instead of one per arithmetic step.  Throughout, ``g = clip(rescale_grad * grad,
 clip_gradient)``; a negative ``clip_gradient`` turns clipping off.  The
 ``mp_`` variants keep a float32 master copy (``weight32``) of a float16 weight.
+The ``multi_`` variants (``multi_sgd_update``, ...) update many weights in one call,
+one engine push for all of them, each weight exactly as its one-weight operator would.
 """
-from .params import REQUIRED, Float32, Param
+from ..base import InvalidShapeError
+from .params import REQUIRED, Float32, Float32Tuple, Param
 from .registry import OpDef, TestHints, register_op
 
 __all__ = []
@@ -204,6 +207,137 @@ class MPNAGMomUpdate(MultiPrecisionUpdate):
     params = _params("lr", "momentum", "wd", "rescale_grad", "clip_gradient")
     test = _hints(((3, 4),) * 4, {"lr": 0.1, "momentum": 0.9})
     step = _nag_step
+
+
+# -- many weights in one call -------------------------------------------------------------------
+# MXNet's optimizers hand a Trainer's weights to these a few at a time (the Updater groups them,
+# MXNET_OPTIMIZER_AGGREGATION_SIZE at most per call): one engine push updates them all.
+class MultiUpdate(UpdateOp):
+    """``num_weights`` groups of inputs (``weight_0, grad_0, [states_0], weight_1, ...``),
+    each updated by the one-weight operator ``single`` with its own ``lrs[i]`` and
+    ``wds[i]``; output ``i`` is the new weight ``i`` (call it with ``out=weights``)."""
+
+    variadic = True
+    single = None           # the one-weight operator class every group goes through
+    plain = None            # mp_ variants: the operator for float32 weights (no master copy)
+
+    def check_params(self):
+        for name in ("lrs", "wds"):
+            given = len(getattr(self, name))
+            if given != self.num_weights:
+                raise self.param_error(f"{name} has {given} value(s), but num_weights is "
+                                       f"{self.num_weights}")
+        shared = {key: getattr(self, key) for key in self.params
+                  if key in self.single.params and key not in ("lr", "wd")}
+        self._singles = tuple(self.single.create(lr=lr, wd=wd, **shared)
+                              for lr, wd in zip(self.lrs, self.wds))
+        if self.plain is not None:
+            self._plains = tuple(self.plain.create(lr=lr, wd=wd, **shared)
+                                 for lr, wd in zip(self.lrs, self.wds))
+        self.aux = tuple(f"{name}_{i}" for i in range(self.num_weights)
+                         for name in self.single.aux)
+
+    def list_inputs(self, num_args=None):
+        names = self.single.inputs
+        count = len(names) * self.num_weights if num_args is None else num_args
+        return tuple(f"{names[i % len(names)]}_{i // len(names)}" for i in range(count))
+
+    def list_outputs(self):
+        return tuple(f"output{i}" for i in range(self.num_weights))
+
+    def _groups(self, values):
+        stride = len(self.single.inputs)
+        if len(values) != stride * self.num_weights:
+            raise self.shape_error(f"expected {stride * self.num_weights} inputs "
+                                   f"({stride} per weight, num_weights={self.num_weights}), "
+                                   f"got {len(values)}")
+        return [values[i:i + stride] for i in range(0, len(values), stride)]
+
+    def infer_shape(self, *shapes):
+        results = []
+        for index, (single, group) in enumerate(zip(self._singles, self._groups(shapes))):
+            try:
+                results.append(single.infer_shape(*group))
+            except InvalidShapeError as error:
+                raise self.shape_error(f"weight {index}: {error}") from None
+        return results
+
+    def infer_type(self, *dtypes):
+        return [single.infer_type(*group)
+                for single, group in zip(self._singles, self._groups(dtypes))]
+
+    def forward(self, xp, *arrays):
+        groups = self._groups(arrays)
+        if self.plain is None:
+            return tuple(single.forward(xp, *group) for single, group in zip(self._singles, groups))
+        # as MXNet's kernel: a float32 weight is its own master copy (weight32 is not read)
+        return tuple(plain.forward(xp, *group[:-1]) if group[0].dtype == group[-1].dtype
+                     else single.forward(xp, *group)
+                     for single, plain, group in zip(self._singles, self._plains, groups))
+
+
+_MULTI_PARAMS = {
+    "lrs": Param(Float32Tuple, doc="the learning rate of each weight"),
+    "wds": Param(Float32Tuple, doc="the weight decay of each weight"),
+    "rescale_grad": _PARAMS["rescale_grad"], "clip_gradient": _PARAMS["clip_gradient"],
+    "num_weights": Param(int, default=1, doc="how many weights this call updates"),
+}
+_MULTI_MOM_PARAMS = dict(_MULTI_PARAMS, momentum=_PARAMS["momentum"])
+
+
+def _multi_hints(per_weight, params):
+    """Two weights of different shapes, and a case with clipping and rescaling."""
+    shapes = ((3, 4),) * per_weight + ((5,),) * per_weight
+    params = dict(params, num_weights=2, lrs=(0.1, 0.05), wds=(0.0, 0.1))
+    extra = dict(params, rescale_grad=2.0, clip_gradient=0.5)
+    return TestHints(shapes=shapes, params=params, cases=((extra, shapes),))
+
+
+@register_op
+class MultiSGDUpdate(MultiUpdate):
+    """``sgd_update`` of ``num_weights`` weights in one call: inputs ``weight_i, grad_i``."""
+    name = "multi_sgd_update"
+    single = SGDUpdate
+    params = _MULTI_PARAMS
+    test = _multi_hints(2, {})
+
+
+@register_op
+class MultiSGDMomUpdate(MultiUpdate):
+    """``sgd_mom_update`` of ``num_weights`` weights in one call: inputs
+    ``weight_i, grad_i, mom_i``; every ``mom_i`` is updated in place."""
+    name = "multi_sgd_mom_update"
+    single = SGDMomUpdate
+    aux = SGDMomUpdate.aux
+    params = _MULTI_MOM_PARAMS
+    test = _multi_hints(3, {"momentum": 0.9})
+
+
+@register_op
+class MultiMPSGDUpdate(MultiUpdate):
+    """``mp_sgd_update`` of ``num_weights`` weights in one call: inputs
+    ``weight_i, grad_i, weight32_i`` (the float32 master copies, updated in place).  As in
+    MXNet, a weight that is float32 itself is updated directly and its ``weight32_i`` left
+    alone."""
+    name = "multi_mp_sgd_update"
+    single = MPSGDUpdate
+    plain = SGDUpdate
+    aux = MPSGDUpdate.aux
+    params = _MULTI_PARAMS
+    test = _multi_hints(3, {})
+
+
+@register_op
+class MultiMPSGDMomUpdate(MultiUpdate):
+    """``mp_sgd_mom_update`` of ``num_weights`` weights in one call: inputs
+    ``weight_i, grad_i, mom_i, weight32_i``; ``mom_i`` and ``weight32_i`` are updated
+    in place (a float32 weight directly, as in ``multi_mp_sgd_update``)."""
+    name = "multi_mp_sgd_mom_update"
+    single = MPSGDMomUpdate
+    plain = SGDMomUpdate
+    aux = MPSGDMomUpdate.aux
+    params = _MULTI_MOM_PARAMS
+    test = _multi_hints(4, {"momentum": 0.9})
 
 
 @register_op
