@@ -12,7 +12,15 @@ from . import nn  # noqa: E402  (layers need the block classes above)
 from . import loss, rnn  # noqa: E402
 from .trainer import Trainer  # noqa: E402
 from . import data, utils  # noqa: E402
-from . import model_zoo  # noqa: E402
+
+
+def __getattr__(name):
+    """``gluon.model_zoo`` is imported on first use: its network definitions cost every
+    ``import minimx`` a noticeable share of its time, and most programs never use them."""
+    if name == "model_zoo":
+        import importlib
+        return importlib.import_module(".model_zoo", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "CachedOp", "Parameter", "ParameterDict",
            "Constant", "DeferredInitializationError", "parameter", "nn"]
