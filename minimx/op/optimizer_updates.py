@@ -13,7 +13,7 @@ one engine push for all of them, each weight exactly as its one-weight operator 
 """
 from ..base import InvalidShapeError
 from .params import REQUIRED, Float32, Float32Tuple, Param
-from .registry import OpDef, TestHints, register_op
+from .registry import OpDef, TestHints, declare_op, register_op
 
 __all__ = []
 
@@ -285,59 +285,41 @@ _MULTI_PARAMS = {
 _MULTI_MOM_PARAMS = dict(_MULTI_PARAMS, momentum=_PARAMS["momentum"])
 
 
-def _multi_hints(per_weight, params):
-    """Two weights of different shapes, and a case with clipping and rescaling."""
+def _declare_multi(class_name, single, plain=None, doc=""):
+    """Declare the ``multi_`` operator of one-weight operator ``single``: its states are
+    ``aux`` as ``single``'s, its parameters ``lrs``/``wds`` in place of ``lr``/``wd``;
+    tested on two weights of different shapes, and with clipping and rescaling."""
+    momentum = "momentum" in single.params
+    per_weight = len(single.inputs)
     shapes = ((3, 4),) * per_weight + ((5,),) * per_weight
-    params = dict(params, num_weights=2, lrs=(0.1, 0.05), wds=(0.0, 0.1))
+    params = dict(num_weights=2, lrs=(0.1, 0.05), wds=(0.0, 0.1),
+                  **({"momentum": 0.9} if momentum else {}))
     extra = dict(params, rescale_grad=2.0, clip_gradient=0.5)
-    return TestHints(shapes=shapes, params=params, cases=((extra, shapes),))
+    return declare_op(class_name, (MultiUpdate,), name="multi_" + single.name,
+                      __doc__=doc, single=single, plain=plain, aux=single.aux,
+                      params=_MULTI_MOM_PARAMS if momentum else _MULTI_PARAMS,
+                      test=TestHints(shapes=shapes, params=params, cases=((extra, shapes),)))
 
 
-@register_op
-class MultiSGDUpdate(MultiUpdate):
-    """``sgd_update`` of ``num_weights`` weights in one call: inputs ``weight_i, grad_i``."""
-    name = "multi_sgd_update"
-    single = SGDUpdate
-    params = _MULTI_PARAMS
-    test = _multi_hints(2, {})
-
-
-@register_op
-class MultiSGDMomUpdate(MultiUpdate):
-    """``sgd_mom_update`` of ``num_weights`` weights in one call: inputs
-    ``weight_i, grad_i, mom_i``; every ``mom_i`` is updated in place."""
-    name = "multi_sgd_mom_update"
-    single = SGDMomUpdate
-    aux = SGDMomUpdate.aux
-    params = _MULTI_MOM_PARAMS
-    test = _multi_hints(3, {"momentum": 0.9})
-
-
-@register_op
-class MultiMPSGDUpdate(MultiUpdate):
-    """``mp_sgd_update`` of ``num_weights`` weights in one call: inputs
-    ``weight_i, grad_i, weight32_i`` (the float32 master copies, updated in place).  As in
-    MXNet, a weight that is float32 itself is updated directly and its ``weight32_i`` left
-    alone."""
-    name = "multi_mp_sgd_update"
-    single = MPSGDUpdate
-    plain = SGDUpdate
-    aux = MPSGDUpdate.aux
-    params = _MULTI_PARAMS
-    test = _multi_hints(3, {})
-
-
-@register_op
-class MultiMPSGDMomUpdate(MultiUpdate):
-    """``mp_sgd_mom_update`` of ``num_weights`` weights in one call: inputs
-    ``weight_i, grad_i, mom_i, weight32_i``; ``mom_i`` and ``weight32_i`` are updated
-    in place (a float32 weight directly, as in ``multi_mp_sgd_update``)."""
-    name = "multi_mp_sgd_mom_update"
-    single = MPSGDMomUpdate
-    plain = SGDMomUpdate
-    aux = MPSGDMomUpdate.aux
-    params = _MULTI_MOM_PARAMS
-    test = _multi_hints(4, {"momentum": 0.9})
+MultiSGDUpdate = _declare_multi(
+    "MultiSGDUpdate", SGDUpdate,
+    doc="``sgd_update`` of ``num_weights`` weights in one call: inputs ``weight_i, grad_i``.")
+MultiSGDMomUpdate = _declare_multi(
+    "MultiSGDMomUpdate", SGDMomUpdate,
+    doc="``sgd_mom_update`` of ``num_weights`` weights in one call: inputs ``weight_i, "
+        "grad_i, mom_i``; every ``mom_i`` is updated in place.")
+# As in MXNet, the mp_ variants update a weight that is float32 itself directly (the
+# ``plain`` operator) and leave its ``weight32_i`` alone.
+MultiMPSGDUpdate = _declare_multi(
+    "MultiMPSGDUpdate", MPSGDUpdate, plain=SGDUpdate,
+    doc="``mp_sgd_update`` of ``num_weights`` weights in one call: inputs ``weight_i, "
+        "grad_i, weight32_i`` (the float32 master copies, updated in place; a float32 "
+        "weight is updated directly).")
+MultiMPSGDMomUpdate = _declare_multi(
+    "MultiMPSGDMomUpdate", MPSGDMomUpdate, plain=SGDMomUpdate,
+    doc="``mp_sgd_mom_update`` of ``num_weights`` weights in one call: inputs ``weight_i, "
+        "grad_i, mom_i, weight32_i``; ``mom_i`` and ``weight32_i`` are updated in place (a "
+        "float32 weight directly).")
 
 
 @register_op
