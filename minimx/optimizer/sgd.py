@@ -68,8 +68,9 @@ class _MasterCopyLast(Optimizer):
         momentum = (states[0][0] if multi_precision else states[0]) is not None
         groups = zip(weights, grads, *(zip(*states) if multi_precision else (states,)))
         inputs = [array for group in groups for array in group if array is not None]
-        args = dict(num_weights=len(weights), lrs=self._get_lrs(indices),
-                    wds=self._get_wds(indices), **self._fused_args())
+        # (tuples: hashable parameters let every step reuse one operator instance)
+        args = dict(num_weights=len(weights), lrs=tuple(self._get_lrs(indices)),
+                    wds=tuple(self._get_wds(indices)), **self._fused_args())
         if momentum:
             args["momentum"] = self.momentum
         self.multi_ops[momentum, multi_precision](*inputs, out=list(weights), **args)
