@@ -35,10 +35,19 @@ from . import module as mod
 from . import monitor as mon
 from . import image as img    # MXNet's short name for mx.image
 from . import model
-from . import test_utils, runtime, compat
+from . import runtime, compat
 from .compat import install_as_mxnet
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """``mx.test_utils`` is imported on first use (as ``import minimx.test_utils`` is):
+    it brings ``numpy.testing``, a tenth of the time ``import minimx`` would take."""
+    if name == "test_utils":
+        import importlib
+        return importlib.import_module(".test_utils", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "random", "symbol",
            "sym", "name", "attribute", "AttrScope", "executor", "registry", "operator",

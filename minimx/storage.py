@@ -28,7 +28,6 @@ what is alive (lesson 05's memory-growth experiment).
 """
 import contextlib
 import ctypes
-import ctypes.util
 import os
 
 __all__ = ["pool_host_memory", "host_pool_active", "unpooled"]
@@ -63,7 +62,9 @@ def pool_host_memory():
     if _active or not _requested():
         return _active
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        # the process's own symbols: glibc's malloc when Python runs on glibc (no
+        # ``ctypes.util.find_library``, which runs ``ldconfig`` in a subprocess)
+        libc = ctypes.CDLL(None)
         libc.mallopt.argtypes, libc.mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
         libc.malloc_trim.argtypes, libc.malloc_trim.restype = (ctypes.c_size_t,), ctypes.c_int
     except (OSError, AttributeError, TypeError):

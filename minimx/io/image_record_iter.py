@@ -10,7 +10,6 @@ Mirrors src/io/iter_image_recordio_2.cc (ImageRecordIter) and its parameters.
 import queue
 import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -96,6 +95,7 @@ class ImageRecordIter(CurrentBatchIter):
                               params["mean_a"]][:channels], np.float32)
         self.std = np.array([params["std_r"], params["std_g"], params["std_b"],
                              params["std_a"]][:channels], np.float32)
+        from concurrent.futures import ThreadPoolExecutor     # (not needed at import)
         self.pool = ThreadPoolExecutor(max(1, int(params["preprocess_threads"])))
         self.epoch = -1
         self.start = self.carry = 0

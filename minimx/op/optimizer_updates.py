@@ -8,9 +8,12 @@ the engine orders every write to them.  One update is then one engine push
 instead of one per arithmetic step.  Throughout, ``g = clip(rescale_grad * grad,
 clip_gradient)``; a negative ``clip_gradient`` turns clipping off.  The
 ``mp_`` variants keep a float32 master copy (``weight32``) of a float16 weight.
+The ``multi_`` variants (``multi_sgd_update``, ...) update many weights in one call,
+one engine push for all of them, each weight exactly as its one-weight operator would.
 """
-from .params import REQUIRED, Float32, Param
-from .registry import OpDef, TestHints, register_op
+from ..base import InvalidShapeError
+from .params import REQUIRED, Float32, Float32Tuple, Param
+from .registry import OpDef, TestHints, declare_op, register_op
 
 __all__ = []
 
@@ -204,6 +207,119 @@ class MPNAGMomUpdate(MultiPrecisionUpdate):
     params = _params("lr", "momentum", "wd", "rescale_grad", "clip_gradient")
     test = _hints(((3, 4),) * 4, {"lr": 0.1, "momentum": 0.9})
     step = _nag_step
+
+
+# -- many weights in one call -------------------------------------------------------------------
+# MXNet's optimizers hand a Trainer's weights to these a few at a time (the Updater groups them,
+# MXNET_OPTIMIZER_AGGREGATION_SIZE at most per call): one engine push updates them all.
+class MultiUpdate(UpdateOp):
+    """``num_weights`` groups of inputs (``weight_0, grad_0, [states_0], weight_1, ...``),
+    each updated by the one-weight operator ``single`` with its own ``lrs[i]`` and
+    ``wds[i]``; output ``i`` is the new weight ``i`` (call it with ``out=weights``)."""
+
+    variadic = True
+    single = None           # the one-weight operator class every group goes through
+    plain = None            # mp_ variants: the operator for float32 weights (no master copy)
+
+    def check_params(self):
+        for name in ("lrs", "wds"):
+            given = len(getattr(self, name))
+            if given != self.num_weights:
+                raise self.param_error(f"{name} has {given} value(s), but num_weights is "
+                                       f"{self.num_weights}")
+        shared = {key: getattr(self, key) for key in self.params
+                  if key in self.single.params and key not in ("lr", "wd")}
+        self._singles = tuple(self.single.create(lr=lr, wd=wd, **shared)
+                              for lr, wd in zip(self.lrs, self.wds))
+        if self.plain is not None:
+            self._plains = tuple(self.plain.create(lr=lr, wd=wd, **shared)
+                                 for lr, wd in zip(self.lrs, self.wds))
+        self.aux = tuple(f"{name}_{i}" for i in range(self.num_weights)
+                         for name in self.single.aux)
+
+    def list_inputs(self, num_args=None):
+        names = self.single.inputs
+        count = len(names) * self.num_weights if num_args is None else num_args
+        return tuple(f"{names[i % len(names)]}_{i // len(names)}" for i in range(count))
+
+    def list_outputs(self):
+        return tuple(f"output{i}" for i in range(self.num_weights))
+
+    def _groups(self, values):
+        stride = len(self.single.inputs)
+        if len(values) != stride * self.num_weights:
+            raise self.shape_error(f"expected {stride * self.num_weights} inputs "
+                                   f"({stride} per weight, num_weights={self.num_weights}), "
+                                   f"got {len(values)}")
+        return [values[i:i + stride] for i in range(0, len(values), stride)]
+
+    def infer_shape(self, *shapes):
+        results = []
+        for index, (single, group) in enumerate(zip(self._singles, self._groups(shapes))):
+            try:
+                results.append(single.infer_shape(*group))
+            except InvalidShapeError as error:
+                raise self.shape_error(f"weight {index}: {error}") from None
+        return results
+
+    def infer_type(self, *dtypes):
+        return [single.infer_type(*group)
+                for single, group in zip(self._singles, self._groups(dtypes))]
+
+    def forward(self, xp, *arrays):
+        groups = self._groups(arrays)
+        if self.plain is None:
+            return tuple(single.forward(xp, *group) for single, group in zip(self._singles, groups))
+        # as MXNet's kernel: a float32 weight is its own master copy (weight32 is not read)
+        return tuple(plain.forward(xp, *group[:-1]) if group[0].dtype == group[-1].dtype
+                     else single.forward(xp, *group)
+                     for single, plain, group in zip(self._singles, self._plains, groups))
+
+
+_MULTI_PARAMS = {
+    "lrs": Param(Float32Tuple, doc="the learning rate of each weight"),
+    "wds": Param(Float32Tuple, doc="the weight decay of each weight"),
+    "rescale_grad": _PARAMS["rescale_grad"], "clip_gradient": _PARAMS["clip_gradient"],
+    "num_weights": Param(int, default=1, doc="how many weights this call updates"),
+}
+_MULTI_MOM_PARAMS = dict(_MULTI_PARAMS, momentum=_PARAMS["momentum"])
+
+
+def _declare_multi(class_name, single, plain=None, doc=""):
+    """Declare the ``multi_`` operator of one-weight operator ``single``: its states are
+    ``aux`` as ``single``'s, its parameters ``lrs``/``wds`` in place of ``lr``/``wd``;
+    tested on two weights of different shapes, and with clipping and rescaling."""
+    momentum = "momentum" in single.params
+    per_weight = len(single.inputs)
+    shapes = ((3, 4),) * per_weight + ((5,),) * per_weight
+    params = dict(num_weights=2, lrs=(0.1, 0.05), wds=(0.0, 0.1),
+                  **({"momentum": 0.9} if momentum else {}))
+    extra = dict(params, rescale_grad=2.0, clip_gradient=0.5)
+    return declare_op(class_name, (MultiUpdate,), name="multi_" + single.name,
+                      __doc__=doc, single=single, plain=plain, aux=single.aux,
+                      params=_MULTI_MOM_PARAMS if momentum else _MULTI_PARAMS,
+                      test=TestHints(shapes=shapes, params=params, cases=((extra, shapes),)))
+
+
+MultiSGDUpdate = _declare_multi(
+    "MultiSGDUpdate", SGDUpdate,
+    doc="``sgd_update`` of ``num_weights`` weights in one call: inputs ``weight_i, grad_i``.")
+MultiSGDMomUpdate = _declare_multi(
+    "MultiSGDMomUpdate", SGDMomUpdate,
+    doc="``sgd_mom_update`` of ``num_weights`` weights in one call: inputs ``weight_i, "
+        "grad_i, mom_i``; every ``mom_i`` is updated in place.")
+# As in MXNet, the mp_ variants update a weight that is float32 itself directly (the
+# ``plain`` operator) and leave its ``weight32_i`` alone.
+MultiMPSGDUpdate = _declare_multi(
+    "MultiMPSGDUpdate", MPSGDUpdate, plain=SGDUpdate,
+    doc="``mp_sgd_update`` of ``num_weights`` weights in one call: inputs ``weight_i, "
+        "grad_i, weight32_i`` (the float32 master copies, updated in place; a float32 "
+        "weight is updated directly).")
+MultiMPSGDMomUpdate = _declare_multi(
+    "MultiMPSGDMomUpdate", MPSGDMomUpdate, plain=SGDMomUpdate,
+    doc="``mp_sgd_mom_update`` of ``num_weights`` weights in one call: inputs ``weight_i, "
+        "grad_i, mom_i, weight32_i``; ``mom_i`` and ``weight32_i`` are updated in place (a "
+        "float32 weight directly).")
 
 
 @register_op

@@ -9,8 +9,8 @@ rescales and clips the gradient, counts the updates of each weight, and keeps a
 float32 master copy of float16 weights when ``multi_precision`` is on.  The
 update rules themselves (sgd.py, adaptive.py, adam.py, ftrl.py) call MXNet's
 fused update operators where MXNet has one (``nd.sgd_mom_update``,
-``nd.adam_update``, ...: one engine push per weight), and are written with
-``nd`` operations otherwise.
+``nd.adam_update``, ...: one engine push per weight; SGD's ``multi_sgd_update``:
+one push for several), and are written with ``nd`` operations otherwise.
 """
 import warnings
 
@@ -83,7 +83,8 @@ class Optimizer:
         self._current_device_id = 0
         self.clip_gradient = clip_gradient
         self.multi_precision = multi_precision
-        self.aggregate_num = 0      # minimx updates one weight at a time
+        # weights per update call from an Updater (0: one at a time; SGD sets it)
+        self.aggregate_num = 0
         if param_idx2name is None:
             param_idx2name = {}
         if not isinstance(param_idx2name, dict):

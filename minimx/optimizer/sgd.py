@@ -4,12 +4,17 @@ Lesson: 13-optimizers.  Mirrors the SGD-family classes of
 ``python/mxnet/optimizer/optimizer.py`` and the kernels they call in
 ``src/operator/optimizer_op-inl.h`` (``sgd_update``, ``sgd_mom_update``,
 ``nag_mom_update``, ``signum_update``), which the updates here call: one
-engine push per weight.  Throughout, ``g = clip(rescale_grad * grad,
+engine push per weight.  SGD is also given lists of weights (an ``Updater``
+hands it ``MXNET_OPTIMIZER_AGGREGATION_SIZE`` of them at a time, 4 unless set,
+as MXNet's does): then one ``multi_sgd_update`` (``multi_sgd_mom_update``,
+``multi_mp_...``) push updates them all, each exactly as its own push would.
+Throughout, ``g = clip(rescale_grad * grad,
 clip_gradient)``.  As in MXNet, the momentum of SGD and Signum accumulates the
 *negative* step, and SGD/NAG order their multi-precision state as
 ``(momentum, float32 master copy)``.
 """
 import math
+import os
 
 import numpy as np
 
@@ -23,10 +28,14 @@ class _MasterCopyLast(Optimizer):
     """Optimizers whose multi-precision state is ``(state, master_copy)``, as MXNet's SGD/NAG.
 
     A float16 weight is updated by one ``mp_`` operator, which steps the float32
-    master copy and writes it back in float16.
+    master copy and writes it back in float16; a list of weights by one ``multi_``
+    operator when the optimizer has them (``multi_ops``).
     """
 
     mp_momentum_op = None       # the mp_ operator with momentum (mp_sgd_update without)
+    # the multi_ operators of an aggregated update, by (with momentum, with master copy);
+    # None: a list of weights is updated one weight at a time
+    multi_ops = None
 
     def create_state_multi_precision(self, index, weight):
         if self._uses_master_copy(weight):
@@ -36,6 +45,9 @@ class _MasterCopyLast(Optimizer):
         return self.create_state(index, weight)
 
     def update_multi_precision(self, index, weight, grad, state):
+        if isinstance(index, (list, tuple)) and self.multi_ops is not None:
+            self._update_many(index, weight, grad, state, self._uses_master_copy(weight[0]))
+            return
         if isinstance(index, (list, tuple)) or not self._uses_master_copy(weight):
             super().update_multi_precision(index, weight, grad, state)
             return
@@ -47,6 +59,27 @@ class _MasterCopyLast(Optimizer):
         else:
             self.mp_momentum_op(weight, grad, mom, master_copy, out=weight,
                                 momentum=self.momentum, **args)
+
+    def _update_many(self, indices, weights, grads, states, multi_precision):
+        """One ``multi_`` push for these weights (as MXNet's aggregated ``_update_impl``)."""
+        if not weights:
+            return
+        self._update_count(list(indices))
+        momentum = (states[0][0] if multi_precision else states[0]) is not None
+        groups = zip(weights, grads, *(zip(*states) if multi_precision else (states,)))
+        inputs = [array for group in groups for array in group if array is not None]
+        # (tuples: hashable parameters let every step reuse one operator instance)
+        args = dict(num_weights=len(weights), lrs=tuple(self._get_lrs(indices)),
+                    wds=tuple(self._get_wds(indices)), **self._fused_args())
+        if momentum:
+            args["momentum"] = self.momentum
+        self.multi_ops[momentum, multi_precision](*inputs, out=list(weights), **args)
+
+
+def _aggregation_size():
+    """How many weights an Updater hands to one update call: MXNET_OPTIMIZER_AGGREGATION_SIZE,
+    4 unless set (MXNet's default); 0 turns aggregation off."""
+    return int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "4"))
 
 
 @register
@@ -70,13 +103,19 @@ class SGD(_MasterCopyLast):
         super().__init__(**kwargs)
         self.momentum = momentum
         self.lazy_update = lazy_update
+        self.aggregate_num = _aggregation_size()
 
     def create_state(self, index, weight):
         return self._zeros_like(weight) if self.momentum != 0.0 else None
 
     mp_momentum_op = staticmethod(nd.mp_sgd_mom_update)
+    multi_ops = {(False, False): nd.multi_sgd_update, (True, False): nd.multi_sgd_mom_update,
+                 (False, True): nd.multi_mp_sgd_update, (True, True): nd.multi_mp_sgd_mom_update}
 
     def update(self, index, weight, grad, state):
+        if isinstance(index, (list, tuple)):
+            self._update_many(index, weight, grad, state, multi_precision=False)
+            return
         lr, wd = self._begin_update(index)
         args = dict(lr=lr, wd=wd, lazy_update=self.lazy_update, **self._fused_args())
         if state is None:

@@ -3,7 +3,9 @@
 Lesson: 13-optimizers.  Mirrors ``Updater`` and ``get_updater`` in
 ``python/mxnet/optimizer/optimizer.py``.  The KVStore, Module and Gluon's
 Trainer call ``updater(index, grad, weight)``; the updater creates each
-weight's state on its first update and hands both to the optimizer.
+weight's state on its first update and hands both to the optimizer.  An
+optimizer with ``aggregate_num > 0`` (SGD) gets lists of up to that many
+weights of one dtype per call, as MXNet's Updater gives them.
 ``get_states``/``set_states`` save and restore the states (and optionally the
 optimizer) as bytes in the pickle-free format of ``state_format.py``.
 """
@@ -42,11 +44,19 @@ class Updater:
             indices, grads, weights = [index], [grad], [weight]
         if weights:
             self.optimizer._set_current_context(weights[0].context.device_id)
-        for idx, one_grad, one_weight in zip(indices, grads, weights):
-            if isinstance(idx, bytes):
-                idx = idx.decode("utf-8")
+        indices = [idx.decode("utf-8") if isinstance(idx, bytes) else idx for idx in indices]
+        for idx, one_weight in zip(indices, weights):
             self._prepare_state(idx, one_weight)
-            self.optimizer.update_multi_precision(idx, one_weight, one_grad, self.states[idx])
+        # (a loaded optimizer may be another kind than the one this Updater was made for)
+        if not (self.aggregate_updates and self.optimizer.aggregate_num > 0):
+            for idx, one_grad, one_weight in zip(indices, grads, weights):
+                self.optimizer.update_multi_precision(idx, one_weight, one_grad,
+                                                      self.states[idx])
+            return
+        for group in _aggregated(indices, weights, grads, self.optimizer.aggregate_num):
+            ids, some_weights, some_grads = map(list, zip(*group))
+            self.optimizer.update_multi_precision(ids, some_weights, some_grads,
+                                                  [self.states[idx] for idx in ids])
 
     def _prepare_state(self, index, weight):
         """Create the state of a new weight; move a loaded one to the weight's device."""
@@ -80,6 +90,17 @@ class Updater:
         else:
             self.states = value
         self.states_synced = dict.fromkeys(self.states, False)
+
+
+def _aggregated(indices, weights, grads, size):
+    """``(index, weight, grad)`` triples in groups of one dtype and at most ``size`` each,
+    the dtypes in order of first appearance (MXNet's Updater groups them so)."""
+    by_dtype = {}
+    for triple in zip(indices, weights, grads):
+        by_dtype.setdefault(triple[1].dtype, []).append(triple)
+    for triples in by_dtype.values():
+        for start in range(0, len(triples), size):
+            yield triples[start:start + size]
 
 
 def get_updater(optimizer):

@@ -21,6 +21,12 @@ MINIMX_ONLY = {
               "tests/test_custom_op.py compares a custom operator with MXNet",
 }
 
+# MXNet infers the outputs of its multi-weight updates only from ``out=`` (without it:
+# "shape must have a valid ndim"): the runner passes a copy of each weight, whose
+# inputs come in groups of this many.
+OUT_FROM_WEIGHTS = {"multi_sgd_update": 2, "multi_sgd_mom_update": 3,
+                    "multi_mp_sgd_update": 3, "multi_mp_sgd_mom_update": 4}
+
 
 def decode(value):
     """Undo the test's JSON encoding of parameter values (tuples are tagged)."""
@@ -58,6 +64,9 @@ def run_case(case, arrays, differentiate=True):
     grad_inputs = case["grad_inputs"] if differentiate else []
     for position in grad_inputs:
         inputs[position].attach_grad()
+    stride = OUT_FROM_WEIGHTS.get(case["name"])
+    if stride:
+        params["out"] = [weight.copy() for weight in inputs[::stride]]
     mx.random.seed(7)
     with mx.autograd.record(train_mode=True):
         result = function(*inputs, **params) if differentiate else None

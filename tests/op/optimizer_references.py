@@ -118,6 +118,35 @@ FULL = {"sgd_update": sgd, "sgd_mom_update": sgd_mom, "nag_mom_update": nag_mom,
         "rmspropalex_update": rmspropalex, "ftrl_update": ftrl, "ftml_update": ftml}
 
 
+def _many(single, per_weight):
+    """The ``multi_`` operator of one-weight reference ``single``: inputs in groups of
+    ``per_weight``, weight ``i`` updated with ``lrs[i]`` and ``wds[i]``; the new weights
+    followed by every group's new states."""
+    def multi(np, *inputs, lrs, wds, num_weights=1, **params):
+        groups = [inputs[i:i + per_weight] for i in range(0, len(inputs), per_weight)]
+        assert len(groups) == num_weights == len(lrs) == len(wds)
+        results = [single(np, *group, lr=lr, wd=wd, **params)
+                   for group, lr, wd in zip(groups, lrs, wds)]
+        return (*(result[0] for result in results),
+                *(state for result in results for state in result[1:]))
+    return multi
+
+
+def _master_copy_unless_float32(mp_single, single):
+    """MXNet's multi_mp_ kernels update a float32 weight directly, its master copy unread."""
+    def update(np, weight, grad, *states, **params):
+        if weight.dtype != np.float32:
+            return mp_single(np, weight, grad, *states, **params)
+        *others, weight32 = states
+        return (*single(np, weight, grad, *others, **params), weight32)
+    return update
+
+
+MULTI = {"multi_sgd_update": _many(sgd, 2), "multi_sgd_mom_update": _many(sgd_mom, 3),
+         "multi_mp_sgd_update": _many(_master_copy_unless_float32(mp_sgd, sgd), 3),
+         "multi_mp_sgd_mom_update": _many(_master_copy_unless_float32(mp_sgd_mom, sgd_mom), 4)}
+
+
 def _first(function):
     @functools.wraps(function)        # keeps the signature: the tests pass the params it names
     def weight_only(np, *inputs, **params):
@@ -125,4 +154,11 @@ def _first(function):
     return weight_only
 
 
+def _weights(function):
+    def new_weights(np, *inputs, num_weights=1, **params):
+        return function(np, *inputs, num_weights=num_weights, **params)[:num_weights]
+    return new_weights
+
+
 OUTPUT_REFERENCES = {name: _first(function) for name, function in FULL.items()}
+OUTPUT_REFERENCES.update({name: _weights(function) for name, function in MULTI.items()})

@@ -10,7 +10,9 @@ import pytest
 import minimx as mx
 from minimx import engine, nd
 
-FUSED = [("sgd", {}, "sgd_update"), ("sgd", {"momentum": 0.9}, "sgd_mom_update"),
+# An Updater hands SGD its weights as a list (MXNet's aggregated path, even for one weight):
+# MXNet 1.9.1 then pushes multi_sgd_update / multi_sgd_mom_update with num_weights=1.
+FUSED = [("sgd", {}, "multi_sgd_update"), ("sgd", {"momentum": 0.9}, "multi_sgd_mom_update"),
          ("nag", {"momentum": 0.9}, "nag_mom_update"), ("signum", {}, "signum_update"),
          ("signum", {"momentum": 0.0}, "signsgd_update"), ("adam", {}, "adam_update"),
          ("rmsprop", {}, "rmsprop_update"), ("rmsprop", {"centered": True},
@@ -41,8 +43,8 @@ def test_one_push_per_weight(name, params, op_name):
     assert names == [op_name]
 
 
-@pytest.mark.parametrize("momentum, op_name", [(0.0, "mp_sgd_update"),
-                                               (0.9, "mp_sgd_mom_update")])
+@pytest.mark.parametrize("momentum, op_name", [(0.0, "multi_mp_sgd_update"),
+                                               (0.9, "multi_mp_sgd_mom_update")])
 def test_float16_sgd_uses_the_multi_precision_operator(momentum, op_name):
     optimizer = mx.optimizer.SGD(learning_rate=0.1, momentum=momentum, multi_precision=True)
     weight = nd.full((3,), 0.5, dtype="float16")

@@ -11,7 +11,6 @@ process wraps as NDArrays again.  Batches always arrive in sampler order.
 """
 import collections
 import multiprocessing
-import multiprocessing.pool
 import random
 import signal
 import time
@@ -181,7 +180,8 @@ class DataLoader:
         self._in_flight = []          # batches asked of the workers and not yet made
         if self._num_workers > 0:
             if thread_pool:
-                self._worker_pool = multiprocessing.pool.ThreadPool(self._num_workers)
+                from multiprocessing.pool import ThreadPool      # (not needed at import)
+                self._worker_pool = ThreadPool(self._num_workers)
             else:
                 self._worker_pool = _make_process_pool(self._num_workers, dataset,
                                                        self._batchify_fn)
