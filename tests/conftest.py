@@ -3,7 +3,10 @@
 Every test runs under ``test_utils.random_seed``: numpy, Python's ``random`` and
 ``mx.random`` are seeded from the test's id (or ``MINIMX_TEST_SEED``; ``random``
 for a fresh seed each run), and a failing test's report names its seed.
-``MINIMX_TEST_CTX=gpu`` makes ``test_utils.default_context()`` gpu(0).
+``MINIMX_TEST_CTX=gpu`` makes ``test_utils.default_context()`` gpu(0), and the current
+context of every test (arrays made without ``ctx=`` live there), as MXNet's GPU suite runs
+its unit tests; with ``MINIMX_TEST_STAND_IN_GPUS=N`` the strict stand-in (``backend_standin``)
+is that GPU when the machine has none.
 """
 import os
 import shutil
@@ -11,6 +14,7 @@ import shutil
 import pytest
 
 from minimx import backend, test_utils
+from minimx.context import current_context
 from minimx import engine as _engine
 
 ENGINE_TYPES = ("NaiveEngine", "ThreadedEngine")
@@ -22,6 +26,16 @@ def pytest_configure(config):
     count = os.environ.get("MINIMX_TEST_STAND_IN_GPUS")
     if count:
         backend.use_stand_in_gpu(int(count))
+
+
+@pytest.fixture(autouse=True)
+def test_context():
+    """The context a test's arrays live on by default: ``MINIMX_TEST_CTX``'s, else cpu(0)."""
+    if not os.environ.get("MINIMX_TEST_CTX", "").strip():
+        yield current_context()
+        return
+    with test_utils.default_context() as ctx:
+        yield ctx
 
 
 @pytest.fixture(autouse=True)

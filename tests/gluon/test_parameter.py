@@ -24,10 +24,8 @@ import make_gluon_params  # noqa: E402
 @pytest.fixture
 def two_gpus():
     """mx.gpu(0) and mx.gpu(1) backed by numpy for the test; the previous state afterwards."""
-    saved = (backend._gpu_module, backend._gpu_count, backend._gpu_is_stand_in)
-    backend.use_stand_in_gpu(2)
-    yield [mx.gpu(0), mx.gpu(1)]
-    backend._gpu_module, backend._gpu_count, backend._gpu_is_stand_in = saved
+    with backend.stand_in_gpus(2):
+        yield [mx.gpu(0), mx.gpu(1)]
 
 
 def fc_loss(param_w, param_b, ctx=None):
