@@ -24,7 +24,7 @@ import threading
 
 import numpy
 
-__all__ = ["DeviceArray", "StrictStandIn", "IMPLICIT_CONVERSION"]
+__all__ = ["DeviceArray", "StrictStandIn", "IMPLICIT_CONVERSION", "host_copies"]
 
 IMPLICIT_CONVERSION = ("Implicit conversion to a NumPy array is not allowed. "
                        "Please use `.get()` to construct a NumPy array explicitly.")
@@ -42,6 +42,12 @@ _HOST_TO_DEVICE = frozenset({"array", "asarray", "asanyarray"})
 
 
 _current = threading.local()        # the current stand-in device of each thread
+_copies_to_host = [0]               # how many device arrays were copied to the host
+
+
+def host_copies():
+    """How many device arrays ``get()`` (or ``asnumpy``) has copied to the host so far."""
+    return _copies_to_host[0]
 
 
 class Device:
@@ -141,6 +147,7 @@ class DeviceArray(numpy.lib.mixins.NDArrayOperatorsMixin):
     # -- the explicit ways out --------------------------------------------------------
     def get(self, stream=None, order="C", out=None):
         """A copy on the host (``cupy.ndarray.get``)."""
+        _copies_to_host[0] += 1
         if out is not None:
             out[...] = self._data
             return out
