@@ -305,6 +305,8 @@ class _StrictUfunc:
 class StrictStandIn(_StrictNamespace):
     """The module ``get_xp(mx.gpu(i))`` returns on a stand-in device."""
 
+    __name__ = "minimx.backend_standin"
+
     def __init__(self):
         super().__init__(numpy, "cupy")
 
