@@ -83,29 +83,21 @@ def _unsupported(value):
     return TypeError(f"Unsupported type {type(value)}")
 
 
-def _to_numpy_args(value):
-    """The numpy arrays under ``value``'s device arrays; a numpy array, or a device array
-    on another device than the current one, is refused."""
+def _to_numpy_args(value, copying=False):
+    """The numpy arrays under ``value``'s device arrays.  A numpy array, or a device array
+    on another device than the current one, is refused -- unless ``copying`` (the explicit
+    copies onto the current device: ``xp.array``, ``xp.asarray``)."""
     if isinstance(value, DeviceArray):
-        if value._device != current_device():
+        if value._device != current_device() and not copying:
             raise ValueError(
                 f"The device where the array resides ({value._device}) is different from "
                 f"the current device ({current_device()}). Peer access is unavailable "
                 f"between these devices.")
         return value._data
-    if isinstance(value, numpy.ndarray):
+    if isinstance(value, numpy.ndarray) and not copying:
         raise _unsupported(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(_to_numpy_args(item) for item in value)
-    return value
-
-
-def _to_numpy_data(value):
-    """For the host-to-device copies: device arrays inside lists are unwrapped too."""
-    if isinstance(value, DeviceArray):
-        return value._data
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_numpy_data(item) for item in value)
+        return type(value)(_to_numpy_args(item, copying) for item in value)
     return value
 
 
@@ -275,8 +267,8 @@ class _StrictNamespace:
             return attribute
         if name in _HOST_TO_DEVICE:
             return lambda *args, **kwargs: _to_device(
-                attribute(*_to_numpy_data(args),
-                          **{k: _to_numpy_data(v) for k, v in kwargs.items()}))
+                attribute(*_to_numpy_args(args, copying=True),
+                          **{k: _to_numpy_args(v, copying=True) for k, v in kwargs.items()}))
         if isinstance(attribute, numpy.ufunc):
             return _StrictUfunc(attribute)
         return lambda *args, **kwargs: _device_call(attribute, args, kwargs)
