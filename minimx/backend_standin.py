@@ -118,9 +118,12 @@ def _to_device(value, device=None):
 
 
 def _device_call(function, args, kwargs):
-    args = _to_numpy_args(args)
-    kwargs = {key: _to_numpy_args(value) for key, value in kwargs.items()}
-    return _to_device(function(*args, **kwargs))
+    out = kwargs.get("out")
+    result = function(*_to_numpy_args(args),
+                      **{key: _to_numpy_args(value) for key, value in kwargs.items()})
+    if out is not None:         # ``x += y``, ``out=x``: x itself, as numpy and CuPy give
+        return out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    return _to_device(result)
 
 
 class DeviceArray(numpy.lib.mixins.NDArrayOperatorsMixin):

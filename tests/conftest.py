@@ -28,9 +28,10 @@ def pytest_configure(config):
         backend.use_stand_in_gpu(int(count))
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True, scope="session")
 def test_context():
-    """The context a test's arrays live on by default: ``MINIMX_TEST_CTX``'s, else cpu(0)."""
+    """The context a test's arrays live on by default: ``MINIMX_TEST_CTX``'s, else cpu(0)
+    (for the whole session, so module-scoped fixtures make their arrays there too)."""
     if not os.environ.get("MINIMX_TEST_CTX", "").strip():
         yield current_context()
         return

@@ -110,6 +110,15 @@ def test_an_array_on_another_device_is_refused(xp):
         assert moved.device.id == 1 and (moved + y).device.id == 1
 
 
+def test_in_place_operations_give_the_array_itself(xp):
+    """``x += y`` and ``out=x`` return ``x``, so ``own_buffers`` still sees an input."""
+    x = xp.ones(3)
+    alias = x
+    x += 1
+    assert x is alias and xp.multiply(x, 2, out=x) is alias and np.add(x, 1, out=x) is alias
+    assert alias.get().tolist() == [5.0, 5.0, 5.0]
+
+
 def test_copies_and_pickles_stay_device_arrays(xp):
     x = xp.arange(3.0)
     for clone in (copy.copy(x), copy.deepcopy(x), pickle.loads(pickle.dumps(x))):
