@@ -21,17 +21,21 @@ ENGINE_TYPES = ("NaiveEngine", "ThreadedEngine")
 
 
 def pytest_configure(config):
-    """``MINIMX_TEST_STAND_IN_GPUS=N``: numpy stands in for N GPUs (with
-    ``MINIMX_TEST_CTX=gpu`` the registry tests then exercise the gpu code path)."""
+    """``MINIMX_TEST_STAND_IN_GPUS=N``: the strict stand-in for CuPy stands in for N GPUs
+    (with ``MINIMX_TEST_CTX=gpu`` the tests then exercise the gpu code path)."""
     count = os.environ.get("MINIMX_TEST_STAND_IN_GPUS")
     if count:
         backend.use_stand_in_gpu(int(count))
+    if os.environ.get("MINIMX_TEST_CTX", "").strip():
+        # the main thread's context from the start, so that module-scoped fixtures,
+        # made before any test's own fixture runs, make their arrays there too
+        test_utils.set_default_context(test_utils.default_context())
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(autouse=True)
 def test_context():
     """The context a test's arrays live on by default: ``MINIMX_TEST_CTX``'s, else cpu(0)
-    (for the whole session, so module-scoped fixtures make their arrays there too)."""
+    (entered again for every test, whatever the test before left)."""
     if not os.environ.get("MINIMX_TEST_CTX", "").strip():
         yield current_context()
         return
