@@ -1,6 +1,6 @@
 """Check minimx on a real GPU: the registry-generated operator tests on gpu(0), then timings.
 
-Lesson: 14-gpu.  One command: ``python bench/gpu_check.py``.  Without CuPy or a
+Lesson: 15-gpus-with-cupy.  One command: ``python bench/gpu_check.py``.  Without CuPy or a
 GPU it says so and exits 0.  With one it runs ``tests/op/test_registry.py`` with
 ``MINIMX_TEST_CTX=gpu`` (every generated case on gpu(0)), then times a
 4096x4096 ``dot``, a chain of element-wise operations on 4096x4096 arrays, and

@@ -2,17 +2,18 @@
 
 Lesson: 15-gpus-with-cupy.  Every operator receives the module returned by ``get_xp(ctx)``
 and calls it as ``xp``; this is the only file that imports CuPy.  Tests stand a
-numpy-backed module in for CuPy (``use_stand_in_gpu``) so the device-handling
-path runs on machines without a GPU.
+numpy-backed module in for CuPy (``use_stand_in_gpu``, strict by default:
+``backend_standin``) so the device-handling path runs on machines without a GPU.
 """
 import contextlib
 
 import numpy
 
+from .backend_standin import STAND_IN, use_device
 from .base import DeviceUnavailableError
 
 __all__ = ["get_xp", "num_gpus", "to_numpy", "from_numpy", "device_scope", "make_rng",
-           "empty_cache", "use_stand_in_gpu"]
+           "empty_cache", "use_stand_in_gpu", "stand_in_gpus"]
 
 _gpu_module = None        # cupy, or a stand-in, once loaded
 _gpu_count = None
@@ -59,8 +60,13 @@ def _check_gpu(ctx):
 @contextlib.contextmanager
 def device_scope(ctx):
     """Make ``ctx``'s device current while arrays are allocated and computed."""
-    if ctx.device_type != "gpu" or _gpu_is_stand_in:
+    if ctx.device_type != "gpu" or (_gpu_is_stand_in and _gpu_module is numpy):
         yield
+        return
+    if _gpu_is_stand_in:
+        _check_gpu(ctx)
+        with use_device(ctx.device_id):
+            yield
         return
     _check_gpu(ctx)
     with _gpu_module.cuda.Device(ctx.device_id):
@@ -98,13 +104,28 @@ def empty_cache(ctx):
         _gpu_module.get_default_memory_pool().free_all_blocks()
 
 
-def use_stand_in_gpu(num_devices):
+def use_stand_in_gpu(num_devices, strict=True):
     """Make ``mx.gpu(i)`` for ``i < num_devices`` run on numpy (for tests).
 
-    Pass 0 to undo it.  Returns nothing; affects the whole process.
+    ``strict`` (the default) gives the device arrays a type of their own that refuses what
+    CuPy refuses (``backend_standin``); ``strict=False`` gives plain numpy arrays.  Pass 0
+    to undo it.  Returns nothing; affects the whole process.
     """
     global _gpu_module, _gpu_count, _gpu_is_stand_in
     if num_devices:
-        _gpu_module, _gpu_count, _gpu_is_stand_in = numpy, num_devices, True
+        module = STAND_IN if strict else numpy
+        _gpu_module, _gpu_count, _gpu_is_stand_in = module, num_devices, True
     else:
         _gpu_module, _gpu_count, _gpu_is_stand_in = None, None, False
+
+
+@contextlib.contextmanager
+def stand_in_gpus(num_devices, strict=True):
+    """``use_stand_in_gpu`` for the ``with`` block; the devices before it come back after."""
+    global _gpu_module, _gpu_count, _gpu_is_stand_in
+    saved = _gpu_module, _gpu_count, _gpu_is_stand_in
+    use_stand_in_gpu(num_devices, strict)
+    try:
+        yield
+    finally:
+        _gpu_module, _gpu_count, _gpu_is_stand_in = saved

@@ -15,6 +15,7 @@ import time
 from . import engine
 from .base import InvalidParameterError, MXNetError
 from .engine import events
+from .op.registry import OPS
 
 __all__ = ["set_config", "set_state", "pause", "resume", "dump", "dumps", "profiler_set_config",
            "profiler_set_state", "dump_profile", "Domain", "Task", "Frame", "Event", "Counter",
@@ -306,6 +307,8 @@ def chrome_trace(events):
         if not isinstance(event, _Span):
             entry["args"] = {"op_id": event.op_id, "reads": list(event.reads),
                              "writes": list(event.writes), "ctx": event.ctx}
+            if _computes_on_host(name):
+                entry["args"]["host_compute"] = True
             if event.error:
                 entry["args"]["error"] = event.error
         trace.append(entry)
@@ -318,6 +321,13 @@ def chrome_trace(events):
         metadata.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": number,
                          "args": {"sort_index": number}})
     return {"traceEvents": metadata + trace, "displayTimeUnit": "ms"}
+
+
+def _computes_on_host(name):
+    """Whether operation ``name`` (or its backward) is an operator declared ``host_compute``:
+    its work runs on the host even when its arrays live on a GPU."""
+    declared = OPS.get(name[len("_backward_"):] if name.startswith("_backward_") else name)
+    return bool(declared is not None and declared.host_compute)
 
 
 # -- user annotations (MXNet's Domain, Task, Frame, Event, Counter, Marker) -----------------

@@ -3,7 +3,10 @@
 Every test runs under ``test_utils.random_seed``: numpy, Python's ``random`` and
 ``mx.random`` are seeded from the test's id (or ``MINIMX_TEST_SEED``; ``random``
 for a fresh seed each run), and a failing test's report names its seed.
-``MINIMX_TEST_CTX=gpu`` makes ``test_utils.default_context()`` gpu(0).
+``MINIMX_TEST_CTX=gpu`` makes ``test_utils.default_context()`` gpu(0), and the current
+context of every test (arrays made without ``ctx=`` live there), as MXNet's GPU suite runs
+its unit tests; with ``MINIMX_TEST_STAND_IN_GPUS=N`` the strict stand-in (``backend_standin``)
+is that GPU when the machine has none.
 """
 import os
 import shutil
@@ -11,17 +14,33 @@ import shutil
 import pytest
 
 from minimx import backend, test_utils
+from minimx.context import current_context
 from minimx import engine as _engine
 
 ENGINE_TYPES = ("NaiveEngine", "ThreadedEngine")
 
 
 def pytest_configure(config):
-    """``MINIMX_TEST_STAND_IN_GPUS=N``: numpy stands in for N GPUs (with
-    ``MINIMX_TEST_CTX=gpu`` the registry tests then exercise the gpu code path)."""
+    """``MINIMX_TEST_STAND_IN_GPUS=N``: the strict stand-in for CuPy stands in for N GPUs
+    (with ``MINIMX_TEST_CTX=gpu`` the tests then exercise the gpu code path)."""
     count = os.environ.get("MINIMX_TEST_STAND_IN_GPUS")
     if count:
         backend.use_stand_in_gpu(int(count))
+    if os.environ.get("MINIMX_TEST_CTX", "").strip():
+        # the main thread's context from the start, so that module-scoped fixtures,
+        # made before any test's own fixture runs, make their arrays there too
+        test_utils.set_default_context(test_utils.default_context())
+
+
+@pytest.fixture(autouse=True)
+def test_context():
+    """The context a test's arrays live on by default: ``MINIMX_TEST_CTX``'s, else cpu(0)
+    (entered again for every test, whatever the test before left)."""
+    if not os.environ.get("MINIMX_TEST_CTX", "").strip():
+        yield current_context()
+        return
+    with test_utils.default_context() as ctx:
+        yield ctx
 
 
 @pytest.fixture(autouse=True)

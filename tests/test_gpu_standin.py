@@ -15,21 +15,19 @@ from minimx.base import ContextMismatchError, DeviceUnavailableError
 
 @pytest.fixture
 def stand_in_gpus():
-    backend.use_stand_in_gpu(2)
-    try:
-        yield
-    finally:
-        nd.waitall()
-        backend.use_stand_in_gpu(0)
+    with backend.stand_in_gpus(2):
+        try:
+            yield
+        finally:
+            nd.waitall()
 
 
 @pytest.fixture
 def no_gpu():
-    backend.use_stand_in_gpu(0)
-    if backend.num_gpus() > 0:
-        pytest.skip("a real GPU is present")
-    yield
-    backend.use_stand_in_gpu(0)
+    with backend.stand_in_gpus(0):
+        if backend.num_gpus() > 0:
+            pytest.skip("a real GPU is present")
+        yield
 
 
 def test_stand_in_reports_two_gpus(stand_in_gpus):
@@ -116,11 +114,8 @@ def test_without_a_gpu_the_call_itself_fails_clearly(no_gpu, make):
 
 
 def test_setitem_copies_a_value_from_another_device():
-    backend.use_stand_in_gpu(1)
-    try:
+    with backend.stand_in_gpus(1):
         target = mx.nd.zeros((2,), ctx=mx.gpu(0))
         target[:] = mx.nd.array([1.0, 2.0], ctx=mx.cpu())
         assert target.context == mx.gpu(0)
         assert target.asnumpy().tolist() == [1.0, 2.0]
-    finally:
-        backend.use_stand_in_gpu(0)

@@ -52,6 +52,24 @@ def test_trace_has_one_complete_event_per_operation(trace_file, engine_name):
         assert all(name.startswith("engine-cpu(0)-worker") for name in workers)
 
 
+def test_the_trace_marks_operators_that_compute_on_the_host(trace_file):
+    """``host_compute`` operators (``gamma``: SciPy; ``box_nms``: a greedy loop) say so in
+    the trace, their backward too; the others do not."""
+    x = nd.array([[0, 0.2, 0.1, 0.1, 0.4, 0.4], [0, 0.9, 0.1, 0.1, 0.3, 0.3]])
+    x.attach_grad()
+    profiler.set_state("run")
+    with mx.autograd.record():
+        y = nd.contrib.box_nms(nd.gamma(x + 1)) * 2
+    y.backward()
+    nd.waitall()
+    profiler.set_state("stop")
+    profiler.dump()
+    events = json.loads(trace_file.read_text())["traceEvents"]
+    marked = {e["name"] for e in events if e["ph"] == "X" and e["args"].get("host_compute")}
+    assert marked == {"gamma", "_backward_gamma", "_contrib_box_nms",
+                      "_backward__contrib_box_nms"}
+
+
 def test_operations_start_after_their_push(trace_file):
     profiler.set_state("run")
     run_ops(2)

@@ -14,9 +14,8 @@ from minimx.base import ContextMismatchError
 
 @pytest.fixture
 def two_stand_in_gpus():
-    backend.use_stand_in_gpu(2)
-    yield
-    backend.use_stand_in_gpu(0)
+    with backend.stand_in_gpus(2):
+        yield
 
 
 def test_basic_operations_match_numpy():

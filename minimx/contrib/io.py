@@ -1,6 +1,6 @@
 """``mx.contrib.io.DataLoaderIter``: a Gluon DataLoader as a DataIter for Module.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/contrib/io.py``.  Each batch of the loader is a
+Lesson: 11-data.  Mirrors ``python/mxnet/contrib/io.py``.  Each batch of the loader is a
 ``(data, label)`` pair; the iterator hands them out as ``DataBatch``es named
 ``data_name``/``label_name``, cast to ``dtype``, and learns the shapes it provides from
 the first batch.

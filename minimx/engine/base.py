@@ -5,6 +5,7 @@ exception handling of ``src/engine/threaded_engine.cc``: an error inside an
 operation is stored on the vars it writes, passed on to every operation that
 reads or writes them later, and raised once, at the next sync point.
 """
+from ..backend import device_scope
 from ..base import MXNetError, OperatorFailedError, operator_failure
 from . import events
 from .budget import BUDGET
@@ -62,7 +63,11 @@ class Engine:
         if failure is None:
             BUDGET.before(op, queued)
             try:
-                op.fn()
+                if op.ctx is not None and op.ctx.device_type == "gpu":
+                    with device_scope(op.ctx):   # its device is current (CuPy allocates there)
+                        op.fn()
+                else:
+                    op.fn()
             except BaseException as error:    # noqa: BLE001 - raised again at a sync point
                 failure = Failure(wrap_error(error, op.name))
                 self.remember(failure)

@@ -6,7 +6,8 @@ infers every shape from the input shapes you name and allocates the arrays
 """
 import warnings
 
-from ..base import InvalidParameterError, InvalidTypeError, MXNetError, check_dense
+from ..base import (ContextMismatchError, InvalidParameterError, InvalidTypeError, MXNetError,
+                    check_dense)
 from ..context import current_context
 from ..ndarray import NDArray, zeros
 from .executor import Executor
@@ -79,7 +80,22 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
     aux_arrays = _as_list(aux_names, aux_states or ([] if not aux_names else None), "aux_states")
     if any(array is None for array in aux_arrays):
         raise MXNetError(f"bind: auxiliary states {aux_names} must be given")
+    _check_device_type(ctx, [("argument", arg_names, arg_arrays),
+                             ("gradient", arg_names, grad_arrays or []),
+                             ("auxiliary state", aux_names, aux_arrays)])
     return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
+
+
+def _check_device_type(ctx, groups):
+    """Refuse an array on another device type than ``ctx``: minimx runs a graph on one
+    array library (MXNet would insert copies between the devices)."""
+    for kind, names, arrays in groups:
+        for name, array in zip(names, arrays):
+            if array is not None and array.context.device_type != ctx.device_type:
+                raise ContextMismatchError(
+                    f"bind: {kind} {name!r} is on {array.context}, but the executor runs on "
+                    f"{ctx}; minimx runs a graph on one device type: bind on "
+                    f"{array.context}, or copy it with as_in_context({ctx})")
 
 
 def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=None,

@@ -213,6 +213,10 @@ class Executor:
         targets, needs_grad, meta = self._backward_setup()
         heads = list(out_grads) if out_grads is not None else []
         self._check_head_gradients(heads, needs_grad)
+        # as MXNet's Backward, a head gradient is copied to its output's device first
+        heads = [grad if grad is None or grad.context == output.context
+                 else grad.as_in_context(output.context)
+                 for grad, output in zip(heads, self.outputs)]
         monitor = self._monitor
 
         def run():

@@ -1,6 +1,6 @@
 """``contrib.DeformableConvolution``: a 2-d convolution whose taps move by learned offsets.
 
-Lesson: 08-gluon.  Mirrors ``src/operator/contrib/deformable_convolution.cc`` and
+Lesson: 09-gluon.  Mirrors ``src/operator/contrib/deformable_convolution.cc`` and
 ``modulated_deformable_convolution.cc`` (Dai et al. 2017, Zhu et al. 2019).  Tap
 ``k = (i, j)`` of the window at output ``(y, x)`` reads the input at
 ``(y * stride - pad + i * dilate + dy, x * stride - pad + j * dilate + dx)``, where

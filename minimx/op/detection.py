@@ -172,6 +172,7 @@ class MultiBoxTarget(OpDef):
     """
 
     name = "_contrib_MultiBoxTarget"
+    host_compute = True                 # a greedy loop on the host (on_host)
     inputs = ("anchor", "label", "cls_pred")
     outputs = ("loc_target", "loc_mask", "cls_target")
     differentiable = False
@@ -302,6 +303,7 @@ class MultiBoxDetection(OpDef):
     """
 
     name = "_contrib_MultiBoxDetection"
+    host_compute = True                 # a greedy loop on the host (on_host)
     inputs = ("cls_prob", "loc_pred", "anchor")
     differentiable = False
     params = {
@@ -392,6 +394,7 @@ class BoxNMS(OpDef):
     """
 
     name = "_contrib_box_nms"
+    host_compute = True                 # a greedy loop on the host (on_host)
     aliases = ("_contrib_box_non_maximum_suppression",)
     outputs = ("output", "indices")
     visible_outputs = 1
@@ -491,6 +494,7 @@ class BoxIoU(OpDef):
     (..., 4): shape ``lhs.shape[:-1] + rhs.shape[:-1]``."""
 
     name = "_contrib_box_iou"
+    host_compute = True                 # the host's IoU helper the loops above share
     inputs = ("lhs", "rhs")
     differentiable = False
     params = {"format": Param(str, default="corner")}

@@ -231,6 +231,7 @@ class Gamma(Unary):
     Its derivative is ``Gamma(x) * digamma(x)``.  inf at 0, NaN at the negative integers.
     """
     name = "gamma"
+    host_compute = True                 # SciPy's special functions
     method = False          # MXNet 1.9.1 has nd.gamma and sym.gamma, no NDArray.gamma
     test = TestHints(inputs=_away_from_poles)
 
@@ -252,6 +253,7 @@ class Gammaln(Unary):
     at 0 and at the negative integers.
     """
     name = "gammaln"
+    host_compute = True                 # SciPy's special functions
     method = False
     test = TestHints(inputs=_away_from_poles)
 

@@ -63,6 +63,7 @@ class _Pdf(OpDef):
 
     distribution = None
     discrete = False
+    host_compute = True                 # SciPy's special functions
     params = {"is_log": Param(bool, default=False, doc="the log density")}
 
     def infer_shape(self, sample, *parameters):
@@ -148,6 +149,7 @@ PdfGeneralizedNegativeBinomial = _declare(
 class PdfDirichlet(OpDef):
     """The Dirichlet density of ``sample`` (categories on its last axis) under ``alpha``."""
     name = "_random_pdf_dirichlet"
+    host_compute = True                 # SciPy's special functions
     aliases = ("random_pdf_dirichlet",)
     inputs = ("sample", "alpha")
     params = {"is_log": Param(bool, default=False, doc="the log density")}

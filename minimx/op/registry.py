@@ -126,6 +126,13 @@ class OpDef:
     and a backward pass that carries a gradient into it is an error -- at ``bind`` for a
     graph, at ``backward()`` for recorded calls -- not a zero.
 
+    ``host_compute``: the operator's work runs on the host whatever the device -- a
+    sequential loop (non-maximum suppression, box matching, region pooling) or a function
+    only SciPy has (``gamma``, the densities): it copies its device inputs to the host
+    once (``common.on_host``) and its results back (``common.to_device``).  The profiler's
+    trace marks these operations, and a registry test checks the flag on the strict
+    stand-in for CuPy: an operator copies device data to the host exactly when it says so.
+
     The rules for *calling* a declared operator (which extras it gets, what backward
     receives, which inputs get gradients) live in ``op/call.py``.
 
@@ -154,6 +161,7 @@ class OpDef:
     named_outputs = False
     input_init_hints = {}
     identity_at_inference = False
+    host_compute = False
     xp_name = None
     family = None
     partial_shapes = True

@@ -33,6 +33,7 @@ def _roi_inputs(rng, shapes, dtype):
 
 class _RoiOp(OpDef):
     inputs = ("data", "rois")
+    host_compute = True                 # a loop over the regions, on numpy
     no_grad_inputs = ("rois",)
 
     def infer_shape(self, data, rois):

@@ -30,7 +30,7 @@ def test_executor_backward_reads_the_data_the_forward_saw(gated_head):
     head, release = gated_head
     x, w = mx.sym.var("x"), mx.sym.var("w")
     executor = mx.sym.FullyConnected(x, w, no_bias=True, num_hidden=2).bind(
-        mx.cpu(), {"x": nd.ones((1, 3)), "w": nd.ones((2, 3))},
+        mx.current_context(), {"x": nd.ones((1, 3)), "w": nd.ones((2, 3))},
         args_grad={"x": nd.zeros((1, 3)), "w": nd.zeros((2, 3))})
     executor.forward(is_train=True)
     executor.backward([head])

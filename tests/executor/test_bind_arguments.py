@@ -53,8 +53,8 @@ def test_storage_types_other_than_default_are_refused_by_name():
 
 @pytest.mark.parametrize("how", ["simple_bind", "bind"])
 def test_group2ctx_on_cpus_runs_and_on_another_device_type_is_refused(how):
-    x = mx.nd.ones((4, 3))
-    w, b = mx.nd.ones((2, 3)), mx.nd.zeros((2,))
+    x = mx.nd.ones((4, 3), ctx=mx.cpu())                        # groups of cpu devices
+    w, b = mx.nd.ones((2, 3), ctx=mx.cpu()), mx.nd.zeros((2,), ctx=mx.cpu())
 
     def make(group2ctx):
         if how == "simple_bind":
@@ -71,6 +71,6 @@ def test_group2ctx_on_cpus_runs_and_on_another_device_type_is_refused(how):
 
 def test_bind_with_shared_exec_computes_the_same():
     args = {"data": mx.nd.ones((4, 3)), "fc_weight": mx.nd.ones((2, 3)), "fc_bias": mx.nd.ones(2)}
-    first = fc().bind(mx.cpu(), args)
-    second = fc().bind(mx.cpu(), args, shared_exec=first)
+    first = fc().bind(mx.current_context(), args)
+    second = fc().bind(mx.current_context(), args, shared_exec=first)
     np.testing.assert_allclose(second.forward()[0].asnumpy(), first.forward()[0].asnumpy())

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import minimx as mx
-from minimx import autograd, nd
+from minimx import autograd, backend, nd
 from minimx.base import MXNetError
 
 
@@ -21,7 +21,8 @@ def test_seed_bind_forward_outputs():
     fc = mx.sym.FullyConnected(data=data, weight=weight, bias=bias, num_hidden=12)
     w = nd.random.normal(shape=(12, 2))
     b = nd.random.normal(shape=(12,))
-    executor = fc.bind(ctx=mx.cpu(), args={"data": nd.ones([1, 2]), "weight": w, "bias": b})
+    executor = fc.bind(ctx=mx.current_context(),
+                       args={"data": nd.ones([1, 2]), "weight": w, "bias": b})
     executor.forward()
     expected = np.ones((1, 2)) @ w.asnumpy().T + b.asnumpy()
     np.testing.assert_allclose(executor.outputs[0].asnumpy(), expected, rtol=1e-5)
@@ -38,7 +39,7 @@ def test_seed_softmax_executor_with_args_grad():
     w = nd.random.normal(shape=(hidden_num, 2))
     b = nd.random.normal(shape=(hidden_num,))
     executor = softmax.bind(
-        ctx=mx.cpu(),
+        ctx=mx.current_context(),
         args={"data": nd.ones([1, 2]), "softmax_label": nd.ones((1,)), "weight": w, "bias": b},
         args_grad={"weight": nd.zeros((hidden_num, 2)), "bias": nd.zeros((hidden_num,))})
     executor.forward(is_train=True)
@@ -189,7 +190,7 @@ def test_bind_ignores_arrays_the_graph_does_not_use_and_says_so():
     y = mx.sym.FullyConnected(x, w, num_hidden=2, no_bias=True)
     arrays = {"x": mx.nd.ones((1, 3)), "w": mx.nd.ones((2, 3)), "b": mx.nd.ones((2,))}
     with pytest.warns(UserWarning, match=r"ignored: \['b'\]"):
-        exe = y.bind(mx.cpu(), args=arrays)
+        exe = y.bind(mx.current_context(), args=arrays)
     assert exe.forward()[0].asnumpy().tolist() == [[3.0, 3.0]]
 
 
@@ -232,3 +233,22 @@ def test_get_optimized_symbol_eliminates_common_expressions(build, expected, mon
     monkeypatch.setenv("MXNET_ELIMINATE_COMMON_EXPR", "0")
     unchanged = net.simple_bind(mx.cpu(), **shapes).get_optimized_symbol()
     assert unchanged.tojson() == net.tojson()
+
+
+def test_bind_refuses_an_array_on_another_device_type():
+    """minimx runs a graph on one array library: bind names the array and the contexts."""
+    with backend.stand_in_gpus(1):
+        x = mx.sym.Variable("x")
+        with pytest.raises(mx.base.ContextMismatchError) as caught:
+            (x * 2).bind(mx.cpu(), {"x": nd.ones((2,), ctx=mx.gpu(0))})
+        assert all(part in str(caught.value) for part in ("'x'", "gpu(0)", "cpu(0)"))
+
+
+def test_head_gradients_on_another_device_are_copied_over():
+    """As MXNet's Backward, a head gradient from another device is copied to the output's."""
+    with backend.stand_in_gpus(1):
+        x = mx.sym.Variable("x")
+        executor = (x * 3).simple_bind(mx.cpu(), x=(2,))
+        executor.forward(is_train=True, x=nd.array([1.0, 2.0]))
+        executor.backward(nd.array([1.0, 10.0], ctx=mx.gpu(0)))
+        np.testing.assert_allclose(executor.grad_dict["x"].asnumpy(), [3.0, 30.0])

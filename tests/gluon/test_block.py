@@ -136,7 +136,7 @@ def test_export_and_symbolblock_imports(tmp_path):
     expected = block(x).asnumpy()
     symbol_file, params_file = block.export(str(tmp_path / "model"), epoch=3)
     assert params_file.endswith("model-0003.params")
-    loaded = mx.gluon.SymbolBlock.imports(symbol_file, ["data"], params_file)
+    loaded = mx.gluon.SymbolBlock.imports(symbol_file, ["data"], params_file, ctx=x.context)
     np.testing.assert_allclose(loaded(x).asnumpy(), expected, rtol=1e-6)
 
 
@@ -183,7 +183,7 @@ def test_save_and_load_parameters(tmp_path):
     assert set(nd.load(path)) == {"0.weight", "0.bias", "1.weight", "1.bias"}
     again = nn.HybridSequential()
     again.add(Affine(3), Affine(2))
-    again.load_parameters(path)
+    again.load_parameters(path, ctx=x.context)       # MXNet loads onto cpu() without ctx
     np.testing.assert_allclose(again(x).asnumpy(), expected, rtol=1e-6)
     smaller = nn.HybridSequential()
     smaller.add(Affine(3))
@@ -210,7 +210,7 @@ def test_deduplicated_save_keeps_the_last_name_and_loads_back(tmp_path):
     assert sorted(nd.load(path)) == ["1.bias", "1.weight", "2.bias", "2.weight"]
     net.load_parameters(path)
     again = shared_net()
-    again.load_parameters(path)
+    again.load_parameters(path, ctx=x.context)
     np.testing.assert_allclose(again[0](x).asnumpy(), expected, rtol=1e-6)
     np.testing.assert_allclose(again[2](x).asnumpy(), expected, rtol=1e-6)
     nd.save(path, {"1.weight": again[1].weight.data(), "1.bias": again[1].bias.data()})

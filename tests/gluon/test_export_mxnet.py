@@ -105,7 +105,7 @@ def test_save_parameters_both_ways(mxnet_python, tmp_path):
     np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-5)
 
     loaded = MAKER.build(mx)
-    loaded.load_parameters(str(tmp_path / "theirs.params"))
+    loaded.load_parameters(str(tmp_path / "theirs.params"), ctx=x.context)
     expected = mx.nd.load(str(tmp_path / "fresh_out.nd"))[0].asnumpy()
     np.testing.assert_allclose(loaded(x).asnumpy(), expected, rtol=1e-5, atol=1e-5)
     assert not np.allclose(expected, ours)

@@ -114,8 +114,7 @@ def test_reading_a_parameter_before_initialisation():
 
 
 def test_reading_a_parameter_on_another_context():
-    backend.use_stand_in_gpu(1)
-    try:
+    with backend.stand_in_gpus(1):
         layer = nn.Dense(3, in_units=2)
         layer.initialize(ctx=mx.cpu())
         with pytest.raises(MXNetError) as info:
@@ -126,8 +125,6 @@ def test_reading_a_parameter_on_another_context():
             layer(nd.ones((1, 2), ctx=mx.gpu(0)))
         layer.reset_ctx(mx.gpu(0))
         assert layer(nd.ones((1, 2), ctx=mx.gpu(0))).context == mx.gpu(0)
-    finally:
-        backend.use_stand_in_gpu(0)
 
 
 class _BranchOnValue(HybridBlock):

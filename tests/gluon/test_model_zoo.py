@@ -80,7 +80,7 @@ def test_an_mxnet_parameter_file_loads_as_pretrained(tmp_path, mxnet_python, lay
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     net = vision.get_model("resnet18_v2", classes=10, pretrained=True,
-                           root=str(tmp_path / layout))
+                           root=str(tmp_path / layout), ctx=mx.current_context())
     out = net(mx.nd.array(np.load(tmp_path / "x.npy"))).asnumpy()
     np.testing.assert_allclose(out, np.load(tmp_path / "expected.npy"), rtol=1e-4, atol=1e-5)
 

@@ -189,8 +189,9 @@ def saved_cases(tmp_path_factory):
 
 def load_case(name, stems):
     net = build(CASES[name].code)
-    net.load_parameters(stems[name] + ".params")
-    return net, nd.load(stems[name] + ".input")[0]
+    ctx = mx.current_context()          # load_parameters alone would load onto cpu()
+    net.load_parameters(stems[name] + ".params", ctx=ctx)
+    return net, nd.load(stems[name] + ".input")[0].as_in_context(ctx)
 
 
 # -- MXNet 1.9.1 -----------------------------------------------------------------------------

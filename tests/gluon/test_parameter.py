@@ -24,15 +24,13 @@ import make_gluon_params  # noqa: E402
 @pytest.fixture
 def two_gpus():
     """mx.gpu(0) and mx.gpu(1) backed by numpy for the test; the previous state afterwards."""
-    saved = (backend._gpu_module, backend._gpu_count, backend._gpu_is_stand_in)
-    backend.use_stand_in_gpu(2)
-    yield [mx.gpu(0), mx.gpu(1)]
-    backend._gpu_module, backend._gpu_count, backend._gpu_is_stand_in = saved
+    with backend.stand_in_gpus(2):
+        yield [mx.gpu(0), mx.gpu(1)]
 
 
 def fc_loss(param_w, param_b, ctx=None):
     """Record sum(FullyConnected(ones)) and run backward on ``ctx``."""
-    x = nd.ones((2, param_w.shape[1]), ctx=ctx or mx.cpu())
+    x = nd.ones((2, param_w.shape[1]), ctx=ctx or mx.current_context())
     with autograd.record():
         y = nd.FullyConnected(x, param_w.data(ctx), param_b.data(ctx),
                               num_hidden=param_w.shape[0])
@@ -57,7 +55,7 @@ def test_initialize_with_default_uniform_and_zero_grad():
     assert values.dtype == np.float32 and values.shape == (20, 30)
     assert np.abs(values).max() <= 0.07 and np.abs(values).max() > 0.05
     assert np.all(param.grad().asnumpy() == 0)
-    assert param.list_ctx() == [mx.cpu()]
+    assert param.list_ctx() == [mx.current_context()]       # MXNet: the current context
     assert len(param.list_data()) == 1 and len(param.list_grad()) == 1
 
 
@@ -185,7 +183,8 @@ def test_data_without_ctx_uses_the_current_context_when_there_are_several(two_gp
     param.initialize(ctx=two_gpus)
     with mx.gpu(1):
         assert param.data().context == mx.gpu(1)
-    with pytest.raises(MXNetError, match=r"'w' was not initialized on context cpu\(0\).*gpu"):
+    with mx.cpu(), pytest.raises(MXNetError,
+                                 match=r"'w' was not initialized on context cpu\(0\).*gpu"):
         param.data()
 
 
@@ -386,7 +385,7 @@ def test_initialize_setattr_zero_grad_and_list_ctx():
     assert all(p.lr_mult == 0.5 for p in params.values())
     params.setattr("grad_req", "null")
     assert all(p._grad is None for p in params.values())
-    assert params.list_ctx() == [mx.cpu()]
+    assert params.list_ctx() == [mx.current_context()]
     params.initialize(mx.init.Zero(), force_reinit=True)
     assert np.all(params["n_weight"].data().asnumpy() == 0)
 

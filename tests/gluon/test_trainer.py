@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minimx as mx
-from minimx import autograd, gluon, nd
+from minimx import autograd, backend, gluon, nd
 
 
 def make_net(in_units=4, ctx=None, hidden=3, out=2):
@@ -255,6 +255,31 @@ def test_two_contexts_match_one(kvstore):
     if isinstance(store, DictKVStore):
         assert trainer._update_on_kvstore == store.optimizer_capable
         assert ("init", 0) in store.calls and ("push", 0) in store.calls
+
+
+@pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])
+def test_two_stand_in_gpus_match_one_device(hybridize):
+    """The seed's multi-GPU loop on two strict stand-in GPUs: ``split_and_load`` over
+    ``[gpu(0), gpu(1)]``, a ``device`` kvstore summing the gradients, gives one device's
+    weights to float32 tolerance, and every copy stays on its GPU."""
+    rng = np.random.default_rng(3)
+    start, batches = initial_weights(rng), toy_batches(rng, steps=4, batch=6)
+    expected = single_context_reference(start, batches)
+    with backend.stand_in_gpus(2):
+        gpus = [mx.gpu(0), mx.gpu(1)]
+        net = make_net(ctx=gpus)
+        if hybridize:
+            net.hybridize()
+        set_weights(net, start)
+        trainer = gluon.Trainer(net.collect_params(), *OPTIMIZER, kvstore="device")
+        got = train_steps(net, trainer, batches, ctx_list=gpus)
+        for param in net.collect_params().values():
+            assert [array.context for array in param.list_data()] == gpus
+            assert [array.context for array in param.list_grad()] == gpus
+            np.testing.assert_array_equal(*(array.asnumpy() for array in param.list_data()))
+    assert trainer._kvstore.type == "device"
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 def test_one_context_needs_no_kvstore():

@@ -15,9 +15,8 @@ from minimx.base import MXNetError
 
 @pytest.fixture
 def two_gpus():
-    backend.use_stand_in_gpu(2)
-    yield [mx.gpu(0), mx.gpu(1)]
-    backend.use_stand_in_gpu(0)
+    with backend.stand_in_gpus(2):
+        yield [mx.gpu(0), mx.gpu(1)]
 
 
 def pulled(kv, key, shape, ctx=None):

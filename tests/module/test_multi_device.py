@@ -16,12 +16,11 @@ from module_cases import mlp, numpy_params, separable
 
 @pytest.fixture
 def two_gpus():
-    backend.use_stand_in_gpu(2)
-    try:
-        yield [mx.gpu(0), mx.gpu(1)]
-    finally:
-        mx.nd.waitall()
-        backend.use_stand_in_gpu(0)
+    with backend.stand_in_gpus(2):
+        try:
+            yield [mx.gpu(0), mx.gpu(1)]
+        finally:
+            mx.nd.waitall()
 
 
 class RecordingStore:

@@ -37,7 +37,7 @@ def test_hybridized_recorded_identity_and_its_gradient_own_their_buffers():
 
 def test_executor_forward_and_backward_do_not_share_the_callers_buffers():
     data = mx.sym.var("x")
-    executor = mx.sym.identity(data).bind(mx.cpu(), {"x": nd.array([1., 2.])},
+    executor = mx.sym.identity(data).bind(mx.current_context(), {"x": nd.array([1., 2.])},
                                           args_grad={"x": nd.zeros((2,))})
     out = executor.forward()[0]
     assert _separate(out, executor.arg_dict["x"])
@@ -75,6 +75,6 @@ def test_a_folded_constant_output_is_copied_for_every_call():
 
     data = mx.sym.var("x")
     executor = mx.sym.Group([data + 1, mx.sym.ones((2,)) * 2]).bind(
-        mx.cpu(), {"x": nd.ones((2,))})
+        mx.current_context(), {"x": nd.ones((2,))})
     executor.forward()[1][:] = 9
     np.testing.assert_array_equal(executor.forward()[1].asnumpy(), [2., 2.])

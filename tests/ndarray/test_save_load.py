@@ -153,16 +153,14 @@ def test_path_objects_are_accepted(tmp_path):
 
 def test_gpu_arrays_record_their_device_and_return_to_it(tmp_path):
     path = str(tmp_path / "gpu.nd")
-    backend.use_stand_in_gpu(2)
-    try:
+    with backend.stand_in_gpus(2):
         nd.save(path, [nd.ones((2,), ctx=mx.gpu(1))])
         content = open(path, "rb").read()
         assert struct.unpack_from("<ii", content, 24 + 8 + 4 + 8) == (2, 1)   # gpu(1)
         assert nd.load(path)[0].context == mx.gpu(1)
-    finally:
-        backend.use_stand_in_gpu(0)
     # without that GPU the array loads onto cpu(0), as MXNet without CUDA does
-    loaded = nd.load(path)[0]
+    with backend.stand_in_gpus(0):
+        loaded = nd.load(path)[0]
     assert loaded.context == mx.cpu(0)
     np.testing.assert_array_equal(loaded.asnumpy(), [1.0, 1.0])
 

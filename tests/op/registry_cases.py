@@ -140,6 +140,12 @@ def forward_backward(case, inputs, head_grads, ctx):
     Runs under ``autograd.record()`` (training mode) with ``mx.random.seed(7)``;
     backward takes ``head_grads`` when the case checks a gradient.
     """
+    outputs, grads = forward_backward_nd(case, inputs, head_grads, ctx)
+    return [o.asnumpy() for o in outputs], [g.asnumpy() for g in grads]
+
+
+def forward_backward_nd(case, inputs, head_grads, ctx):
+    """``forward_backward``'s outputs and gradients as NDArrays on ``ctx`` (not read yet)."""
     mx.random.seed(7)
     arrays = [nd.array(x, ctx=ctx, dtype=x.dtype) for x in inputs]
     grad_positions = case.grad_inputs() if case.checks_gradient() else []
@@ -150,5 +156,4 @@ def forward_backward(case, inputs, head_grads, ctx):
     if grad_positions:
         heads = [nd.array(g, ctx=ctx, dtype=o.dtype) for g, o in zip(head_grads, outputs)]
         autograd.backward(outputs, heads)
-    return ([o.asnumpy() for o in outputs],
-            [arrays[position].grad.asnumpy() for position in grad_positions])
+    return outputs, [arrays[position].grad for position in grad_positions]

@@ -45,7 +45,7 @@ def test_executor_skips_the_gradient_of_data_without_grad_req(spy):
     results = {}
     for data_req in ("null", "write"):
         grads = {name: nd.zeros(value.shape) for name, value in values.items()}
-        executor = net.bind(mx.cpu(), values, args_grad=grads,
+        executor = net.bind(mx.current_context(), values, args_grad=grads,
                             grad_req={"data": data_req, "fc_weight": "write",
                                       "fc_bias": "write"})
         executor.forward(is_train=True)

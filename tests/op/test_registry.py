@@ -13,11 +13,11 @@ import inspect
 
 import numpy as np
 import pytest
-from registry_cases import (all_cases, as_list, forward_backward, head_gradient_shapes,
-                            make_inputs, reference_for, reference_output)
+from registry_cases import (all_cases, as_list, forward_backward, forward_backward_nd,
+                            head_gradient_shapes, make_inputs, reference_for, reference_output)
 
 import minimx as mx
-from minimx import backend, engine, nd, test_utils
+from minimx import backend, backend_standin, engine, nd, test_utils
 from minimx.base import MXNetError
 from minimx.op import list_ops
 
@@ -119,6 +119,24 @@ def test_naive_and_threaded_engines_agree(case):
     for position, (naive, threaded) in enumerate(zip(*results.values())):
         np.testing.assert_array_equal(
             naive, threaded, err_msg=f"{case.id}: result {position} differs between engines")
+
+
+FIRST_CASES = list({case.op: case for case in reversed(CASES)}.values())
+
+
+@pytest.mark.parametrize("case", FIRST_CASES, ids=[case.id for case in FIRST_CASES])
+def test_host_compute_is_declared_exactly(case):
+    """On the strict stand-in for CuPy, an operator copies device data to the host (its
+    forward or backward) exactly when its declaration says ``host_compute``."""
+    head_grads = [np.random.normal(size=shape) for shape in head_gradient_shapes(case)]
+    inputs = make_inputs(case)
+    with backend.stand_in_gpus(1), engine.engine_type("NaiveEngine"):
+        before = backend_standin.host_copies()
+        forward_backward_nd(case, inputs, head_grads, mx.gpu(0))
+        copies = backend_standin.host_copies() - before
+    assert (copies > 0) == case.op.host_compute, (
+        f"{case.op.name}: {copies} copies of device arrays to the host, but its declaration "
+        f"says host_compute={case.op.host_compute}")
 
 
 @pytest.mark.parametrize("case", RANDOM_CASES, ids=[case.id for case in RANDOM_CASES])

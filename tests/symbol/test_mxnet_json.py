@@ -66,7 +66,7 @@ def test_mxnet_file_loads_with_mxnets_answers(name):
 def test_mxnet_same_shape_operators_load_and_compute_as_in_mxnet():
     symbol = mx.sym.load(os.path.join(FIXTURES, FILES["same_shape_elemwise"]))
     inputs = {k: mx.nd.array(v) for k, v in symbol_graphs.elemwise_inputs(np).items()}
-    outputs = symbol.bind(mx.cpu(), inputs).forward()
+    outputs = symbol.bind(mx.current_context(), inputs).forward()
     for output, expected in zip(outputs, ANSWERS["same_shape_elemwise"]["outputs"]):
         np.testing.assert_allclose(output.asnumpy(), expected, rtol=1e-6)
 

@@ -1,6 +1,6 @@
 """SVRGModule: a Module whose updates use SVRG's variance-reduced gradients.
 
-Lesson: 11-training-with-module.  Mirrors
+Lesson: 12-training-with-module.  Mirrors
 ``python/mxnet/contrib/svrg_optimization/svrg_module.py``.  A second Module bound to the
 same symbol (``_mod_aux``) holds the snapshot weights.  ``update_full_grads(data)``
 copies the current weights into it and averages its gradients over every batch of

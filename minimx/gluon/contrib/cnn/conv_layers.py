@@ -1,6 +1,6 @@
 """DeformableConvolution: a 2-d convolution layer whose taps move by learned offsets.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/contrib/cnn/conv_layers.py``.  An
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/contrib/cnn/conv_layers.py``.  An
 ordinary convolution over the input (``offset_weight``, ``offset_bias``; zero at the
 start, so the layer starts as a plain convolution) predicts two offsets per kernel tap
 and output position; ``contrib.DeformableConvolution`` then reads the input at the moved

@@ -1,6 +1,6 @@
 """IntervalSampler: every ``interval``-th index, then (``rollover``) the skipped ones.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/contrib/data/sampler.py``.  Language
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/contrib/data/sampler.py``.  Language
 models read a long text as ``interval`` parallel streams: with ``length=10, interval=3``
 the order is 0 3 6 9, 1 4 7, 2 5 8.
 """

@@ -1,6 +1,6 @@
 """WikiText-2 and WikiText-103: word-level language-model data sets read from disk.
 
-Lesson: 10-data.  Mirrors ``python/mxnet/gluon/contrib/data/text.py``.  A segment's file
+Lesson: 11-data.  Mirrors ``python/mxnet/gluon/contrib/data/text.py``.  A segment's file
 (``wiki.train.tokens``, ``wiki.valid.tokens`` or ``wiki.test.tokens`` in ``root``) is read
 as words; each non-empty line ends with ``<eos>``.  The words become indices of a
 vocabulary (built from this file's counts unless one is given), the stream is cut into rows

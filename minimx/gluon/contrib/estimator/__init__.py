@@ -1,6 +1,6 @@
 """``mx.gluon.contrib.estimator``: ``Estimator.fit`` and the event handlers that drive it.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/contrib/estimator/``.  The training loop
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/contrib/estimator/``.  The training loop
 of every Gluon program (forward under ``autograd.record``, backward, ``trainer.step``,
 metrics, logging, validation, checkpoints, stopping) written once: the loop only raises
 six events (train/epoch/batch begin and end) and *handlers* do the rest.  A handler is

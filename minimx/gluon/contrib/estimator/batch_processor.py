@@ -1,6 +1,6 @@
 """BatchProcessor: what ``Estimator`` does with one batch (override to customise).
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/contrib/estimator/batch_processor.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/contrib/estimator/batch_processor.py``.
 """
 from .... import autograd
 

@@ -1,6 +1,6 @@
 """Estimator: ``fit`` and ``evaluate`` loops that raise events for handlers.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/contrib/estimator/estimator.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/contrib/estimator/estimator.py``.
 ``fit`` adds the handlers a plain training loop needs unless given ones of their kind:
 StoppingHandler (epochs or batches), GradientUpdateHandler (``trainer.step``),
 MetricHandler (the training metrics), ValidationHandler (with ``val_data``) and

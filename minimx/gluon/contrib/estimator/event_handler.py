@@ -1,6 +1,6 @@
 """The event mixins and the handlers ``Estimator.fit`` adds or takes.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/contrib/estimator/event_handler.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/contrib/estimator/event_handler.py``.
 A handler subclasses the mixins of the events it handles; each event method gets the
 estimator, and ``batch_begin``/``batch_end`` also the batch (``batch=``) and, at the end,
 ``pred``, ``label`` and ``loss`` (lists, one entry per device).  ``priority`` orders the

@@ -1,6 +1,6 @@
 """Pixel shuffles, SyncBatchNorm and SparseEmbedding (``gluon.contrib.nn``).
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/contrib/nn/basic_layers.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/contrib/nn/basic_layers.py``.
 ``Concurrent``, ``HybridConcurrent`` and ``Identity`` are the very classes of
 ``gluon.nn`` (one class, two names).  A pixel shuffle trades channels for resolution:
 ``(N, C * f1 * f2, H, W)`` becomes ``(N, C, H * f1, W * f2)``, each group of ``f1 * f2``

@@ -1,6 +1,6 @@
 """Convolutional RNN, LSTM and GRU cells (``Conv1DRNNCell`` ... ``Conv3DGRUCell``).
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/contrib/rnn/conv_rnn_cell.py``.  The gate
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/contrib/rnn/conv_rnn_cell.py``.  The gate
 arithmetic is that of ``gluon.rnn``'s RNNCell, LSTMCell and GRUCell; only the two
 projections change: ``i2h`` and ``h2h`` are convolutions instead of dense layers, so the
 states are feature maps.  ``h2h`` keeps the state's size (odd kernels, "same" padding);

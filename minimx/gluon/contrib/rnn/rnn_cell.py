@@ -1,6 +1,6 @@
 """VariationalDropoutCell, LSTMPCell and ``dynamic_unroll``.
 
-Lesson: 08-gluon.  Mirrors ``python/mxnet/gluon/contrib/rnn/rnn_cell.py``.
+Lesson: 09-gluon.  Mirrors ``python/mxnet/gluon/contrib/rnn/rnn_cell.py``.
 Variational dropout (Gal and Ghahramani 2016) draws one dropout mask per sequence and uses
 it at every step, for the inputs, the first state (h) and the outputs, each its own mask;
 ``reset()`` (which ``unroll`` calls) forgets the masks.  An LSTMP cell (Sak et al. 2014)
