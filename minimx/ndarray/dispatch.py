@@ -25,6 +25,9 @@ __all__ = ["invoke", "push_backward", "recorded_copy"]
 def invoke(op, inputs, out=None, ctx=None):
     """Run operator instance ``op`` on NDArrays ``inputs``; returns its visible output(s)."""
     ctx = _context_of(op, inputs, ctx)
+    if _any_sparse(inputs, out):              # storage-type dispatch: sparse_dispatch.py
+        from .sparse_dispatch import invoke_sparse
+        return invoke_sparse(op, inputs, out, ctx)
     call = op_call(op, len(inputs))
     in_shapes = [x._shape for x in inputs]
     out_shapes = op.output_shapes(in_shapes)
@@ -47,6 +50,15 @@ def invoke(op, inputs, out=None, ctx=None):
                 engine.is_small(out_shapes, work))
     visible = call.num_visible
     return outputs[0] if visible == 1 else outputs[:visible]
+
+
+def _any_sparse(inputs, out):
+    for x in inputs:
+        if x.stype != "default":
+            return True
+    if out is None:
+        return False
+    return any(o.stype != "default" for o in ([out] if isinstance(out, NDArray) else out))
 
 
 _DTYPE_NAMES = {}       # numpy dtype -> name: ``dtype.name`` costs ~2 us, a third of a push

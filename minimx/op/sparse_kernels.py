@@ -1,0 +1,126 @@
+"""Storage-type inference and the kernels that compute on sparse values.
+
+Lesson: 02-ndarray-and-context (sparse storage).  Mirrors MXNet's ``FInferStorageType`` and
+``FComputeEx``: for a call with sparse inputs, ``storage_kernel`` answers which storage the
+outputs get and which kernel computes them -- or ``None``, and the caller falls back to the
+dense operator on dense copies of the inputs (MXNet's "storage fallback").
+
+Only operators that keep zeros zero stay sparse: ``abs``, ``sqrt``, ``x * 2``, ``x + y`` of two
+arrays of one storage type; ``exp`` or ``x + 1`` would fill every zero, so they fall back and
+give a dense array, as MXNet's do.  Each kernel reuses the dense declaration's ``forward`` on
+the stored entries (``op.forward(np, value.data)``), so no formula is written twice.
+"""
+import numpy as np
+
+from .sparse_values import RowSparse, astype, csr, empty_value
+
+__all__ = ["storage_kernel", "ZERO_PRESERVING_UNARY"]
+
+# f(0) == 0: applied to the stored entries only, the zeros stay zeros
+ZERO_PRESERVING_UNARY = frozenset((
+    "abs", "negative", "sign", "sqrt", "square", "relu", "sin", "tan", "arcsin", "arctan",
+    "sinh", "tanh", "arcsinh", "arctanh", "round", "rint", "fix", "floor", "ceil", "trunc",
+    "expm1", "log1p", "degrees", "radians", "_copy", "identity"))
+_SCALED = frozenset(("_mul_scalar", "_div_scalar"))
+_SAME_SHAPE_BINARY = {"elemwise_add": "add", "broadcast_add": "add", "elemwise_sub": "sub",
+                      "broadcast_sub": "sub", "elemwise_mul": "mul", "broadcast_mul": "mul"}
+
+
+def storage_kernel(op, stypes, shapes):
+    """``(output stype, kernel(values) -> value)`` for ``op`` on inputs of these storage types
+    and shapes, or ``None`` when only the dense operator can compute it."""
+    name = op.name
+    if len(stypes) == 1 and stypes[0] != "default":
+        if name in ZERO_PRESERVING_UNARY or name in _SCALED:
+            return stypes[0], lambda values: _map_stored(values[0], op)
+        if name == "Cast":
+            return stypes[0], lambda values: astype(values[0], np.dtype(op.dtype))
+        if name == "zeros_like":
+            return stypes[0], lambda values: empty_value(stypes[0], values[0].shape,
+                                                         values[0].dtype)
+        if name == "slice" and stypes[0] == "csr":
+            return _csr_row_slice(op, shapes[0])
+    if name in _SAME_SHAPE_BINARY and len(set(stypes)) == 1 and stypes[0] != "default" \
+            and shapes[0] == shapes[1]:
+        return stypes[0], _binary(_SAME_SHAPE_BINARY[name], stypes[0])
+    if name == "add_n" and set(stypes) == {"row_sparse"}:
+        return "row_sparse", _row_sparse_sum
+    if name == "dot" and stypes[0] == "csr" and stypes[1] == "default" and not op.transpose_b:
+        return ("row_sparse" if op.transpose_a else "default"), \
+            lambda values: dot_csr_dense(values[0], values[1], op.transpose_a)
+    return None
+
+
+def _map_stored(value, op):
+    data = op.forward(np, value.data)
+    if isinstance(value, RowSparse):
+        return RowSparse(data, value.indices.copy(), value.shape)
+    return csr(data, value.indices.copy(), value.indptr.copy(), value.shape)
+
+
+def _csr_row_slice(op, shape):
+    begin, end, step = (tuple(op.begin), tuple(op.end), tuple(op.step or ()))
+    if len(begin) != 1 or any(s not in (None, 1) for s in step):
+        return None
+    start, stop, _ = slice(begin[0], end[0]).indices(shape[0])
+    return "csr", lambda values: csr_rows(values[0], start, stop)
+
+
+def csr_rows(value, start, stop):
+    """Rows ``start:stop`` of a CSR value (the row pointers rebased to 0)."""
+    stop = max(start, stop)
+    low, high = value.indptr[start], value.indptr[stop]
+    return csr(value.data[low:high].copy(), value.indices[low:high].copy(),
+               value.indptr[start:stop + 1] - low, (stop - start, value.shape[1]))
+
+
+def _binary(kind, stype):
+    if stype == "csr":
+        def csr_kernel(values):
+            a, b = values
+            result = {"add": lambda: a + b, "sub": lambda: a - b,
+                      "mul": lambda: a.multiply(b)}[kind]().tocsr()
+            result.sort_indices()
+            return csr(result.data.astype(a.dtype), result.indices, result.indptr, a.shape)
+        return csr_kernel
+
+    def row_sparse_kernel(values):
+        a, b = values
+        rows = np.union1d(a.indices, b.indices) if kind != "mul" else \
+            np.intersect1d(a.indices, b.indices)
+        dense_a, dense_b = _rows_of(a, rows), _rows_of(b, rows)
+        data = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[kind](dense_a, dense_b)
+        return RowSparse(data.astype(a.dtype), rows, a.shape)
+    return row_sparse_kernel
+
+
+def _rows_of(value, rows):
+    """The rows ``rows`` (ascending) of a row-sparse value, zeros where none is stored."""
+    out = np.zeros((len(rows),) + value.shape[1:], dtype=value.dtype)
+    found = np.searchsorted(rows, value.indices)
+    keep = found < len(rows)
+    keep[keep] = rows[found[keep]] == value.indices[keep]
+    out[found[keep]] = value.data[keep]
+    return out
+
+
+def _row_sparse_sum(values):
+    rows = np.unique(np.concatenate([v.indices for v in values]))
+    total = sum(_rows_of(v, rows) for v in values)
+    return RowSparse(np.asarray(total, dtype=values[0].dtype), rows, values[0].shape)
+
+
+def dot_csr_dense(matrix, dense, transpose_a):
+    """``matrix @ dense`` (dense), or ``matrix.T @ dense`` as row-sparse: only the rows of the
+    result that a stored column of ``matrix`` reaches can be non-zero."""
+    if not transpose_a:
+        return np.asarray(matrix @ dense, dtype=dense.dtype)
+    rows = np.unique(matrix.indices)
+    product = np.asarray(matrix.T.tocsr()[rows] @ dense, dtype=dense.dtype)
+    return RowSparse(product, rows, (matrix.shape[1],) + dense.shape[1:])
+
+
+def retain(value, keep):
+    """The rows of a row-sparse ``value`` whose numbers are in ``keep`` (the rest dropped)."""
+    mask = np.isin(value.indices, np.asarray(keep, dtype=np.int64))
+    return RowSparse(value.data[mask].copy(), value.indices[mask].copy(), value.shape)
