@@ -249,8 +249,11 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = [ndarray.zeros(array.shape, dtype=array.dtype, ctx=array.context)
-                      ._as_class(type(array)) for array in self._data]
+        self._grad = [ndarray.sparse.zeros(self._grad_stype, array.shape, dtype=array.dtype,
+                                           ctx=array.context) for array in self._data]
+        if self._grad_stype == "default":
+            self._grad = [grad._as_class(type(array)) for grad, array in zip(self._grad,
+                                                                              self._data)]
         autograd.mark_variables(self._data, self._grad, self.grad_req)
 
     def _load_init(self, data, ctx=None, cast_dtype=False, dtype_source="current"):

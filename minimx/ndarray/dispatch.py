@@ -170,6 +170,14 @@ def recorded_copy(source, target):
     return invoke(get_op("_copy").create(), [source], out=target)
 
 
+def _grad_classes(op, count):
+    stypes = op.input_grad_stypes()
+    if stypes is None:
+        return [NDArray] * count
+    from .sparse_array import class_of
+    return [class_of(stype) for stype in stypes]
+
+
 def push_backward(node, out_grads):
     """Push the gradient step of one recorded call.
 
@@ -179,8 +187,10 @@ def push_backward(node, out_grads):
     ctx = node.ctx
     call = op_call(node.op, len(node.inputs))
     wanted = call.needs([entry is not None for entry in node.inputs])
-    in_grads = [NDArray._empty(shape, dtype, ctx) if need else None
-                for need, shape, dtype in zip(wanted, node.input_shapes, node.input_dtypes)]
+    classes = _grad_classes(node.op, len(node.inputs))
+    in_grads = [array_class._empty(shape, dtype, ctx) if need else None
+                for need, shape, dtype, array_class in zip(wanted, node.input_shapes,
+                                                           node.input_dtypes, classes)]
     saved = node.saved
     xp = backend.get_xp(ctx)
     is_train = recording.is_training()          # the backward pass's mode, as MXNet's

@@ -298,8 +298,10 @@ class NDArray:
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a gradient buffer (zeros) and mark this array as a variable."""
         from ..autograd import mark_variables
-        from .creation import zeros
-        gradient = zeros(self._shape, ctx=self.context, dtype=self._dtype)._as_class(type(self))
+        from .sparse import zeros
+        gradient = zeros(stype or "default", self._shape, ctx=self.context, dtype=self._dtype)
+        if gradient.stype == "default":
+            gradient = gradient._as_class(type(self))
         mark_variables([self], [gradient], grad_reqs=grad_req)
 
     @property

@@ -56,12 +56,10 @@ class BaseSparseNDArray(NDArray):
         return to_dense(self._read()).astype(self._dtype, copy=False)
 
     def _component(self, name, dtype):
-        """``.data``/``.indices``/``.indptr``: a dense copy of one part of the value."""
-        value = self._chunk.data
-        size = None if value is None else np.shape(getattr(value, name))
-        if size is None:
-            self.wait_to_read()
-            size = np.shape(getattr(self._read(), name))
+        """``.data``/``.indices``/``.indptr``: a dense copy of one part of the value.  Its
+        shape depends on the values stored, so this waits for them (as MXNet's does)."""
+        self.wait_to_read()
+        size = np.shape(getattr(self._read(), name))
         target = NDArray._empty(size, dtype, self.context)
         return push_value(lambda v: np.array(getattr(v, name), dtype=dtype), [self], target,
                           f"_sparse_{name}")

@@ -11,7 +11,8 @@ converted to a dense copy (itself an engine push) and the dense operator runs; a
 ``out=`` receives the result compressed.
 """
 from ..op import get_op
-from ..op.sparse_kernels import storage_kernel
+from .. import engine
+from ..op.sparse_kernels import is_lazy_update, lazy_row_update, storage_kernel
 from ..tape import recording
 from . import dispatch
 from .sparse_array import cast_storage, class_of, push_value
@@ -23,6 +24,8 @@ def invoke_sparse(op, inputs, out=None, ctx=None):
     """Run ``op`` on ``inputs`` of which some (or ``out``) are sparse."""
     stypes = [x.stype for x in inputs]
     shapes = [x._shape for x in inputs]
+    if is_lazy_update(op, stypes) and (out is None or out is inputs[0]):
+        return _push_lazy_update(op, inputs)
     found = None if _recorded(inputs) else storage_kernel(op, stypes, shapes)
     if found is None:
         dense = [cast_storage(x, "default") if x.stype != "default" else x for x in inputs]
@@ -42,6 +45,20 @@ def invoke_sparse(op, inputs, out=None, ctx=None):
     if out is not None:
         return target.copyto(out)
     return target
+
+
+def _push_lazy_update(op, inputs):
+    """An optimizer step on a row-sparse gradient: one push that writes the gradient's rows
+    of the weight and of the states in place (the weight is the result, as with out=)."""
+    weight, grad, states = inputs[0], inputs[1], inputs[2:]
+    weight._check_grad_free_write()
+
+    def run():
+        lazy_row_update(op, weight._read(), grad._read(), [s._read() for s in states])
+
+    engine.push(run, [grad._chunk.var], [weight._chunk.var] + [s._chunk.var for s in states],
+                weight.context, f"{op.name}(lazy)")
+    return weight
 
 
 def storage_call(op_name, inputs, **params):

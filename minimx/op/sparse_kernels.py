@@ -124,3 +124,23 @@ def retain(value, keep):
     """The rows of a row-sparse ``value`` whose numbers are in ``keep`` (the rest dropped)."""
     mask = np.isin(value.indices, np.asarray(keep, dtype=np.int64))
     return RowSparse(value.data[mask].copy(), value.indices[mask].copy(), value.shape)
+
+
+def lazy_row_update(op, weight, grad, states):
+    """MXNet's ``lazy_update`` of an optimizer step with a row-sparse gradient: the update
+    operator ``op`` (its own dense ``forward``) runs on the gradient's rows only, and only
+    those rows of the weight and of its states (momentum, moments) change.  The arrays are
+    written in place; the cost follows the rows touched, not the size of the weight."""
+    rows = grad.indices
+    if not len(rows):
+        return
+    gathered = [state[rows] for state in states]       # copies: forward updates them
+    weight[rows] = op.forward(np, weight[rows], grad.data, *gathered)
+    for state, rows_of_state in zip(states, gathered):
+        state[rows] = rows_of_state
+
+
+def is_lazy_update(op, stypes):
+    """An optimizer update with ``lazy_update`` on a row-sparse gradient, all else dense."""
+    return (getattr(op, "lazy_update", False) and len(stypes) > 1 and stypes[1] == "row_sparse"
+            and stypes[0] == "default" and all(s == "default" for s in stypes[2:]))
