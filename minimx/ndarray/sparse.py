@@ -14,7 +14,7 @@ import numpy as np
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError
 from ..context import current_context
 from ..op import get_op
-from ..op.sparse_kernels import retain as retain_rows
+from ..op.sparse_kernels import retain as retain_rows, take_rows
 from ..op.sparse_values import INDEX_DTYPE, RowSparse, csr, empty_value, from_dense
 from . import arithmetic
 from .ndarray import NDArray
@@ -157,6 +157,14 @@ def retain(data, indices):
     keep = indices if isinstance(indices, NDArray) else array_of_indices(indices, data.context)
     target = RowSparseNDArray._empty(data.shape, data._dtype, data.context)
     return push_value(retain_rows, [data, keep], target, "_sparse_retain")
+
+
+def rows_of(data, row_ids):
+    """A RowSparseNDArray of the rows ``row_ids`` of ``data`` (any storage type), as
+    ``KVStore.row_sparse_pull`` hands them out."""
+    ids = row_ids if isinstance(row_ids, NDArray) else array_of_indices(row_ids, data.context)
+    target = RowSparseNDArray._empty(data.shape, data._dtype, data.context)
+    return push_value(take_rows, [data, ids], target, "_row_sparse_pull")
 
 
 def array_of_indices(indices, ctx):

@@ -120,6 +120,16 @@ def dot_csr_dense(matrix, dense, transpose_a):
     return RowSparse(product, rows, (matrix.shape[1],) + dense.shape[1:])
 
 
+def take_rows(value, rows):
+    """A row-sparse value holding the rows ``rows`` (made unique and ascending) of a dense
+    array or a sparse value, stored even where they are zero."""
+    rows = np.unique(np.asarray(rows, dtype=np.int64))
+    if isinstance(value, RowSparse):
+        return RowSparse(_rows_of(value, rows), rows, value.shape)
+    dense = value.toarray() if hasattr(value, "toarray") else value
+    return RowSparse(dense[rows], rows, dense.shape)
+
+
 def retain(value, keep):
     """The rows of a row-sparse ``value`` whose numbers are in ``keep`` (the rest dropped)."""
     mask = np.isin(value.indices, np.asarray(keep, dtype=np.int64))
