@@ -40,12 +40,14 @@ IN_SCOPE = ["test_ndarray", "test_autograd", "test_symbol", "test_executor", "te
             "test_random", "test_thread_local", "test_viz", "test_profiler", "test_base",
             "test_higher_order_grad", "test_image", "test_rnn", "test_operator",
             "test_numpy_ndarray", "test_numpy_op", "test_numpy_interoperability",
-            "test_numpy_gluon"]
+            "test_numpy_gluon", "test_sparse_ndarray", "test_sparse_operator"]
 # what in a test's source puts it outside minimx's scope
 OUT_OF_SCOPE = [
     ("C internals", re.compile(r"\b_LIB\b|\bctypes\b|\.handle\b|check_call\(|c_str\(")),
-    ("sparse storage", re.compile(r"\bcsr\b|row_sparse|\bsparse\b|tostype|stype\s*=\s*['\"]"
-                                  r"(?!default)")),
+    # sparse NDArrays are minimx's; sparse storage in graphs (a Symbol's stype, an
+    # executor's stype_dict, sym.sparse) is not
+    ("sparse storage in graphs", re.compile(r"stype_dict|sym\.sparse|mx\.symbol\.sparse|"
+                                            r"\bsym(bol)?\.\w+\([^)]*stype\s*=")),
     ("private attributes", re.compile(r"\._(?!_)[a-z]\w*(?!\w*\()")),
 ]
 
