@@ -10,6 +10,7 @@ a shape for an empty one).  Every other ``nd`` operator accepts sparse arrays to
 import numbers
 
 import numpy as np
+import scipy.sparse
 
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError
 from ..context import current_context
@@ -55,9 +56,18 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
     """A CSRNDArray from ``(data, indices, indptr)``, a 2-D dense array, a scipy CSR matrix,
     another CSRNDArray, or a shape ``(M, N)`` (all zeros)."""
     if _is_shape(arg1):
-        if len(arg1) != 2:
-            raise InvalidShapeError(f"csr_matrix: a CSR array is 2-D, got shape {arg1}")
+        if len(arg1) != 2 or (shape is not None and tuple(shape) != tuple(arg1)):
+            raise InvalidShapeError(f"csr_matrix: a CSR array is 2-D, got shape {arg1}"
+                                    + (f" and shape={tuple(shape)}" if shape else ""))
         return zeros("csr", arg1, ctx=ctx, dtype=dtype)
+    if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
+        data, (row, col) = arg1          # coordinates (COO); duplicates are summed
+        dtype = _dtype_of(dtype, data)
+        matrix = scipy.sparse.coo_matrix((_numpy(data, dtype), (_numpy(row), _numpy(col))),
+                                         shape=shape).tocsr()
+        matrix.sum_duplicates()
+        return csr_matrix((matrix.data, matrix.indices, matrix.indptr), matrix.shape, ctx,
+                          dtype)
     if isinstance(arg1, tuple) and len(arg1) == 3:
         data, indices, indptr = arg1
         dtype = _dtype_of(dtype, data)
@@ -79,6 +89,9 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
     """A RowSparseNDArray from ``(data, indices)`` (the stored rows and their numbers), a
     dense array, another RowSparseNDArray, or a shape (all zeros)."""
     if _is_shape(arg1):
+        if shape is not None and tuple(shape) != tuple(arg1):
+            raise ValueError(f"row_sparse_array: the shape {tuple(arg1)} given as the array "
+                             f"and shape={tuple(shape)} differ")
         return zeros("row_sparse", arg1, ctx=ctx, dtype=dtype)
     if isinstance(arg1, tuple) and len(arg1) == 2:
         data, indices = arg1
@@ -95,6 +108,9 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
 
 def _convert(source, stype, shape, ctx, dtype):
     """A sparse copy of a dense or sparse array (NDArray or numpy)."""
+    if shape is not None and tuple(shape) != tuple(np.shape(source)):
+        raise InvalidShapeError(f"{stype} array: shape={tuple(shape)} differs from the "
+                                f"source's shape {tuple(np.shape(source))}")
     if isinstance(source, NDArray):
         result = cast_storage(source, stype)
         if ctx is not None and ctx != source.context:
@@ -149,8 +165,11 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     return result
 
 
-def retain(data, indices):
+def retain(data, indices, **kwargs):
     """The rows of a RowSparseNDArray whose numbers are in ``indices`` (the others dropped)."""
+    if kwargs:
+        raise MXNetError(f"retain: unexpected argument(s) {sorted(kwargs)}; it takes data "
+                         f"and indices")
     if not isinstance(data, RowSparseNDArray):
         raise MXNetError(f"retain: needs a row_sparse array, got storage type "
                          f"{getattr(data, 'stype', type(data).__name__)!r}")

@@ -5,9 +5,9 @@ Lesson: 02-ndarray-and-context (sparse storage).  Mirrors MXNet's ``FInferStorag
 outputs get and which kernel computes them -- or ``None``, and the caller falls back to the
 dense operator on dense copies of the inputs (MXNet's "storage fallback").
 
-Only operators that keep zeros zero stay sparse: ``abs``, ``sqrt``, ``x * 2``, ``x + y`` of two
-arrays of one storage type; ``exp`` or ``x + 1`` would fill every zero, so they fall back and
-give a dense array, as MXNet's do.  Each kernel reuses the dense declaration's ``forward`` on
+Only operators that keep zeros zero stay sparse: ``abs``, ``sqrt``, ``x * 2``, ``x == 1``,
+``x + y`` of two arrays of one storage type; ``exp``, ``x + 1`` or ``x == 0`` would fill every
+zero, so they fall back and give a dense array, as MXNet's do.  Each kernel reuses the dense declaration's ``forward`` on
 the stored entries (``op.forward(np, value.data)``), so no formula is written twice.
 """
 import numpy as np
@@ -21,7 +21,7 @@ ZERO_PRESERVING_UNARY = frozenset((
     "abs", "negative", "sign", "sqrt", "square", "relu", "sin", "tan", "arcsin", "arctan",
     "sinh", "tanh", "arcsinh", "arctanh", "round", "rint", "fix", "floor", "ceil", "trunc",
     "expm1", "log1p", "degrees", "radians", "_copy", "identity"))
-_SCALED = frozenset(("_mul_scalar", "_div_scalar"))
+_ZERO_FOR_SOME_PARAMS = frozenset(("_contrib_quadratic",))      # a x^2 + b x + c: when c == 0
 _SAME_SHAPE_BINARY = {"elemwise_add": "add", "broadcast_add": "add", "elemwise_sub": "sub",
                       "broadcast_sub": "sub", "elemwise_mul": "mul", "broadcast_mul": "mul"}
 
@@ -31,7 +31,8 @@ def storage_kernel(op, stypes, shapes):
     and shapes, or ``None`` when only the dense operator can compute it."""
     name = op.name
     if len(stypes) == 1 and stypes[0] != "default":
-        if name in ZERO_PRESERVING_UNARY or name in _SCALED:
+        if name in ZERO_PRESERVING_UNARY or (name in _ZERO_FOR_SOME_PARAMS or
+                                             name.endswith("_scalar")) and _keeps_zero(op):
             return stypes[0], lambda values: _map_stored(values[0], op)
         if name == "Cast":
             return stypes[0], lambda values: astype(values[0], np.dtype(op.dtype))
@@ -40,6 +41,8 @@ def storage_kernel(op, stypes, shapes):
                                                          values[0].dtype)
         if name == "slice" and stypes[0] == "csr":
             return _csr_row_slice(op, shapes[0])
+    if name == "take" and stypes == ["csr", "default"] and op.axis == 0 and op.mode != "raise":
+        return "csr", lambda values: _csr_take(values[0], values[1], op.mode)
     if name in _SAME_SHAPE_BINARY and len(set(stypes)) == 1 and stypes[0] != "default" \
             and shapes[0] == shapes[1]:
         return stypes[0], _binary(_SAME_SHAPE_BINARY[name], stypes[0])
@@ -49,6 +52,13 @@ def storage_kernel(op, stypes, shapes):
         return ("row_sparse" if op.transpose_a else "default"), \
             lambda values: dot_csr_dense(values[0], values[1], op.transpose_a)
     return None
+
+
+def _keeps_zero(op):
+    """An operator with a scalar keeps sparse storage when it maps 0 to 0 for this scalar
+    (``x * 3``, ``x == 1``; not ``x + 1`` or ``x == 0``), as MXNet's do."""
+    with np.errstate(all="ignore"):
+        return not np.any(op.forward(np, np.zeros(1, np.float32)))
 
 
 def _map_stored(value, op):
@@ -64,6 +74,15 @@ def _csr_row_slice(op, shape):
         return None
     start, stop, _ = slice(begin[0], end[0]).indices(shape[0])
     return "csr", lambda values: csr_rows(values[0], start, stop)
+
+
+def _csr_take(value, ids, mode):
+    """Rows ``ids`` of a CSR value, out-of-range ids clipped or wrapped (``take``'s modes)."""
+    ids = np.asarray(ids).astype(np.int64).ravel()
+    rows = value.shape[0]
+    ids = np.clip(ids, 0, rows - 1) if mode == "clip" else np.mod(ids, rows)
+    taken = value[ids]
+    return csr(taken.data, taken.indices, taken.indptr, (len(ids), value.shape[1]))
 
 
 def csr_rows(value, start, stop):

@@ -42,9 +42,12 @@ class RowSparse:
 
 def csr(data, indices, indptr, shape):
     """A CSR matrix holding exactly these three arrays (no sorting, no summing of duplicates,
-    as MXNet keeps what it is given)."""
-    return scipy.sparse.csr_matrix((np.asarray(data), np.asarray(indices, dtype=INDEX_DTYPE),
-                                    np.asarray(indptr, dtype=INDEX_DTYPE)), shape=shape)
+    no check: as MXNet, it keeps what it is given, and ``check_format`` judges it)."""
+    data = np.asarray(data)
+    matrix = scipy.sparse.csr_matrix(tuple(int(n) for n in shape), dtype=data.dtype)
+    matrix.data, matrix.indices = data, np.asarray(indices, dtype=INDEX_DTYPE)
+    matrix.indptr = np.asarray(indptr, dtype=INDEX_DTYPE)
+    return matrix
 
 
 def to_dense(value):

@@ -34,12 +34,13 @@ def shuffle_csr_column_indices(matrix):
     return nd.sparse.csr_matrix((data, indices, indptr), shape=matrix.shape, ctx=matrix.context)
 
 
-def _uniform_csr(rows, cols, density, dtype, data_init, shuffle):
-    mask = np.random.rand(rows, cols) < density
-    values = np.random.rand(rows, cols).astype(dtype) * mask
-    if data_init is not None:
-        values[mask] = data_init
-    return values
+def _uniform_csr(rows, cols, density, dtype, data_init):
+    """``round(density * rows * cols)`` entries at uniformly drawn places."""
+    count = int(round(density * rows * cols))
+    places = np.random.choice(rows * cols, count, replace=False)
+    values = np.zeros(rows * cols, dtype)
+    values[places] = data_init if data_init is not None else np.random.rand(count) + 1e-3
+    return values.reshape(rows, cols)
 
 
 def _powerlaw_csr(rows, cols, density, dtype):
@@ -84,7 +85,7 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=Non
         raise ValueError(f"rand_sparse_ndarray: unknown storage type {stype!r} or a csr "
                          f"shape that is not 2-D: {shape}")
     if distribution == "uniform":
-        dense = _uniform_csr(shape[0], shape[1], density, dtype, data_init, shuffle_csr_indices)
+        dense = _uniform_csr(shape[0], shape[1], density, dtype, data_init)
     elif distribution == "powerlaw":
         dense = _powerlaw_csr(shape[0], shape[1], density, dtype)
     else:
