@@ -165,11 +165,11 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     return result
 
 
-def retain(data, indices, **kwargs):
+def retain(data, indices=None, **kwargs):
     """The rows of a RowSparseNDArray whose numbers are in ``indices`` (the others dropped)."""
-    if kwargs:
-        raise MXNetError(f"retain: unexpected argument(s) {sorted(kwargs)}; it takes data "
-                         f"and indices")
+    if kwargs or indices is None:
+        raise MXNetError(f"retain: takes data and indices, got unexpected argument(s) "
+                         f"{sorted(kwargs)}" if kwargs else "retain: indices is missing")
     if not isinstance(data, RowSparseNDArray):
         raise MXNetError(f"retain: needs a row_sparse array, got storage type "
                          f"{getattr(data, 'stype', type(data).__name__)!r}")
