@@ -157,10 +157,12 @@ mx_real_t = np.float32
 
 
 def check_dense(stype, where):
-    """MXNet takes ``stype`` on creation calls; minimx stores every array as ``'default'``."""
+    """A Symbol or an executor takes ``stype``; minimx's graphs are dense (sparse arrays
+    exist imperatively: ``nd.sparse``)."""
     if stype not in (None, "default"):
-        raise MXNetError(f"{where}: storage type {stype!r} is not supported; minimx stores "
-                         f"arrays densely ('default') only")
+        raise MXNetError(f"{where}: storage type {stype!r} is not supported in symbolic "
+                         f"graphs, which are dense ('default') in minimx; sparse arrays are "
+                         f"imperative only (nd.sparse)")
 
 
 def is_attribute_key(key):
