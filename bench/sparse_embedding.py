@@ -8,9 +8,7 @@ gradient holds only the rows looked up, and the update touches only those: its c
 the batch, not the vocabulary.  The same code runs on minimx and on MXNet 1.9.1, each in a
 fresh process, in alternating rounds; each figure is the best of its rounds (ms per step).
 """
-import json
-
-from _util import fmt, print_table, ratio, run_minimx, run_mxnet
+from _util import best_of_rounds, fmt, print_table, ratio
 
 ROUNDS = 3
 WORKLOAD = """
@@ -43,15 +41,7 @@ print(json.dumps(times))
 
 
 def main():
-    ours, theirs = {}, {}
-    for _ in range(ROUNDS):
-        mine = json.loads(run_minimx(WORKLOAD.format(lib="minimx"), "ThreadedEngine")
-                          .strip().splitlines()[-1])
-        other = run_mxnet(WORKLOAD.format(lib="mxnet"))
-        for key, value in mine.items():
-            ours[key] = min(ours.get(key, float("inf")), value)
-        for key, value in (json.loads(other.strip().splitlines()[-1]) if other else {}).items():
-            theirs[key] = min(theirs.get(key, float("inf")), value)
+    ours, theirs = best_of_rounds(WORKLOAD, ROUNDS)
     rows = [(f"Embedding 100000x64, batch 512, Adam step, {kind} gradient",
              fmt(ours.get(kind), " ms"), fmt(theirs.get(kind), " ms"),
              ratio(ours.get(kind), theirs.get(kind))) for kind in ("dense", "sparse")]
