@@ -73,13 +73,18 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         dtype = _dtype_of(dtype, data)
         indices, indptr = _numpy(indices, INDEX_DTYPE), _numpy(indptr, INDEX_DTYPE)
         if shape is None:
-            shape = (len(indptr) - 1, int(indices.max()) + 1 if indices.size else 0)
+            if not indices.size:
+                raise InvalidShapeError("csr_matrix: no stored entries to infer the number "
+                                        "of columns from; give shape=")
+            shape = (len(indptr) - 1, int(indices.max()) + 1)
         if len(indptr) != shape[0] + 1:
             raise InvalidShapeError(f"csr_matrix: indptr has {len(indptr)} entries, a "
                                     f"{shape[0]}-row matrix needs {shape[0] + 1}")
         return _from_value(csr(_numpy(arg1[0], dtype), indices, indptr, shape), "csr", ctx)
     if hasattr(arg1, "tocsr") and not isinstance(arg1, NDArray):       # a scipy matrix
-        matrix = arg1.tocsr()
+        matrix = arg1.tocsr(copy=True)
+        matrix.sum_duplicates()                 # made canonical, as MXNet's copy is
+        matrix.sort_indices()
         return csr_matrix((matrix.data, matrix.indices, matrix.indptr),
                           shape or matrix.shape, ctx, _dtype_of(dtype, matrix.data))
     return _convert(arg1, "csr", shape, ctx, dtype)
