@@ -240,6 +240,8 @@ class Parameter:
         self._ctx_list = list(ctx_list)
         self._ctx_map = {ctx: index for index, ctx in enumerate(self._ctx_list)}
         self._data = [data.copyto(ctx) for ctx in self._ctx_list]
+        if self._stype != "default":
+            self._data = [array.tostype(self._stype) for array in self._data]
         if is_np_array():       # made in np mode (npx.set_np, use_np): np arrays, as MXNet's
             self._data = [array.as_np_ndarray() for array in self._data]
         self._init_grad()
@@ -337,11 +339,31 @@ class Parameter:
 
     def data(self, ctx=None):
         """The value on ``ctx`` (default: the only context, else the current one)."""
+        self._check_stype("data", "default")
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
         """The values on all contexts, in initialisation order."""
+        self._check_stype("list_data", "default")
         return self._check_and_get(self._data, list)
+
+    def row_sparse_data(self, row_id):
+        """The rows ``row_id`` of a row_sparse Parameter, on ``row_id``'s context."""
+        self._check_stype("row_sparse_data", "row_sparse")
+        return ndarray.sparse.rows_of(self._check_and_get(self._data, row_id.context), row_id)
+
+    def list_row_sparse_data(self, row_id):
+        """The rows ``row_id`` of a row_sparse Parameter, on every context."""
+        self._check_stype("list_row_sparse_data", "row_sparse")
+        return [ndarray.sparse.rows_of(array, row_id.as_in_context(array.context))
+                for array in self._check_and_get(self._data, list)]
+
+    def _check_stype(self, method, needed):
+        if (self._stype == "default") != (needed == "default"):
+            hint = "row_sparse_data" if needed == "default" else "data"
+            raise RuntimeError(f"Parameter '{self.name}': {method}() is for storage type "
+                               f"{needed!r}, but this Parameter's stype is {self._stype!r}; "
+                               f"use {hint}()")
 
     def _check_has_grad(self):
         if self._data is not None and self._grad is None:
@@ -368,7 +390,7 @@ class Parameter:
 
     def _reduce(self):
         """The mean of the copies, on the CPU (what ``save`` writes)."""
-        arrays = self.list_data()
+        arrays = self._check_and_get(self._data, list)
         if len(arrays) == 1:
             return arrays[0].copyto(cpu())
         return ndarray.add_n(*(array.copyto(cpu()) for array in arrays)) / len(arrays)

@@ -111,6 +111,8 @@ class KVStore:
         for one_key, arrays in kv_keys.pairs(key, out, "pull"):
             stored = self._stored_for_pull(one_key)
             for array in arrays:
+                if ignore_sparse and array.stype == "row_sparse":
+                    continue                # as MXNet's: row_sparse_pull fills those
                 _check_shape(one_key, "pull", array.shape, stored.shape)
                 stored.copyto(array)
 
@@ -127,17 +129,18 @@ class KVStore:
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Copy only the rows ``row_ids`` of the value under each key into ``out``
         (RowSparseNDArrays): a worker of a sparse model fetches just the rows its batch
-        touches.  ``row_ids``: one NDArray per ``out`` array (or one for all)."""
+        touches.  ``row_ids``: per key, one NDArray per ``out`` array (or one for all)."""
         if out is None or row_ids is None:
             raise MXNetError("KVStore.row_sparse_pull needs `out` (RowSparseNDArrays) and "
                              "`row_ids`")
-        for one_key, arrays in kv_keys.pairs(key, out, "row_sparse_pull"):
+        per_key = row_ids if isinstance(key, (list, tuple)) else [row_ids]
+        for (one_key, arrays), ids in zip(kv_keys.pairs(key, out, "row_sparse_pull"), per_key):
             stored = self._stored_for_pull(one_key)
             if stored.stype != "row_sparse":
                 raise MXNetError(f"KVStore.row_sparse_pull: the value under key {one_key!r} "
                                  f"must be row_sparse (init it with one), got storage type "
                                  f"{stored.stype!r}; use pull")
-            ids = row_ids if isinstance(row_ids, (list, tuple)) else [row_ids] * len(arrays)
+            ids = ids if isinstance(ids, (list, tuple)) else [ids] * len(arrays)
             if len(ids) != len(arrays):
                 raise MXNetError(f"KVStore.row_sparse_pull: {len(arrays)} out arrays but "
                                  f"{len(ids)} row_ids")

@@ -19,7 +19,7 @@ from ..tape import recording
 from ..tape.nodes import OpNode, live_entry
 from .ndarray import NDArray
 
-__all__ = ["invoke", "push_backward", "recorded_copy"]
+__all__ = ["invoke", "invoke_dense", "push_backward", "recorded_copy"]
 
 
 def invoke(op, inputs, out=None, ctx=None):
@@ -28,12 +28,18 @@ def invoke(op, inputs, out=None, ctx=None):
     if _any_sparse(inputs, out):              # storage-type dispatch: sparse_dispatch.py
         from .sparse_dispatch import invoke_sparse
         return invoke_sparse(op, inputs, out, ctx)
+    return invoke_dense(op, inputs, out, ctx)
+
+
+def invoke_dense(op, inputs, out, ctx):
+    """``invoke`` once the storage is settled: every output dense (inputs may be sparse only
+    for an operator that reads sparse values, ``_sparse_to_dense``)."""
     call = op_call(op, len(inputs))
     in_shapes = [x._shape for x in inputs]
     out_shapes = op.output_shapes(in_shapes)
     out_types = op.output_types([_dtype_name(x._dtype) for x in inputs])
     # outputs are of the inputs' frontend class (nd.NDArray or np.ndarray; creation: NDArray)
-    array_class = type(inputs[0]) if inputs else NDArray
+    array_class = type(inputs[0]) if inputs and inputs[0].stype == "default" else NDArray
     outputs = _allocate_outputs(op, out_shapes, out_types, ctx, out, array_class)
     write_vars = [o._chunk.var for o in outputs]
     if call.aux_positions:

@@ -299,8 +299,8 @@ class NDArray:
         """Allocate a gradient buffer (zeros) and mark this array as a variable."""
         from ..autograd import mark_variables
         from .sparse import zeros
-        gradient = zeros(stype or "default", self._shape, ctx=self.context, dtype=self._dtype)
-        if gradient.stype == "default":
+        gradient = zeros(stype or self.stype, self._shape, ctx=self.context, dtype=self._dtype)
+        if gradient.stype == "default" and self.stype == "default":
             gradient = gradient._as_class(type(self))
         mark_variables([self], [gradient], grad_reqs=grad_req)
 

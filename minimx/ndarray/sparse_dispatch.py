@@ -17,7 +17,7 @@ from ..tape import recording
 from . import dispatch
 from .sparse_array import cast_storage, class_of, push_value
 
-__all__ = ["invoke_sparse", "storage_call"]
+__all__ = ["invoke_sparse", "storage_call", "as_dense"]
 
 
 def invoke_sparse(op, inputs, out=None, ctx=None):
@@ -28,7 +28,7 @@ def invoke_sparse(op, inputs, out=None, ctx=None):
         return _push_lazy_update(op, inputs)
     found = None if _recorded(inputs) else storage_kernel(op, stypes, shapes)
     if found is None:
-        dense = [cast_storage(x, "default") if x.stype != "default" else x for x in inputs]
+        dense = [as_dense(x) for x in inputs]
         targets = [out] if out is not None and not isinstance(out, (list, tuple)) else out
         if targets is None or all(t.stype == "default" for t in targets):
             return dispatch.invoke(op, dense, out=out, ctx=ctx)
@@ -64,6 +64,18 @@ def _push_lazy_update(op, inputs):
 def storage_call(op_name, inputs, **params):
     """``invoke_sparse`` of a registered operator by name."""
     return invoke_sparse(get_op(op_name).create(**params), inputs)
+
+
+def as_dense(x):
+    """A dense copy of a sparse input (recorded when it is in a recorded graph, so that the
+    gradient reaches it); a dense input as it is.  Also what a hybridized block's graph,
+    which computes on dense arrays, makes of a sparse input."""
+    if x.stype == "default":
+        return x
+    if recording.is_recording() and x._autograd is not None:
+        return dispatch.invoke_dense(get_op("_sparse_to_dense").create(), [x], None,
+                                     x.context)
+    return cast_storage(x, "default")
 
 
 def _recorded(inputs):

@@ -163,13 +163,31 @@ def lazy_row_update(op, weight, grad, states):
     rows = grad.indices
     if not len(rows):
         return
-    gathered = [state[rows] for state in states]       # copies: forward updates them
-    weight[rows] = op.forward(np, weight[rows], grad.data, *gathered)
-    for state, rows_of_state in zip(states, gathered):
-        state[rows] = rows_of_state
+    (weight, at), *state_places = [_stored_rows(op, value, rows) for value in [weight, *states]]
+    gathered = [state[place] for state, place in state_places]   # copies: forward updates them
+    weight[at] = op.forward(np, weight[at], grad.data, *gathered)
+    for (state, place), rows_of_state in zip(state_places, gathered):
+        state[place] = rows_of_state
+
+
+def _stored_rows(op, value, rows):
+    """``(array, index)``: where rows ``rows`` of a dense array or of a row-sparse value
+    (which must store them, as a row_sparse weight of MXNet's lazy update does) are."""
+    if not isinstance(value, RowSparse):
+        return value, rows
+    at = np.searchsorted(value.indices, rows)
+    if np.any(at >= len(value.indices)) or np.any(value.indices[np.minimum(
+            at, len(value.indices) - 1)] != rows):
+        raise ValueError(f"operator {op.name}: a row_sparse weight or state must store every "
+                         f"row the gradient holds (rows {rows.tolist()})")
+    return value.data, at
 
 
 def is_lazy_update(op, stypes):
-    """An optimizer update with ``lazy_update`` on a row-sparse gradient, all else dense."""
-    return (getattr(op, "lazy_update", False) and len(stypes) > 1 and stypes[1] == "row_sparse"
-            and stypes[0] == "default" and all(s == "default" for s in stypes[2:]))
+    """An optimizer update with ``lazy_update`` on a row-sparse gradient; the weight and
+    states dense or row-sparse.  ``ftrl_update`` has no such flag: MXNet's updates a
+    row_sparse weight lazily (a dense one falls back to the dense step)."""
+    lazy = getattr(op, "lazy_update", False) or (op.name == "ftrl_update"
+                                                 and stypes[0] == "row_sparse")
+    return (lazy and len(stypes) > 1 and stypes[1] == "row_sparse"
+            and all(s in ("default", "row_sparse") for s in stypes))
