@@ -79,23 +79,33 @@ class LibSVMIter(DataIter):
             take = np.concatenate([take, self._rows[:pad]])
             self._start = pad
         self._cursor += self.batch_size
-        self._batch = (take, pad)
-        return True
-
-    def next(self):
-        if not self.iter_next():
-            raise StopIteration
-        take, pad = self._batch
         data = nd.sparse.csr_matrix(_gather_rows(self._data, take))
         if self._label_csr is not None:
             label = nd.sparse.csr_matrix(_gather_rows(self._label_csr, take))
         else:
             label = nd.array(self._labels[take])
+        self._batch = (data, label, take, pad)
+        return True
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        data, label, take, pad = self._batch
         return DataBatch([data], [label], pad=pad, index=np.asarray(take),
                          provide_data=self.provide_data, provide_label=self.provide_label)
 
+    def getdata(self):
+        """The current batch's features (a CSRNDArray)."""
+        return self._batch[0] if self._batch else None
+
+    def getlabel(self):
+        return self._batch[1] if self._batch else None
+
+    def getindex(self):
+        return np.asarray(self._batch[2]) if self._batch else None
+
     def getpad(self):
-        return self._batch[1] if self._batch else 0
+        return self._batch[3] if self._batch else 0
 
 
 def _gather_rows(matrix, rows):

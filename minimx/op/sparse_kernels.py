@@ -41,6 +41,9 @@ def storage_kernel(op, stypes, shapes):
                                                          values[0].dtype)
         if name == "slice" and stypes[0] == "csr":
             return _csr_row_slice(op, shapes[0])
+        if name == "slice_axis" and stypes[0] == "csr" and op.axis == 0:
+            start, stop, _ = slice(op.begin, op.end).indices(shapes[0][0])
+            return "csr", lambda values: csr_rows(values[0], start, stop)
     if name == "take" and stypes == ["csr", "default"] and op.axis == 0 and op.mode != "raise":
         return "csr", lambda values: _csr_take(values[0], values[1], op.mode)
     if name in _SAME_SHAPE_BINARY and len(set(stypes)) == 1 and stypes[0] != "default" \
