@@ -11,7 +11,7 @@ __all__ = [
     "MXNetError", "InvalidShapeError", "InvalidTypeError", "InvalidParameterError",
     "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
     "OperatorIndexError", "OperatorValueError", "operator_failure", "UnknownNameError",
-    "NotRegisteredError", "ParameterMismatchError", "StateError",
+    "NotRegisteredError", "ParameterMismatchError", "StateError", "InvalidStorageTypeError",
     "GradientError", "FileFormatError", "NotImplementedForSymbol", "DTYPE_TO_FLAG",
     "FLAG_TO_DTYPE", "normalize_dtype",
 ]
@@ -42,6 +42,11 @@ class InvalidTypeError(MXNetError, TypeError):
 class InvalidParameterError(MXNetError, ValueError):
     """An unknown, missing or unparsable parameter: of an operator, or a Gluon Parameter
     (something given where a Parameter belongs, a file's parameter no Block has)."""
+
+
+class InvalidStorageTypeError(InvalidParameterError, AssertionError):
+    """A storage type that is not 'default', 'row_sparse' or 'csr': MXNet asserts it for a
+    Gluon Parameter and raises ValueError for an array, so this is both."""
 
 
 # Where MXNet's Python raises a builtin exception, minimx's error for the same mistake is

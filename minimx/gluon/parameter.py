@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 
 from .. import autograd, initializer, ndarray, symbol
-from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, MXNetError
+from ..base import (InvalidParameterError, InvalidShapeError, InvalidStorageTypeError,
+                    InvalidTypeError, MXNetError)
 from ..context import Context, cpu, current_context
 from ..util import is_np_array, is_np_shape
 
@@ -104,7 +105,7 @@ class Parameter:
                  stype="default", grad_stype="default"):
         for what, value in (("stype", stype), ("grad_stype", grad_stype)):
             if value not in _STORAGE_TYPES:
-                raise InvalidParameterError(f"{what} for Parameter '{name}' must be one of "
+                raise InvalidStorageTypeError(f"{what} for Parameter '{name}' must be one of "
                                             f"{_STORAGE_TYPES}, but got {value!r}")
         self.name = name
         self._shape = _as_shape(shape)

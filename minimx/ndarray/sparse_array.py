@@ -12,7 +12,7 @@ import pickle
 import numpy as np
 
 from .. import engine
-from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, MXNetError
+from ..base import InvalidShapeError, InvalidStorageTypeError, InvalidTypeError, MXNetError
 from ..context import Context
 from ..op.sparse_values import INDEX_DTYPE, astype, from_dense, to_dense
 from .ndarray import NDArray
@@ -247,7 +247,7 @@ def class_of(stype):
     try:
         return _CLASSES[stype]
     except KeyError:
-        raise InvalidParameterError(f"unknown storage type {stype!r}; expected one of "
+        raise InvalidStorageTypeError(f"unknown storage type {stype!r}; expected one of "
                          f"{sorted(_CLASSES)}") from None
 
 
