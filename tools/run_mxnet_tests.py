@@ -14,7 +14,7 @@ interpreter to know which tests pass there.  The suite's files need ``scipy`` an
 
 Printed: per file the tests MXNet passes, and of those the ones minimx passes, counted
 apart for tests outside minimx's scope (found in each test's source: C internals such as
-``_LIB`` or ctypes handles, private attributes, sparse storage); then
+``_LIB`` or ctypes handles, private attributes, sparse storage in symbolic graphs); then
 every failure of an in-scope test MXNet passes, grouped by cause (the error's type and
 the start of its message).
 """

@@ -7,8 +7,9 @@ dense operator on dense copies of the inputs (MXNet's "storage fallback").
 
 Only operators that keep zeros zero stay sparse: ``abs``, ``sqrt``, ``x * 2``, ``x == 1``,
 ``x + y`` of two arrays of one storage type; ``exp``, ``x + 1`` or ``x == 0`` would fill every
-zero, so they fall back and give a dense array, as MXNet's do.  Each kernel reuses the dense declaration's ``forward`` on
-the stored entries (``op.forward(np, value.data)``), so no formula is written twice.
+zero, so they fall back and give a dense array, as MXNet's do.  Each kernel reuses the dense
+declaration's ``forward`` on the stored entries (``op.forward(np, value.data)``), so no
+formula is written twice.
 """
 import numpy as np
 
