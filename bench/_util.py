@@ -118,3 +118,19 @@ def print_table(title, header, rows):
     print(f"\n{title}")
     for row in [header, tuple("-" * w for w in widths), *rows]:
         print("  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)))
+
+
+def best_of_rounds(workload, rounds):
+    """Run ``workload`` (program text with ``{lib}`` for the framework's module, printing one
+    JSON object of timings last) on minimx and on MXNet, alternating, ``rounds`` times; the
+    smallest figure per key on each side: ``(minimx's, MXNet's)``, MXNet's empty without it."""
+    import json
+    sides = ({}, {})
+    for _ in range(rounds):
+        outputs = (run_minimx(workload.format(lib="minimx"), "ThreadedEngine"),
+                   run_mxnet(workload.format(lib="mxnet")))
+        for best, output in zip(sides, outputs):
+            figures = json.loads(output.strip().splitlines()[-1]) if output else {}
+            for key, value in figures.items():
+                best[key] = min(best.get(key, float("inf")), value)
+    return sides

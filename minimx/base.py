@@ -11,7 +11,7 @@ __all__ = [
     "MXNetError", "InvalidShapeError", "InvalidTypeError", "InvalidParameterError",
     "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
     "OperatorIndexError", "OperatorValueError", "operator_failure", "UnknownNameError",
-    "NotRegisteredError", "ParameterMismatchError", "StateError",
+    "NotRegisteredError", "ParameterMismatchError", "StateError", "InvalidStorageTypeError",
     "GradientError", "FileFormatError", "NotImplementedForSymbol", "DTYPE_TO_FLAG",
     "FLAG_TO_DTYPE", "normalize_dtype",
 ]
@@ -42,6 +42,11 @@ class InvalidTypeError(MXNetError, TypeError):
 class InvalidParameterError(MXNetError, ValueError):
     """An unknown, missing or unparsable parameter: of an operator, or a Gluon Parameter
     (something given where a Parameter belongs, a file's parameter no Block has)."""
+
+
+class InvalidStorageTypeError(InvalidParameterError, AssertionError):
+    """A storage type that is not 'default', 'row_sparse' or 'csr': MXNet asserts it for a
+    Gluon Parameter and raises ValueError for an array, so this is both."""
 
 
 # Where MXNet's Python raises a builtin exception, minimx's error for the same mistake is
@@ -162,10 +167,12 @@ mx_real_t = np.float32
 
 
 def check_dense(stype, where):
-    """MXNet takes ``stype`` on creation calls; minimx stores every array as ``'default'``."""
+    """A Symbol or an executor takes ``stype``; minimx's graphs are dense (sparse arrays
+    exist imperatively: ``nd.sparse``)."""
     if stype not in (None, "default"):
-        raise MXNetError(f"{where}: storage type {stype!r} is not supported; minimx stores "
-                         f"arrays densely ('default') only")
+        raise MXNetError(f"{where}: storage type {stype!r} is not supported in symbolic "
+                         f"graphs, which are dense ('default') in minimx; sparse arrays are "
+                         f"imperative only (nd.sparse)")
 
 
 def is_attribute_key(key):

@@ -5,6 +5,8 @@ walks the steps with raw backend arrays; in training it keeps what each
 node's ``saves`` asks for, and ``run_backward`` walks the same nodes in
 reverse, calling each declaration's ``backward``.
 """
+from ..op.sparse_values import to_dense
+
 __all__ = ["run_forward", "run_backward"]
 
 
@@ -73,6 +75,8 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monito
             if monitor is not None:
                 _report_gradients(monitor, node, result)
             for key, value in zip(node.inputs, result):
+                if hasattr(value, "toarray"):    # a row_sparse gradient (sparse_grad=True):
+                    value = to_dense(value)      # graphs compute densely
                 if value is not None:
                     grads[key] = value if key not in grads else grads[key] + value
     return grads

@@ -14,6 +14,7 @@ from ..executor.plan import PlanInfo, build_plan
 from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
 from ..ndarray.ndarray import Chunk, NDArray
+from ..ndarray.sparse_dispatch import as_dense
 from ..op.call import own_buffers
 from ..symbol import inference
 from ..symbol.graph import (aux_variables, check_gradients_exist, entries_depending_on,
@@ -95,6 +96,8 @@ class CachedOp:
     def __call__(self, *arrays):
         """Run the graph; returns one NDArray or a list (one per output)."""
         self.calls += 1
+        if any(a.stype != "default" for a in arrays):     # graphs compute on dense arrays
+            arrays = [as_dense(a) for a in arrays]
         is_train = recording.is_training()
         entries = [live_entry(a._autograd) for a in arrays] if recording.is_recording() \
             else None

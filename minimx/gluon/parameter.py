@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 
 from .. import autograd, initializer, ndarray, symbol
-from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, MXNetError
+from ..base import (InvalidParameterError, InvalidShapeError, InvalidStorageTypeError,
+                    InvalidTypeError, MXNetError)
 from ..context import Context, cpu, current_context
 from ..util import is_np_array, is_np_shape
 
@@ -104,7 +105,7 @@ class Parameter:
                  stype="default", grad_stype="default"):
         for what, value in (("stype", stype), ("grad_stype", grad_stype)):
             if value not in _STORAGE_TYPES:
-                raise InvalidParameterError(f"{what} for Parameter '{name}' must be one of "
+                raise InvalidStorageTypeError(f"{what} for Parameter '{name}' must be one of "
                                             f"{_STORAGE_TYPES}, but got {value!r}")
         self.name = name
         self._shape = _as_shape(shape)
@@ -240,6 +241,8 @@ class Parameter:
         self._ctx_list = list(ctx_list)
         self._ctx_map = {ctx: index for index, ctx in enumerate(self._ctx_list)}
         self._data = [data.copyto(ctx) for ctx in self._ctx_list]
+        if self._stype != "default":
+            self._data = [array.tostype(self._stype) for array in self._data]
         if is_np_array():       # made in np mode (npx.set_np, use_np): np arrays, as MXNet's
             self._data = [array.as_np_ndarray() for array in self._data]
         self._init_grad()
@@ -249,8 +252,11 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = [ndarray.zeros(array.shape, dtype=array.dtype, ctx=array.context)
-                      ._as_class(type(array)) for array in self._data]
+        self._grad = [ndarray.sparse.zeros(self._grad_stype, array.shape, dtype=array.dtype,
+                                           ctx=array.context) for array in self._data]
+        if self._grad_stype == "default":
+            self._grad = [grad._as_class(type(array)) for grad, array in zip(self._grad,
+                                                                              self._data)]
         autograd.mark_variables(self._data, self._grad, self.grad_req)
 
     def _load_init(self, data, ctx=None, cast_dtype=False, dtype_source="current"):
@@ -334,11 +340,31 @@ class Parameter:
 
     def data(self, ctx=None):
         """The value on ``ctx`` (default: the only context, else the current one)."""
+        self._check_stype("data", "default")
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
         """The values on all contexts, in initialisation order."""
+        self._check_stype("list_data", "default")
         return self._check_and_get(self._data, list)
+
+    def row_sparse_data(self, row_id):
+        """The rows ``row_id`` of a row_sparse Parameter, on ``row_id``'s context."""
+        self._check_stype("row_sparse_data", "row_sparse")
+        return ndarray.sparse.rows_of(self._check_and_get(self._data, row_id.context), row_id)
+
+    def list_row_sparse_data(self, row_id):
+        """The rows ``row_id`` of a row_sparse Parameter, on every context."""
+        self._check_stype("list_row_sparse_data", "row_sparse")
+        return [ndarray.sparse.rows_of(array, row_id.as_in_context(array.context))
+                for array in self._check_and_get(self._data, list)]
+
+    def _check_stype(self, method, needed):
+        if (self._stype == "default") != (needed == "default"):
+            hint = "row_sparse_data" if needed == "default" else "data"
+            raise RuntimeError(f"Parameter '{self.name}': {method}() is for storage type "
+                               f"{needed!r}, but this Parameter's stype is {self._stype!r}; "
+                               f"use {hint}()")
 
     def _check_has_grad(self):
         if self._data is not None and self._grad is None:
@@ -365,7 +391,7 @@ class Parameter:
 
     def _reduce(self):
         """The mean of the copies, on the CPU (what ``save`` writes)."""
-        arrays = self.list_data()
+        arrays = self._check_and_get(self._data, list)
         if len(arrays) == 1:
             return arrays[0].copyto(cpu())
         return ndarray.add_n(*(array.copyto(cpu()) for array in arrays)) / len(arrays)

@@ -81,7 +81,7 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     if not arrays:
         raise InvalidParameterError("clip_global_norm needs at least one array")
     ctx = arrays[0].context
-    squares = [nd.dot(a.reshape((-1,)), a.reshape((-1,))).as_in_context(ctx) for a in arrays]
+    squares = [_squared_norm(a).as_in_context(ctx) for a in arrays]
     total_norm = nd.sqrt(nd.add_n(*squares))
     if check_isfinite and not np.isfinite(total_norm.asscalar()):
         warnings.warn(UserWarning("nan or inf is detected. Clipping results will be "
@@ -91,6 +91,13 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     for array in arrays:
         array *= scale.as_in_context(array.context)
     return total_norm.asscalar() if check_isfinite else total_norm
+
+
+def _squared_norm(array):
+    if array.stype != "default":                # a sparse array has no flat view
+        array = array.tostype("default")
+    flat = array.reshape((-1,))
+    return nd.dot(flat, flat)
 
 
 def check_sha1(filename, sha1_hash):

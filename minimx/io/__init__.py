@@ -8,7 +8,8 @@ from .prefetch import PrefetchingIter
 from .csv_iter import CSVIter, MNISTIter
 from .image_record_iter import ImageRecordIter, ImageRecordUInt8Iter
 from .image_det_record_iter import ImageDetRecordIter
+from .libsvm import LibSVMIter
 
 __all__ = ["DataBatch", "DataDesc", "DataIter", "ResizeIter", "NDArrayIter", "PrefetchingIter",
            "CSVIter", "MNISTIter", "ImageRecordIter", "ImageRecordUInt8Iter",
-           "ImageDetRecordIter"]
+           "ImageDetRecordIter", "LibSVMIter"]

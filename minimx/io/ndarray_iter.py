@@ -40,6 +40,8 @@ def init_data(data, allow_empty, default_name):
                         f"them or a dict of them, got {type(data).__name__}")
     converted = {}
     for name, value in data.items():
+        if hasattr(value, "tocsr") and not isinstance(value, NDArray):      # scipy.sparse
+            value = nd.sparse.csr_matrix(value)
         if not isinstance(value, NDArray):
             try:
                 value = nd.array(value)
@@ -52,7 +54,9 @@ def init_data(data, allow_empty, default_name):
 
 def take_by_index(data, idx):
     """The ``(name, array)`` list with every array reordered by ``idx``."""
-    return [(name, nd.array(value.asnumpy()[idx], value.context)) for name, value in data]
+    return [(name, nd.sparse.csr_matrix(value.asscipy()[idx], ctx=value.context)
+             if value.stype == "csr" else nd.array(value.asnumpy()[idx], value.context))
+            for name, value in data]
 
 
 class NDArrayIter(DataIter):
@@ -86,6 +90,11 @@ class NDArrayIter(DataIter):
                                         f"{LAST_BATCH_HANDLES}, got {last_batch_handle!r}")
         self.data = init_data(data, allow_empty=False, default_name=data_name)
         self.label = init_data(label, allow_empty=True, default_name=label_name)
+        if last_batch_handle != "discard" and any(value.stype == "csr" for _, value in
+                                                  self.data + self.label):
+            raise NotImplementedError("NDArrayIter: CSR data needs last_batch_handle="
+                                      "'discard' (a padded CSR batch is not supported), as "
+                                      "MXNet's")
         self.layout = layout
         self.idx = np.arange(self.data[0][1].shape[0])
         self.num_data = self.idx.shape[0]

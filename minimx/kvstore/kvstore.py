@@ -15,6 +15,7 @@ import os
 from .. import optimizer as opt
 from ..base import MXNetError
 from ..context import cpu
+from .. import ndarray as nd
 from ..ndarray import add_n
 from . import keys as kv_keys
 from .compression import GradientCompression, parse_compression_params
@@ -110,6 +111,8 @@ class KVStore:
         for one_key, arrays in kv_keys.pairs(key, out, "pull"):
             stored = self._stored_for_pull(one_key)
             for array in arrays:
+                if ignore_sparse and array.stype == "row_sparse":
+                    continue                # as MXNet's: row_sparse_pull fills those
                 _check_shape(one_key, "pull", array.shape, stored.shape)
                 stored.copyto(array)
 
@@ -124,9 +127,29 @@ class KVStore:
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Not available: minimx stores dense arrays only."""
-        raise MXNetError("row_sparse_pull needs row_sparse storage, which minimx does not "
-                         "have (it is dense only); use pull")
+        """Copy only the rows ``row_ids`` of the value under each key into ``out``
+        (RowSparseNDArrays): a worker of a sparse model fetches just the rows its batch
+        touches.  ``row_ids``: per key, one NDArray per ``out`` array (or one for all)."""
+        if out is None or row_ids is None:
+            raise MXNetError("KVStore.row_sparse_pull needs `out` (RowSparseNDArrays) and "
+                             "`row_ids`")
+        per_key = row_ids if isinstance(key, (list, tuple)) else [row_ids]
+        for (one_key, arrays), ids in zip(kv_keys.pairs(key, out, "row_sparse_pull"), per_key):
+            stored = self._stored_for_pull(one_key)
+            if stored.stype != "row_sparse":
+                raise MXNetError(f"KVStore.row_sparse_pull: the value under key {one_key!r} "
+                                 f"must be row_sparse (init it with one), got storage type "
+                                 f"{stored.stype!r}; use pull")
+            ids = ids if isinstance(ids, (list, tuple)) else [ids] * len(arrays)
+            if len(ids) != len(arrays):
+                raise MXNetError(f"KVStore.row_sparse_pull: {len(arrays)} out arrays but "
+                                 f"{len(ids)} row_ids")
+            for array, rows in zip(arrays, ids):
+                if array.stype != "row_sparse":
+                    raise MXNetError(f"KVStore.row_sparse_pull: out must be row_sparse, got "
+                                     f"storage type {array.stype!r} (use pull)")
+                _check_shape(one_key, "row_sparse_pull", array.shape, stored.shape)
+                nd.sparse.rows_of(stored, rows).copyto(array)
 
     # -- optimizer ----------------------------------------------------------------------------
     def set_optimizer(self, optimizer):

@@ -16,6 +16,7 @@ from .arithmetic import (add, divide, equal, greater, greater_equal, lesser, les
                          multiply, negative, not_equal, power, subtract, true_divide)
 from .creation import arange, array, empty, eye, full, ones, ones_like, zeros, zeros_like
 from .ndarray import NDArray
+from .sparse_array import cast_storage
 from .utils import load, load_frombuffer, save
 from .functions import from_numpy, histogram, linspace, moveaxis, onehot_encode, split_v2
 
@@ -25,7 +26,7 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye"
            "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "negative",
            "waitall", "concatenate", "save", "load", "load_frombuffer", "_internal", "op",
            "random", "utils", "contrib", "linalg", "image", "from_numpy", "linspace",
-           "moveaxis", "onehot_encode", "split_v2", "histogram"]
+           "moveaxis", "onehot_encode", "split_v2", "histogram", "sparse", "cast_storage"]
 
 
 def waitall():

@@ -7,9 +7,11 @@ as MXNet writes them in Python.
 """
 import math
 
+import numpy as np
+
 from .ndarray import NDArray
 
-__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian"]
+__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian", "getnnz"]
 
 
 def _check(data, name):
@@ -55,3 +57,17 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None, F=None):
                       dtype="float32")
 
     return sampled, expected(true_classes), expected(sampled)
+
+def getnnz(data, axis=None):
+    """The number of stored entries of a CSRNDArray: all of them (``axis=None``) or per row
+    (``axis=1``), as int64."""
+    from .sparse_array import push_value
+    if getattr(data, "stype", None) != "csr":
+        raise TypeError(f"contrib.getnnz: expected a CSRNDArray, got storage type "
+                        f"{getattr(data, 'stype', type(data).__name__)!r}")
+    if axis not in (None, 1):
+        raise ValueError(f"contrib.getnnz: axis must be None or 1, got {axis}")
+    shape = (1,) if axis is None else (data.shape[0],)
+    target = NDArray._empty(shape, np.int64, data.context)
+    return push_value(lambda v: np.asarray(v.getnnz(axis=axis), np.int64).reshape(shape),
+                      [data], target, "_contrib_getnnz")

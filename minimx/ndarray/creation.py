@@ -22,6 +22,9 @@ def array(source_array, ctx=None, dtype=None):
     The dtype is ``dtype`` if given, else the source's when it is an NDArray,
     else float32 (MXNet's rule, also for numpy input).
     """
+    if getattr(source_array, "stype", "default") != "default" or hasattr(source_array, "tocsr"):
+        from .sparse import array as sparse_array          # a sparse array or scipy matrix
+        return sparse_array(source_array, ctx=ctx, dtype=dtype)
     ctx = ctx or current_context()
     if isinstance(source_array, NDArray):
         dtype = dtype or source_array.dtype

@@ -19,18 +19,27 @@ from ..tape import recording
 from ..tape.nodes import OpNode, live_entry
 from .ndarray import NDArray
 
-__all__ = ["invoke", "push_backward", "recorded_copy"]
+__all__ = ["invoke", "invoke_dense", "push_backward", "recorded_copy"]
 
 
 def invoke(op, inputs, out=None, ctx=None):
     """Run operator instance ``op`` on NDArrays ``inputs``; returns its visible output(s)."""
     ctx = _context_of(op, inputs, ctx)
+    if _any_sparse(inputs, out):              # storage-type dispatch: sparse_dispatch.py
+        from .sparse_dispatch import invoke_sparse
+        return invoke_sparse(op, inputs, out, ctx)
+    return invoke_dense(op, inputs, out, ctx)
+
+
+def invoke_dense(op, inputs, out, ctx):
+    """``invoke`` once the storage is settled: every output dense (inputs may be sparse only
+    for an operator that reads sparse values, ``_sparse_to_dense``)."""
     call = op_call(op, len(inputs))
     in_shapes = [x._shape for x in inputs]
     out_shapes = op.output_shapes(in_shapes)
     out_types = op.output_types([_dtype_name(x._dtype) for x in inputs])
     # outputs are of the inputs' frontend class (nd.NDArray or np.ndarray; creation: NDArray)
-    array_class = type(inputs[0]) if inputs else NDArray
+    array_class = type(inputs[0]) if inputs and inputs[0].stype == "default" else NDArray
     outputs = _allocate_outputs(op, out_shapes, out_types, ctx, out, array_class)
     write_vars = [o._chunk.var for o in outputs]
     if call.aux_positions:
@@ -47,6 +56,15 @@ def invoke(op, inputs, out=None, ctx=None):
                 engine.is_small(out_shapes, work))
     visible = call.num_visible
     return outputs[0] if visible == 1 else outputs[:visible]
+
+
+def _any_sparse(inputs, out):
+    for x in inputs:
+        if x.stype != "default":
+            return True
+    if out is None:
+        return False
+    return any(o.stype != "default" for o in ([out] if isinstance(out, NDArray) else out))
 
 
 _DTYPE_NAMES = {}       # numpy dtype -> name: ``dtype.name`` costs ~2 us, a third of a push
@@ -158,6 +176,14 @@ def recorded_copy(source, target):
     return invoke(get_op("_copy").create(), [source], out=target)
 
 
+def _grad_classes(op, count):
+    stypes = op.input_grad_stypes()
+    if stypes is None:
+        return [NDArray] * count
+    from .sparse_array import class_of
+    return [class_of(stype) for stype in stypes]
+
+
 def push_backward(node, out_grads):
     """Push the gradient step of one recorded call.
 
@@ -167,8 +193,10 @@ def push_backward(node, out_grads):
     ctx = node.ctx
     call = op_call(node.op, len(node.inputs))
     wanted = call.needs([entry is not None for entry in node.inputs])
-    in_grads = [NDArray._empty(shape, dtype, ctx) if need else None
-                for need, shape, dtype in zip(wanted, node.input_shapes, node.input_dtypes)]
+    classes = _grad_classes(node.op, len(node.inputs))
+    in_grads = [array_class._empty(shape, dtype, ctx) if need else None
+                for need, shape, dtype, array_class in zip(wanted, node.input_shapes,
+                                                           node.input_dtypes, classes)]
     saved = node.saved
     xp = backend.get_xp(ctx)
     is_train = recording.is_training()          # the backward pass's mode, as MXNet's

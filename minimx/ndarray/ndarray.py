@@ -21,7 +21,7 @@ from ..tape import recording
 __all__ = ["NDArray", "Chunk", "py_slice"]
 
 py_slice = slice          # MXNet's name for the built-in slice (``nd.slice`` is an operator)
-# MXNet's storage type ids (minimx stores every array as 'default')
+# MXNet's storage type ids
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 _STORAGE_TYPE_ID_TO_STR = {value: key for key, value in _STORAGE_TYPE_STR_TO_ID.items()}
 # What asnumpy() hands back: numpy's own array, or -- while minimx.compat runs MXNet 1.x code
@@ -136,10 +136,7 @@ class NDArray:
 
     ctx = context
 
-    @property
-    def stype(self):
-        """Storage type: minimx stores every array densely."""
-        return "default"
+    stype = "default"      # storage type; CSRNDArray and RowSparseNDArray say 'csr', 'row_sparse'
 
     @property
     def T(self):
@@ -287,9 +284,9 @@ class NDArray:
         return split_v2(self, indices_or_sections, axis=axis, squeeze_axis=squeeze_axis)
 
     def tostype(self, stype):
-        if stype != "default":
-            raise MXNetError(f"storage type {stype!r} is not supported; minimx is dense only")
-        return self
+        """A copy in storage type ``stype`` ('default', 'csr', 'row_sparse')."""
+        from .sparse_array import cast_storage
+        return cast_storage(self, stype)
 
     @property
     def engine_var(self):
@@ -301,8 +298,10 @@ class NDArray:
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a gradient buffer (zeros) and mark this array as a variable."""
         from ..autograd import mark_variables
-        from .creation import zeros
-        gradient = zeros(self._shape, ctx=self.context, dtype=self._dtype)._as_class(type(self))
+        from .sparse import zeros
+        gradient = zeros(stype or self.stype, self._shape, ctx=self.context, dtype=self._dtype)
+        if gradient.stype == "default" and self.stype == "default":
+            gradient = gradient._as_class(type(self))
         mark_variables([self], [gradient], grad_reqs=grad_req)
 
     @property

@@ -7,7 +7,7 @@ point at real code.
 """
 import inspect
 
-from ..base import InvalidParameterError, check_dense, is_attribute_key
+from ..base import InvalidParameterError, is_attribute_key
 from ..op import get_op
 from .dispatch import invoke
 from .ndarray import NDArray
@@ -68,8 +68,9 @@ def call(op_name, *args, out=None, ctx=None, **kwargs):
 
 
 def _call(op_cls, args, kwargs, out, ctx):
+    stype = None
     if kwargs:
-        check_dense(kwargs.pop("stype", None), f"operator {op_cls.name}")
+        stype = kwargs.pop("stype", None)       # the storage type of the result
         # graph attributes (``__layout__``) mean nothing to an imperative call
         kwargs = {key: value for key, value in kwargs.items() if not is_attribute_key(key)}
     given, params = split_arguments(op_cls, args, kwargs)
@@ -78,7 +79,11 @@ def _call(op_cls, args, kwargs, out, ctx):
     if op_cls.variadic and "num_args" in op_cls.params and op.num_args != len(inputs):
         raise InvalidParameterError(
             f"operator {op_cls.name}: num_args={op.num_args}, but {len(inputs)} input(s) given")
-    return invoke(op, inputs, out=out, ctx=ctx)
+    result = invoke(op, inputs, out=out, ctx=ctx)
+    if stype is not None and isinstance(result, NDArray) and result.stype != stype:
+        from .sparse_array import cast_storage
+        result = cast_storage(result, stype)
+    return result
 
 
 def signature_of(op_cls):

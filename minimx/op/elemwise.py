@@ -11,6 +11,7 @@ NDArrays and can be differentiated again.  The families built on it: ``logexp.py
 from ..base import normalize_dtype
 from .params import DType, Param
 from .registry import OpDef, TestHints, register_op
+from .sparse_values import to_dense
 
 
 class Unary(OpDef):
@@ -122,6 +123,19 @@ class Copy(Unary):
 
     def backward(self, xp, out_grad):
         return out_grad
+
+
+@register_op
+class SparseToDense(Copy):
+    """``data`` in dense storage: what a sparse input of a recorded call becomes before the
+    dense operator runs (MXNet's storage fallback), so the gradient flows back to it.  On a
+    dense input it is a copy."""
+    name = "_sparse_to_dense"
+    aliases = ()
+    identity_at_inference = False
+
+    def compute(self, xp, data):
+        return to_dense(data) if hasattr(data, "toarray") else data.copy()
 
 
 @register_op

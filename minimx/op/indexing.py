@@ -14,6 +14,7 @@ import math
 from .common import normalize_axes
 from .params import Choice, DType, Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
+from .sparse_values import RowSparse
 
 
 def _integers(xp, indices):
@@ -291,7 +292,9 @@ class Embedding(OpDef):
     params = {"input_dim": Param(int, doc="vocabulary size (rows of weight)"),
               "output_dim": Param(int, doc="embedding size (columns of weight)"),
               "dtype": Param(DType, default="float32"),
-              "sparse_grad": Param(bool, default=False, doc="ignored: gradients are dense")}
+              "sparse_grad": Param(bool, default=False,
+                                   doc="the weight's gradient is row_sparse: only the rows "
+                                       "looked up")}
     no_grad_inputs = ("data",)
     saves = ("data",)
     test = TestHints(shapes=((2, 3), (5, 4)), params={"input_dim": 5, "output_dim": 4},
@@ -313,8 +316,16 @@ class Embedding(OpDef):
     def forward(self, xp, data, weight):
         return weight[_bound(xp, _integers(xp, data), self.input_dim, "clip")]
 
+    def input_grad_stypes(self):
+        return ("default", "row_sparse" if self.sparse_grad else "default")
+
     def backward(self, xp, out_grad, data):
         rows = _bound(xp, _integers(xp, data), self.input_dim, "clip").ravel()
+        if self.sparse_grad:        # one stored row per distinct id: the rows looked up
+            ids, position = xp.unique(rows, return_inverse=True)
+            stored = xp.zeros((len(ids), self.output_dim), dtype=out_grad.dtype)
+            xp.add.at(stored, position.ravel(), out_grad.reshape(-1, self.output_dim))
+            return None, RowSparse(stored, ids, (self.input_dim, self.output_dim))
         grad = xp.zeros((self.input_dim, self.output_dim), dtype=out_grad.dtype)
         xp.add.at(grad, rows, out_grad.reshape(-1, self.output_dim))
         return None, grad

@@ -16,7 +16,7 @@ from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
 _TRANSPOSE_A = Param(bool, default=False, doc="use the transpose of the first input")
 _TRANSPOSE_B = Param(bool, default=False, doc="use the transpose of the second input")
-_FORWARD_STYPE = Param(Optional(str), default=None, doc="storage type (minimx is dense only)")
+_FORWARD_STYPE = Param(Optional(str), default=None, doc="storage type of the result (nd.sparse.dot converts to it)")
 
 
 def _same_dtype(op, lhs, rhs):

@@ -42,8 +42,8 @@ _PARAMS = {
                           doc="clip the new weight to [-c, c]; negative: no clipping"),
     "wd_lh": _float(default=0.0, doc="decoupled weight decay, applied to the weight"),
     "lazy_update": Param(bool, default=True,
-                         doc="update only rows present in a sparse gradient (arrays are dense "
-                             "in minimx, so it changes nothing)"),
+                         doc="with a row_sparse gradient, update only the rows it holds (of "
+                             "the weight and the states); see sparse_kernels.lazy_row_update"),
 }
 
 

@@ -323,6 +323,11 @@ class OpDef:
         for the node's own name.  ``mx.viz.plot_network`` draws it."""
         return None
 
+    def input_grad_stypes(self):
+        """The storage type of each input's gradient; None: all 'default' (dense).
+        ``Embedding(sparse_grad=True)`` gives its weight a row_sparse gradient."""
+        return None
+
     def forward(self, xp, *arrays):
         raise NotImplementedError(f"operator {self.name} has no forward")
 

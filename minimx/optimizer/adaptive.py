@@ -8,6 +8,7 @@ coordinate and divides the step by its square root, so coordinates with large
 gradients take smaller steps.
 """
 from .. import ndarray as nd
+from ..base import MXNetError
 from .optimizer import Optimizer, register
 
 __all__ = ["AdaGrad", "RMSProp", "AdaDelta"]
@@ -37,6 +38,11 @@ class AdaGrad(Optimizer):
 
     def update(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
+        if grad.stype == "row_sparse" and wd != 0:
+            raise MXNetError(f"adagrad_update: a row_sparse gradient needs wd=0 (MXNet's "
+                             f"sparse AdaGrad has no weight decay), got wd={wd}")
+        # (with wd=0 a row whose gradient is zero does not move: the dense steps below are
+        # the lazy update)
         g = self._rescaled_grad(grad)
         history = state
         history[:] = history + nd.square(g)

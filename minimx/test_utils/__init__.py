@@ -177,11 +177,13 @@ def random_arrays(*shapes):
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
     """A random NDArray (standard normal); ``density`` < 1 sets a fraction of it to 0.
-
-    minimx stores arrays densely only: ``stype`` must be ``'default'``.
-    """
+    A sparse ``stype`` gives ``rand_sparse_ndarray``'s array."""
     if stype != "default":
-        raise MXNetError(f"storage type {stype!r} is not supported; minimx is dense only")
+        from .sparse import rand_sparse_ndarray
+        return rand_sparse_ndarray(shape, stype, density=density, dtype=dtype,
+                                   modifier_func=modifier_func,
+                                   shuffle_csr_indices=shuffle_csr_indices,
+                                   distribution=distribution, ctx=ctx)[0]
     values = np.random.randn(*shape)
     if density is not None:
         values *= np.random.uniform(size=shape) < density
@@ -548,5 +550,5 @@ from .comparisons import *  # noqa: E402,F401,F403
 from .data import *  # noqa: E402,F401,F403
 from .environment import *  # noqa: E402,F401,F403
 from .matrices import *  # noqa: E402,F401,F403
-from .outside_scope import *  # noqa: E402,F401,F403
+from .sparse import *  # noqa: E402,F401,F403
 from .statistics import *  # noqa: E402,F401,F403

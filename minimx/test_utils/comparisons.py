@@ -44,12 +44,15 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
                       rtol=1e-4, atol=1e-5, compare_states=True, ntensors=1):
     """Give both optimizers the same weights and gradients; their states (if
     ``compare_states``) and updated weights must agree.  ``ntensors`` > 1 updates a list
-    of weights at once (the aggregated update path)."""
+    of weights at once (the aggregated update path).  With a sparse ``w_stype`` or
+    ``g_stype``, ``opt2`` gets the sparse arrays and ``opt1`` dense copies of them (a
+    sparse weight is stored whole: density 1), as MXNet's."""
     shapes = shape if ntensors > 1 and isinstance(shape, list) else [shape] * ntensors
-    w1 = [rand_ndarray(s, w_stype, dtype=dtype) for s in shapes]
-    g1 = [rand_ndarray(s, g_stype, dtype=dtype) for s in shapes]
-    w2 = [w.copyto(default_context()) for w in w1]
-    g2 = [g.copyto(default_context()) for g in g1]
+    w2 = [rand_ndarray(s, w_stype, dtype=dtype, density=None if w_stype == "default" else 1)
+          for s in shapes]
+    g2 = [rand_ndarray(s, g_stype, dtype=dtype) for s in shapes]
+    w1 = [w.copyto(default_context()).tostype("default") for w in w2]
+    g1 = [g.copyto(default_context()).tostype("default") for g in g2]
     s1 = [opt1.create_state_multi_precision(i, w) for i, w in enumerate(w1)]
     s2 = [opt2.create_state_multi_precision(i, w) for i, w in enumerate(w2)]
     if compare_states:

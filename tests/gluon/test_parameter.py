@@ -111,6 +111,8 @@ def test_bad_grad_req_and_stype_are_rejected():
         gluon.Parameter("w", grad_req="sometimes")
     with pytest.raises(ValueError, match="stype for Parameter 'w'"):
         gluon.Parameter("w", stype="dense")
+    with pytest.raises(AssertionError, match="grad_stype"):       # MXNet asserts it
+        gluon.Parameter("w", grad_stype="dense")
 
 
 # -- deferred initialisation -------------------------------------------------------------------

@@ -1,0 +1,63 @@
+"""Sparse NDArrays in minimx's own terms: engine pushes on both engines, the dense fallback,
+errors that name what is unsupported, and format checks."""
+import numpy as np
+import pytest
+
+import minimx as mx
+from minimx import nd
+from minimx.base import MXNetError
+
+
+def _csr():
+    return nd.sparse.csr_matrix(([1., 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))
+
+
+def test_sparse_work_is_pushed_to_the_engine(engine):
+    pushed = []
+    handle = mx.engine.subscribe(lambda event: pushed.append(event.name)
+                                 if event.kind == "push" else None)
+    try:
+        a = _csr()
+        product = nd.sparse.dot(a, nd.ones((4, 2)))
+        rows = nd.sparse.dot(a, nd.ones((3, 2)), transpose_a=True)
+        doubled = a * 2
+        product.wait_to_read()
+    finally:
+        mx.engine.unsubscribe(handle)
+    assert "_mul_scalar" in pushed and "dot" in pushed
+    assert rows.stype == "row_sparse" and doubled.stype == "csr"
+    np.testing.assert_allclose(product.asnumpy(), [[3, 3], [0, 0], [3, 3]])
+
+
+def test_fallback_gives_the_dense_result():
+    a = _csr()
+    shifted = a + 1
+    assert shifted.stype == "default"
+    np.testing.assert_allclose(shifted.asnumpy(), a.asnumpy() + 1)
+    np.testing.assert_allclose(nd.exp(a).asnumpy(), np.exp(a.asnumpy()), rtol=1e-6)
+
+
+def test_gradient_reaches_a_sparse_input_through_the_fallback():
+    a = _csr()
+    a.attach_grad()
+    with mx.autograd.record():
+        loss = (nd.exp(a) * 2).sum()
+    loss.backward()
+    assert a.grad.stype == "csr"
+    np.testing.assert_allclose(a.grad.asnumpy(), 2 * np.exp(a.asnumpy()), rtol=1e-6)
+
+
+def test_unsupported_uses_name_the_storage_type():
+    with pytest.raises(MXNetError, match="reshape.*CSRNDArray.*'csr'"):
+        _csr().reshape((4, 3))
+    with pytest.raises(MXNetError, match="sym.sparse.dot.*dense"):
+        mx.sym.sparse.dot
+    with pytest.raises(MXNetError, match="stype_dict.*'csr'.*symbolic graphs"):
+        mx.sym.Variable("x").simple_bind(mx.cpu(), x=(2, 2), stype_dict={"x": "csr"})
+
+
+def test_check_format_finds_a_bad_indptr():
+    bad = nd.sparse.csr_matrix(([7., 8, 9], [0, 2, 1], [0, 5, 2, 3]), shape=(3, 4))
+    with pytest.raises(MXNetError, match="indptr"):
+        bad.check_format()
+    _csr().check_format()
