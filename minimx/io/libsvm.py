@@ -1,6 +1,6 @@
 """LibSVMIter: batches of a LibSVM text file as CSR arrays.
 
-Lesson: 10-data (and 02's sparse storage).  Mirrors ``src/io/iter_libsvm.cc``.
+Lesson: 11-data (and 13-optimizers, sparse gradients).  Mirrors ``src/io/iter_libsvm.cc``.
 
 Each line of a LibSVM file is ``label index:value index:value ...`` with zero-based column
 indices; the features of a batch become one ``CSRNDArray`` (``batch_size`` x

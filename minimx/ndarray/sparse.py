@@ -1,6 +1,6 @@
 """``nd.sparse``: creating CSR and row-sparse arrays, and the operators that keep them sparse.
 
-Lesson: 02-ndarray-and-context (sparse storage).  Mirrors ``python/mxnet/ndarray/sparse.py``.
+Lesson: 13-optimizers (sparse gradients).  Mirrors ``python/mxnet/ndarray/sparse.py``.
 
 ``csr_matrix((data, indices, indptr), shape)`` and ``row_sparse_array((data, indices), shape)``
 build arrays from their parts (or from a dense array, a scipy matrix, another sparse array or

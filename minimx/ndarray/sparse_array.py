@@ -1,6 +1,6 @@
 """CSRNDArray and RowSparseNDArray: NDArrays whose buffer holds a compressed value.
 
-Lesson: 02-ndarray-and-context (sparse storage).  Mirrors ``python/mxnet/ndarray/sparse.py``.
+Lesson: 13-optimizers (sparse gradients).  Mirrors ``python/mxnet/ndarray/sparse.py``.
 
 A sparse array is an NDArray like any other -- a chunk, its engine var, a shape and a dtype --
 but the chunk holds a CSR matrix or a ``RowSparse`` value (``op/sparse_values.py``) instead of

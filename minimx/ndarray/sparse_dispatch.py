@@ -1,6 +1,6 @@
 """Operator calls with sparse inputs: a sparse kernel, or MXNet's dense fallback.
 
-Lesson: 02-ndarray-and-context (sparse storage).  Mirrors ``Imperative::Invoke``'s storage
+Lesson: 13-optimizers (sparse gradients).  Mirrors ``Imperative::Invoke``'s storage
 dispatch (``DispatchMode::kFComputeEx`` vs ``kFComputeFallback``).
 
 ``dispatch.invoke`` sends here every call that reads or writes a sparse array.  When

@@ -1,6 +1,6 @@
 """Storage-type inference and the kernels that compute on sparse values.
 
-Lesson: 02-ndarray-and-context (sparse storage).  Mirrors MXNet's ``FInferStorageType`` and
+Lesson: 13-optimizers (sparse gradients).  Mirrors MXNet's ``FInferStorageType`` and
 ``FComputeEx``: for a call with sparse inputs, ``storage_kernel`` answers which storage the
 outputs get and which kernel computes them -- or ``None``, and the caller falls back to the
 dense operator on dense copies of the inputs (MXNet's "storage fallback").

@@ -1,6 +1,6 @@
 """The values a sparse NDArray's buffer holds: CSR matrices and row-sparse arrays.
 
-Lesson: 02-ndarray-and-context (sparse storage).  Mirrors the storage formats of
+Lesson: 13-optimizers (sparse gradients).  Mirrors the storage formats of
 ``include/mxnet/ndarray.h`` (``kCSRStorage``, ``kRowSparseStorage``).
 
 * ``csr`` (2-D only): ``scipy.sparse.csr_matrix`` -- ``data`` (the non-zeros), ``indices``

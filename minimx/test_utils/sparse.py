@@ -1,6 +1,6 @@
 """MXNet's test_utils for sparse storage: random CSR and row-sparse arrays.
 
-Lesson: 02-ndarray-and-context (sparse storage).  Mirrors the sparse helpers of
+Lesson: 13-optimizers (sparse gradients).  Mirrors the sparse helpers of
 ``python/mxnet/test_utils.py`` (their signatures and what they return).
 """
 import numpy as np
