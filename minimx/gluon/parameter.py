@@ -231,6 +231,8 @@ class Parameter:
         with autograd.pause():
             if data is None:
                 data = ndarray.zeros(self._shape, dtype=self._dtype, ctx=cpu())
+                if is_np_array():       # an initializer of the user's sees an np array
+                    data = data.as_np_ndarray()
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {"__init__": init}), data)
             self._init_impl(data, ctx)

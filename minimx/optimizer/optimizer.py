@@ -19,6 +19,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import UnknownNameError
 from ..registry import Registry
+from ..util import is_np_array
 
 __all__ = ["Optimizer", "register", "create"]
 
@@ -84,6 +85,8 @@ class Optimizer:
         self.clip_gradient = clip_gradient
         self.multi_precision = multi_precision
         self.aggregate_num = 0      # minimx updates one weight at a time
+        # made in NumPy mode (npx.set_np()): the Updater accepts mx.np arrays
+        self.allow_np_array = is_np_array()
         if param_idx2name is None:
             param_idx2name = {}
         if not isinstance(param_idx2name, dict):
