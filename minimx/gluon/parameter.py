@@ -30,6 +30,14 @@ class DeferredInitializationError(MXNetError):
     """A Parameter was read before the first forward pass completed its shape."""
 
 
+def shown_shape(shape):
+    """``shape`` as MXNet prints it: an unknown dimension is 0, or -1 under NumPy's shape
+    semantics (``npx.set_np()``), where 0 is a real size."""
+    if shape is None or not is_np_shape():
+        return shape
+    return tuple(-1 if size == 0 else size for size in shape)
+
+
 def shape_is_known(shape):
     """True when ``shape`` is given and has no unknown (0) dimension.
 
@@ -126,7 +134,7 @@ class Parameter:
         self.grad_req = grad_req
 
     def __repr__(self):
-        return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
+        return f"Parameter {self.name} (shape={shown_shape(self.shape)}, dtype={self.dtype})"
 
     # -- attributes ------------------------------------------------------------------------
     @property
@@ -457,7 +465,7 @@ class Constant(Parameter):
                          init=initializer.Constant(value))
 
     def __repr__(self):
-        return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"
+        return f"Constant {self.name} (shape={shown_shape(self.shape)}, dtype={self.dtype})"
 
     @property
     def grad_req(self):

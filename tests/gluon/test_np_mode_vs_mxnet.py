@@ -117,6 +117,13 @@ CHECKS = {
         out = [[str(r.dtype), r.tolist()] for r in (mask.sum(), mx.np.sum(mask), mask.prod(),
                                                     mx.np.cumsum(mask), mask.mean())]
     """,
+    # an unknown dimension prints as -1 under NumPy's shape semantics (0 is a real size)
+    "deferred_shapes_shown": """
+        mx.npx.set_np()
+        dense = mx.gluon.nn.Dense(4, prefix="d_")
+        conv = mx.gluon.nn.Conv2D(3, 2, prefix="c_")
+        out = [repr(dense), repr(dense.weight), repr(conv), repr(conv.weight)]
+    """,
     "inplace_operators": """
         mx.npx.set_np()
         x = mx.np.array([1.0, 6.0, -7.0])
