@@ -171,3 +171,66 @@ def test_np_mode_as_mxnet(name, mxnet_results):
         import minimx
         minimx.npx.reset_np()
     assert got == mxnet_results[name]
+
+
+# From one start, on the same batches, the book's two ways of training (a from-scratch model
+# on np arrays with in-place SGD, and Gluon layers with a Trainer) follow MXNet's loss curve.
+SAME_START = """
+import json
+import numpy
+mx.npx.set_np()
+np, npx, autograd, gluon = mx.np, mx.npx, mx.autograd, mx.gluon
+rows = numpy.arange(64 * 12, dtype="float32").reshape(64, 12)
+X = np.array(numpy.sin(rows * 0.37))
+y = np.array((numpy.arange(64) * 7) % 5, dtype="int32")
+W1 = np.array(numpy.cos(numpy.arange(12 * 16, dtype="float32").reshape(12, 16)) * 0.3)
+W2 = np.array(numpy.sin(numpy.arange(16 * 5, dtype="float32").reshape(16, 5)) * 0.3)
+b1, b2 = np.zeros(16), np.zeros(5)
+start = [W1.copy(), W2.copy()]
+params = [W1, b1, W2, b2]
+for param in params:
+    param.attach_grad()
+def net(X):
+    H = npx.relu(np.dot(X, W1) + b1)
+    return np.dot(H, W2) + b2
+def cross_entropy(y_hat, y):
+    return -np.log(npx.softmax(y_hat)[np.arange(y_hat.shape[0]), y])
+scratch = []
+for step in range(8):
+    batch = slice(step % 4 * 16, step % 4 * 16 + 16)
+    with autograd.record():
+        loss = cross_entropy(net(X[batch]), y[batch]).mean()
+    loss.backward()
+    for param in params:
+        param -= 0.5 * param.grad
+    scratch.append(float(loss))
+dense = gluon.nn.Sequential()
+dense.add(gluon.nn.Dense(16, activation="relu"), gluon.nn.Dense(5))
+dense.initialize()
+dense(X[:1])
+dense[0].weight.set_data(start[0].T)
+dense[1].weight.set_data(start[1].T)
+trainer = gluon.Trainer(dense.collect_params(), "sgd", {"learning_rate": 0.5})
+loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+concise = []
+for step in range(8):
+    batch = slice(step % 4 * 16, step % 4 * 16 + 16)
+    with autograd.record():
+        loss = loss_fn(dense(X[batch]), y[batch])
+    loss.backward()
+    trainer.step(16)
+    concise.append(float(loss.mean()))
+print(json.dumps([scratch, concise]))
+"""
+
+
+def test_np_training_from_one_start_follows_mxnet(mxnet_python):
+    import numpy
+    expected = on_mxnet(mxnet_python, SAME_START + "\nmx.npx.reset_np()\n")
+    try:
+        got = on_minimx(SAME_START)
+    finally:
+        import minimx
+        minimx.npx.reset_np()
+    numpy.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+    assert got[0][-1] < got[0][0] and got[1][-1] < got[1][0]
