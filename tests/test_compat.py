@@ -241,3 +241,106 @@ def test_the_runner_runs_numpy_1_formatting_on_any_numpy(tmp_path):
         """))
     done = run_python(None, "-m", "minimx.compat", str(script), env={"PYTHONPATH": ROOT})
     assert done.stdout == "epoch 1, loss 0.500000\n"
+
+
+# -- Dive into Deep Learning's English edition (d2l.ai, v1.0.3): its helper module -------------
+D2L_EN_TAG = "v1.0.3"
+D2L_EN_MIRROR = "/work/.mirror/d2l-ai+d2l-en/repo"
+D2L_EN_NEEDS = ("pandas", "requests", "IPython", "matplotlib", "matplotlib_inline")
+
+
+@pytest.fixture
+def d2l_en_path(tmp_path):
+    """A folder holding the book's ``d2l`` package (``d2l/__init__.py``, ``d2l/mxnet.py``) of
+    v1.0.3: from a git mirror of d2l-ai/d2l-en, or a checkout named by ``MINIMX_D2L_EN``;
+    skipped when neither is here or its imports are missing (none of its code is kept)."""
+    missing = [name for name in D2L_EN_NEEDS if importlib.util.find_spec(name) is None]
+    if missing:
+        pytest.skip(f"d2l 1.0.3 imports {', '.join(missing)}, not installed here")
+    checkout = os.environ.get("MINIMX_D2L_EN")
+    if checkout and os.path.exists(os.path.join(checkout, "d2l", "mxnet.py")):
+        return checkout
+    package = tmp_path / "d2l"
+    package.mkdir()
+    for name in ("__init__.py", "mxnet.py"):
+        done = subprocess.run(["git", "-C", D2L_EN_MIRROR, "show", f"{D2L_EN_TAG}:d2l/{name}"],
+                              capture_output=True)
+        if done.returncode != 0:
+            pytest.skip(f"no d2l-en {D2L_EN_TAG} here (set MINIMX_D2L_EN to a checkout)")
+        (package / name).write_bytes(done.stdout)
+    return str(tmp_path)
+
+
+def test_the_d2l_en_helper_module_trains_on_minimx(d2l_en_path):
+    done = run_python("""
+        import minimx
+        minimx.compat.prepare_course_environment()
+        from d2l import mxnet as d2l
+        from mxnet import autograd, gluon, init, np, npx
+        npx.set_np()
+
+        class Spec(d2l.HyperParameters):
+            def __init__(self, a, b=2):
+                self.save_hyperparameters(ignore=["b"])
+        spec = Spec(1)
+        print(spec.a, hasattr(spec, "b"))
+
+        class Linear(d2l.Module):                 # a d2l.Module trained by d2l.Trainer
+            def __init__(self, lr):
+                super().__init__()
+                self.save_hyperparameters()
+                self.net = gluon.nn.Dense(1)
+                self.net.initialize(init.Constant(0.0))
+            def forward(self, X):
+                return self.net(X)
+            def loss(self, y_hat, y):
+                return ((y_hat - y) ** 2 / 2).mean()
+            def configure_optimizers(self):
+                return gluon.Trainer(self.collect_params(), "sgd", {"learning_rate": self.lr})
+        data = d2l.SyntheticRegressionData(w=np.array([2, -3.4]), b=4.2, noise=0.0)
+        model = Linear(lr=0.1)
+        d2l.Trainer(max_epochs=3).fit(model, data)
+        w, b = model.net.weight.data(), model.net.bias.data()
+        print(type(w).__name__, float(np.abs(w.reshape(-1) - data.w).max()) < 1e-2,
+              abs(float(b[0]) - 4.2) < 1e-2)
+
+        class Softmax(d2l.Classifier):            # a d2l.Classifier on a DataModule's loader
+            def __init__(self, lr):
+                super().__init__()
+                self.save_hyperparameters()
+                self.net = gluon.nn.Dense(3)
+                self.net.initialize(init.Normal(0.01))
+            def forward(self, X):
+                return self.net(X)
+        class Blobs(d2l.DataModule):
+            def __init__(self, batch_size=16):
+                super().__init__()
+                self.save_hyperparameters()
+                labels = np.arange(300) % 3
+                centers = np.array([[0.0, 4.0], [4.0, 0.0], [-4.0, -4.0]])
+                self.X = centers[labels] + np.random.normal(0, 0.5, (300, 2))
+                self.y = labels.astype(np.int32)
+            def get_dataloader(self, train):
+                i = slice(0, 240) if train else slice(240, None)
+                return self.get_tensorloader((self.X, self.y), train, i)
+        blobs = Blobs()
+        classifier = Softmax(lr=0.1)
+        d2l.Trainer(max_epochs=3).fit(classifier, blobs)
+        X, y = next(iter(blobs.val_dataloader()))
+        print(type(X).__name__, type(y).__name__, float(classifier.accuracy(classifier(X), y)))
+
+        print(d2l.corr2d(np.arange(9).reshape(3, 3), np.array([[0, 1], [2, 3]])).tolist())
+        print(d2l.try_gpu(), d2l.num_gpus(), d2l.try_all_gpus())
+        print(d2l.masked_softmax(np.ones((2, 2, 4)), np.array([1, 3])).asnumpy().astype("float64").round(3).tolist())
+        """, env={"MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
+            [d2l_en_path, ROOT, os.environ.get("PYTHONPATH", "")])})
+    lines = done.stdout.replace("\x1b[2K", "").split("\n")
+    lines = [line for line in lines if line and not line.startswith("<Figure")]
+    assert lines[0] == "1 False"
+    assert lines[1] == "ndarray True True"
+    kinds, accuracy = lines[2].rsplit(" ", 1)
+    assert kinds == "ndarray ndarray" and float(accuracy) > 0.9
+    assert lines[3] == "[[19.0, 25.0], [37.0, 43.0]]"
+    assert lines[4] == "cpu(0) 0 []"
+    third = [0.333, 0.333, 0.333, 0.0]
+    assert lines[5] == str([[[1.0, 0.0, 0.0, 0.0]] * 2, [third] * 2])

@@ -31,6 +31,14 @@ class DeferredInitializationError(MXNetError):
     """A Parameter was read before the first forward pass completed its shape."""
 
 
+def shown_shape(shape):
+    """``shape`` as MXNet prints it: an unknown dimension is 0, or -1 under NumPy's shape
+    semantics (``npx.set_np()``), where 0 is a real size."""
+    if shape is None or not is_np_shape():
+        return shape
+    return tuple(-1 if size == 0 else size for size in shape)
+
+
 def shape_is_known(shape):
     """True when ``shape`` is given and has no unknown (0) dimension.
 
@@ -127,7 +135,7 @@ class Parameter:
         self.grad_req = grad_req
 
     def __repr__(self):
-        return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
+        return f"Parameter {self.name} (shape={shown_shape(self.shape)}, dtype={self.dtype})"
 
     # -- attributes ------------------------------------------------------------------------
     @property
@@ -232,6 +240,8 @@ class Parameter:
         with autograd.pause():
             if data is None:
                 data = ndarray.zeros(self._shape, dtype=self._dtype, ctx=cpu())
+                if is_np_array():       # an initializer of the user's sees an np array
+                    data = data.as_np_ndarray()
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {"__init__": init}), data)
             self._init_impl(data, ctx)
@@ -481,7 +491,7 @@ class Constant(Parameter):
                          init=initializer.Constant(value))
 
     def __repr__(self):
-        return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"
+        return f"Constant {self.name} (shape={shown_shape(self.shape)}, dtype={self.dtype})"
 
     @property
     def grad_req(self):

@@ -13,6 +13,7 @@ from .. import ndarray as nd
 from ..base import InvalidParameterError, MXNetError
 from ..ndarray import NDArray
 from ..image_codec import decode_array, resize_array
+from ..numpy.mode import in_mode
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "copyMakeBorder", "resize_short",
            "fixed_crop", "random_crop", "center_crop", "color_normalize", "random_size_crop",
@@ -25,9 +26,10 @@ def as_numpy(src):
 
 
 def as_ndarray(array, like=None):
-    """``array`` as an NDArray of its own dtype (on ``like``'s context when given)."""
+    """``array`` as an NDArray of its own dtype (on ``like``'s context when given; an
+    ``np.ndarray`` in NumPy mode)."""
     ctx = like.context if isinstance(like, NDArray) else None
-    return nd.array(array, ctx=ctx, dtype=array.dtype)
+    return in_mode(nd.array(array, ctx=ctx, dtype=array.dtype))
 
 
 def imdecode(buf, flag=1, to_rgb=1, out=None):
@@ -49,7 +51,7 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
     array = decode_array(buf, flag=flag, to_rgb=bool(to_rgb))
     if array.ndim == 2:
         array = array[:, :, None]
-    result = nd.array(array, dtype=np.uint8)
+    result = as_ndarray(array.astype(np.uint8, copy=False))
     if out is not None:
         out[:] = result
         return out

@@ -228,6 +228,8 @@ def clip(a, a_min, a_max, out=None):
 def _split_along(axis, min_ndim, name):
     def function(ary, indices_or_sections):
         ary = operand(ary)
+        if is_symbolic(ary):            # ndim unknown while a graph is built: assume >= 2
+            return split(ary, indices_or_sections, axis=axis)
         if ary.ndim < min_ndim:
             raise ValueError(f"{name} only works on arrays of {min_ndim} or more dimensions")
         return split(ary, indices_or_sections, axis=axis if ary.ndim > 1 else 0)

@@ -19,6 +19,7 @@ import numbers
 
 import numpy as onp
 
+from ..base import InvalidTypeError
 from ..ndarray import NDArray
 from ..ndarray import indexing as nd_indexing
 from ..ndarray.register import call
@@ -34,6 +35,21 @@ def _operator(name, reflected=False):
         from . import ufuncs
         function = getattr(ufuncs, name)
         return function(other, self) if reflected else function(self, other)
+    method.__name__ = name
+    return method
+
+
+def _inplace(name):
+    """``x <op>= y`` on np arrays: the ``np`` function ``name`` written into ``x`` (``out=``),
+    so NumPy's promotion applies (``w *= mask`` multiplies by a bool array)."""
+    def method(self, other):
+        from . import ufuncs
+        if isinstance(other, NDArray) and onp.issubdtype(other.dtype, onp.floating) and \
+                not onp.issubdtype(self.dtype, onp.floating):
+            raise InvalidTypeError(f"np.{name} (in place): a {other.dtype} operand cannot be "
+                                   f"written into a {self.dtype} array (expected the "
+                                   f"array's own type or one that casts to it)")
+        return getattr(ufuncs, name)(self, other, out=self)
     method.__name__ = name
     return method
 
@@ -150,6 +166,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     __rtruediv__ = _operator("true_divide", reflected=True)
     __mod__, __rmod__ = _operator("mod"), _operator("mod", reflected=True)
     __pow__, __rpow__ = _operator("power"), _operator("power", reflected=True)
+    __iadd__, __isub__ = _inplace("add"), _inplace("subtract")
+    __imul__, __itruediv__ = _inplace("multiply"), _inplace("true_divide")
 
     # -- official NumPy functions on np arrays (NEP 18 and NEP 13) ----------------------------
     def __array_function__(self, func, types, args, kwargs):

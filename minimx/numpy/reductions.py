@@ -26,6 +26,8 @@ def _prepared(a, dtype, op_name):
         return a.astype(dtype, copy=False)
     if op_name == "mean" and not onp.issubdtype(a.dtype, onp.floating):
         return a.astype(onp.float32)
+    if op_name in ("sum", "prod", "_np_cumsum") and a.dtype == onp.bool_:
+        return a.astype(onp.int64)          # NumPy counts: the sum of a mask is an int64
     return a
 
 
@@ -94,9 +96,7 @@ def average(a, axis=None, weights=None, returned=False):
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """Running sums along ``axis`` (the flattened array when None): the ``_np_cumsum`` operator."""
-    a = operand(a)
-    if dtype is not None:
-        a = a.astype(dtype)
+    a = _prepared(a, dtype, "_np_cumsum")
     result = call_np("_np_cumsum", a.reshape(-1) if axis is None else a,
                      axis=0 if axis is None else axis)
     return _into(result, out)

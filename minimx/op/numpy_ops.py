@@ -199,6 +199,14 @@ class NumpyDot(OpDef):
             raise self.type_error(f"a and b dtypes differ: {a} vs {b}")
         return a
 
+    def blas_work(self, a, b):
+        """Multiply-adds: every element of ``a`` meets a row of ``b`` (the engine's thread
+        budget reads it; without it a product ran with BLAS's every thread, which on a busy
+        machine made a 256x784x256 ``np.dot`` 10x slower than ``nd.dot``)."""
+        if not a or not b:
+            return 0
+        return int(np.prod(a)) * int(np.prod(b)) // max(a[-1], 1)
+
     def forward(self, xp, a, b):
         return xp.asarray(xp.dot(a, b))
 
@@ -209,9 +217,11 @@ class NumpyDot(OpDef):
             grad_other = out_grad * scalar
             return (grad_scalar, grad_other) if a.ndim == 0 else (grad_other, grad_scalar)
         (a_term, b_term), out_term = _dot_subscripts(a.ndim, b.ndim)
-        out_grad = out_grad.reshape(xp.dot(a, b).shape)
-        return (xp.einsum(f"{out_term},{b_term}->{a_term}", out_grad, b),
-                xp.einsum(f"{out_term},{a_term}->{b_term}", out_grad, a))
+        out_grad = out_grad.reshape(self.infer_shape(a.shape, b.shape))
+        # optimize=True: each contraction becomes one BLAS product (tensordot), not
+        # einsum's own loop (11 ms against 1 ms for a 256x784x256 layer's gradient)
+        return (xp.einsum(f"{out_term},{b_term}->{a_term}", out_grad, b, optimize=True),
+                xp.einsum(f"{out_term},{a_term}->{b_term}", out_grad, a, optimize=True))
 
 
 @register_op

@@ -19,6 +19,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import UnknownNameError
 from ..registry import Registry
+from ..util import is_np_array
 
 __all__ = ["Optimizer", "register", "create"]
 
@@ -85,6 +86,8 @@ class Optimizer:
         self.multi_precision = multi_precision
         # weights per update call from an Updater (0: one at a time; SGD sets it)
         self.aggregate_num = 0
+        # made in NumPy mode (npx.set_np()): the Updater accepts mx.np arrays
+        self.allow_np_array = is_np_array()
         if param_idx2name is None:
             param_idx2name = {}
         if not isinstance(param_idx2name, dict):

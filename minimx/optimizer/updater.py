@@ -10,6 +10,8 @@ weights of one dtype per call, as MXNet's Updater gives them.
 optimizer) as bytes in the pickle-free format of ``state_format.py``.
 """
 from ..ndarray import NDArray
+from ..numpy import ndarray as np_ndarray
+from ..util import is_np_array
 from . import state_format
 from .optimizer import Optimizer
 
@@ -42,6 +44,10 @@ class Updater:
             indices, grads, weights = list(index), list(grad), list(weight)
         else:
             indices, grads, weights = [index], [grad], [weight]
+        allow_np = getattr(self.optimizer, "allow_np_array", None)
+        allow_np = is_np_array() if allow_np is None else allow_np
+        grads = [_as_classic(item, allow_np) for item in grads]
+        weights = [_as_classic(item, allow_np) for item in weights]
         if weights:
             self.optimizer._set_current_context(weights[0].context.device_id)
         indices = [idx.decode("utf-8") if isinstance(idx, bytes) else idx for idx in indices]
@@ -106,3 +112,16 @@ def _aggregated(indices, weights, grads, size):
 def get_updater(optimizer):
     """An ``Updater`` applying ``optimizer`` (what ``KVStore.set_optimizer`` installs)."""
     return Updater(optimizer)
+
+
+def _as_classic(array, allow_np):
+    """An ``mx.np`` array as the ``nd.NDArray`` over its buffer, which the optimizers update
+    in place; refused unless the optimizer was made in NumPy mode (``allow_np_array``), as
+    in MXNet (an optimizer without the attribute, pickled before it existed, asks the mode)."""
+    if not isinstance(array, np_ndarray):
+        return array
+    if not allow_np:
+        raise ValueError("Updater: converting an mx.np.ndarray to mx.nd.NDArray is not "
+                         "allowed (the optimizer was made outside NumPy mode: "
+                         "allow_np_array is False)")
+    return array.as_nd_ndarray()

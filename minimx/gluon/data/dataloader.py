@@ -22,6 +22,7 @@ from ... import ndarray as nd
 from ...base import InvalidParameterError, MXNetError
 from ...context import cpu_pinned
 from ...ndarray import NDArray
+from ...numpy.mode import in_mode
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
@@ -29,7 +30,8 @@ __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
 
 def default_batchify_fn(data):
     """Stack a list of samples into a batch: NDArrays with ``nd.stack``, tuples element by
-    element (giving a list), anything else through ``numpy.asarray``.
+    element (giving a list), anything else through ``numpy.asarray``; ``np.ndarray`` batches
+    in NumPy mode (``npx.set_np()``).
 
     Examples
     --------
@@ -39,11 +41,11 @@ def default_batchify_fn(data):
     ((2, 2), array([0, 1]))
     """
     if isinstance(data[0], NDArray):
-        return nd.stack(*data)
+        return in_mode(nd.stack(*data))
     if isinstance(data[0], tuple):
         return [default_batchify_fn(list(field)) for field in zip(*data)]
     data = np.asarray(data)
-    return nd.array(data, dtype=data.dtype)
+    return in_mode(nd.array(data, dtype=data.dtype))
 
 
 # MXNet stacks into shared memory for worker processes; minimx sends numpy arrays instead.
@@ -240,11 +242,13 @@ class DataLoader:
         return result
 
     def _finish(self, batch):
+        """The batch as the caller gets it (here, in the caller's thread, whose mode counts:
+        a worker thread or process does not share this thread's ``npx.set_np()``)."""
         if not self._thread_pool and self._num_workers > 0:
             batch = _unpack(batch)
         if self._pin_memory:
             batch = _as_in_context(batch, cpu_pinned(self._pin_device_id))
-        return batch
+        return in_mode(batch)
 
 
 class _WorkerIter:

@@ -9,6 +9,7 @@ first call) and computes in ``hybrid_forward`` with one operator named
 from ... import ndarray as nd
 from ..block import Block
 from ..hybrid_block import HybridBlock
+from ..parameter import shown_shape
 from .activations import Activation
 from .sequential import HybridSequential, Sequential
 
@@ -66,7 +67,7 @@ class Dense(HybridBlock):
         return out if self.act is None else self.act(out)
 
     def __repr__(self):
-        out_units, in_units = self.weight.shape
+        out_units, in_units = shown_shape(self.weight.shape)
         return (f"{type(self).__name__}({in_units or None} -> {out_units}, "
                 f"{self.act if self.act else 'linear'})")
 

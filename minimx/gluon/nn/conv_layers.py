@@ -10,6 +10,7 @@ convolutions the channel-first ones.
 from numbers import Number
 
 from ..hybrid_block import HybridBlock
+from ..parameter import shown_shape
 from .activations import Activation
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
@@ -101,7 +102,7 @@ class _Conv(HybridBlock):
             text += ", bias=False"
         if self.act:
             text += f", {self.act}"
-        shape = self.weight.shape
+        shape = shown_shape(self.weight.shape)
         # As in MXNet: weight axis 1 -> axis 0, so a transposed layer reads "out -> in".
         return f"{type(self).__name__}({shape[1] or None} -> {shape[0]}, {text})"
 

@@ -17,6 +17,8 @@ import numpy as np
 from .... import image, recordio
 from ....archive import extract_tar
 from .... import ndarray as nd
+from ....numpy.mode import in_mode
+from ....util import is_np_array
 from ..dataset import Dataset, RecordFileDataset
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageRecordDataset", "ImageFolderDataset"]
@@ -94,8 +96,7 @@ class MNIST(_LocalDataset):
         with _open_maybe_gzip(data_file) as handle:
             struct.unpack(">IIII", handle.read(16))
             data = np.frombuffer(handle.read(), dtype=np.uint8).reshape(len(label), 28, 28, 1)
-        self._data = nd.array(data, dtype=data.dtype)
-        self._label = label
+        self._data, self._label = _arrays_of_mode(data, label)
 
 
 class FashionMNIST(MNIST):
@@ -149,8 +150,7 @@ class CIFAR10(_LocalDataset):
             self._unpack_archive(names[0])
         data, label = zip(*(self._read_batch(self._batch_path(name)) for name in names))
         data, label = np.concatenate(data), np.concatenate(label)
-        self._data = nd.array(data, dtype=data.dtype)
-        self._label = label
+        self._data, self._label = _arrays_of_mode(data, label)
 
     def _unpack_archive(self, first_missing):
         archive = os.path.join(self._root, self._archive)
@@ -258,3 +258,12 @@ class ImageFolderDataset(Dataset):
 
     def __len__(self):
         return len(self.items)
+
+
+def _arrays_of_mode(data, label):
+    """The images as an NDArray and the labels as numpy, or both as ``np.ndarray`` in
+    NumPy mode (``npx.set_np()``), as MXNet's datasets keep them."""
+    if is_np_array():
+        return in_mode(nd.array(data, dtype=data.dtype)), in_mode(nd.array(label,
+                                                                            dtype=label.dtype))
+    return nd.array(data, dtype=data.dtype), label

@@ -211,7 +211,7 @@ class _ColorTransform(Block):
         if np.issubdtype(values.dtype, np.integer):
             info = np.iinfo(values.dtype)
             out = np.clip(np.rint(out), info.min, info.max)
-        return nd.array(out.astype(values.dtype), ctx=x.context, dtype=values.dtype)
+        return image.image.as_ndarray(out.astype(values.dtype), like=x)
 
     def adjust(self, pixels):
         raise NotImplementedError
