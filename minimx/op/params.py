@@ -10,8 +10,8 @@ import numpy as np
 
 from ..base import InvalidParameterError, normalize_dtype
 
-__all__ = ["Param", "REQUIRED", "Shape", "Axis", "DType", "FloatTuple", "Float32", "Choice",
-           "Optional"]
+__all__ = ["Param", "REQUIRED", "Shape", "Axis", "DType", "FloatTuple", "Float32",
+           "Float32Tuple", "Choice", "Optional"]
 
 REQUIRED = object()
 _NONE_STRINGS = {"None", "none", ""}
@@ -145,6 +145,15 @@ def Float32(value):
 
 
 Float32.type_name = "a float"
+
+
+def Float32Tuple(value):
+    """A tuple of floats each kept to 32 bits, as MXNet's ``Tuple<float>`` fields keep them
+    (the learning rates ``lrs`` of ``multi_sgd_update``)."""
+    return tuple(Float32(item) for item in FloatTuple(value))
+
+
+Float32Tuple.type_name = "a tuple of floats"
 
 
 def Choice(*choices):

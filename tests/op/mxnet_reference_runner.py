@@ -36,8 +36,21 @@ PREFIX_MODULES = {"_random_": "random", "_linalg_": "linalg", "_contrib_": "cont
                   "_image_": "image", "_sparse_": "sparse"}
 
 
+# MXNet's multi-weight AdamW updates infer their outputs only from ``out=``; their inputs
+# come in groups of this many, then one rescale_grad.  A copy of each weight is passed.
+ADAMW_GROUPS = {"_multi_adamw_update": 4, "_multi_mp_adamw_update": 5}
+
+
+def _out_from_weights(function, stride):
+    def call(*inputs, **params):
+        return function(*inputs, out=[weight.copy() for weight in inputs[:-1:stride]], **params)
+    return call
+
+
 def resolve(name):
     """MXNet's generated function for operator ``name``, or None."""
+    if name in ADAMW_GROUPS:
+        return _out_from_weights(getattr(mx.nd._internal, name), ADAMW_GROUPS[name])
     namespaces = [mx.nd._internal, mx.nd.op] if name.startswith("_") else [mx.nd.op,
                                                                              mx.nd._internal]
     for namespace in namespaces:

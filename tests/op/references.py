@@ -12,6 +12,7 @@ import math
 import numpy as np
 from optimizer_references import OUTPUT_REFERENCES
 from detection_references import DETECTION_REFERENCES
+from adamw_references import ADAMW_REFERENCES
 
 
 # -- dense layer and activations ---------------------------------------------------------------
@@ -610,3 +611,4 @@ REFERENCES = {
 }
 REFERENCES.update(OUTPUT_REFERENCES)
 REFERENCES.update(DETECTION_REFERENCES)
+REFERENCES.update(ADAMW_REFERENCES)
