@@ -224,12 +224,14 @@ class NDArray:
             yield self[index]
 
     def __getstate__(self):
-        return {"value": self.asnumpy(), "ctx": (self.context.device_type, self.context.device_id)}
+        """MXNet's pickled state: ``{'handle': bytearray}``, the array as ``nd.save`` writes
+        one record (so an NDArray pickled by MXNet unpickles here, and the reverse)."""
+        from .utils import encode_one
+        return {"handle": bytearray(encode_one(self))}
 
     def __setstate__(self, state):
-        from . import creation
-        value = creation.array(state["value"], ctx=Context(*state["ctx"]),
-                               dtype=state["value"].dtype)
+        from .utils import decode_one
+        value = decode_one(state["handle"])
         self.__init__(value._chunk, value._shape, value._dtype)
 
     # -- devices and copies -----------------------------------------------------------------
