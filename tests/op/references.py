@@ -596,6 +596,7 @@ REFERENCES = {
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
     "BatchNorm": batch_norm, "_contrib_SyncBatchNorm": sync_batch_norm,
+    "BatchNorm_v1": sync_batch_norm,
     "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
     "GroupNorm": group_norm,
     "L2Normalization": l2_normalization, "LRN": lrn,
