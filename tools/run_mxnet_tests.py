@@ -42,8 +42,8 @@ IN_SCOPE = ["test_ndarray", "test_autograd", "test_symbol", "test_executor", "te
             "test_numpy_ndarray", "test_numpy_op", "test_numpy_interoperability",
             "test_numpy_gluon", "test_gluon_contrib", "test_gluon_estimator",
             "test_contrib_svrg_module", "test_contrib_svrg_optimizer", "test_contrib_io",
-            "test_contrib_text", "test_sparse_ndarray",
-            "test_sparse_operator"]
+            "test_contrib_text", "test_sparse_ndarray", "test_sparse_operator", "test_dlpack",
+            "test_contrib_operator", "test_contrib_optimizer"]
 # what in a test's source puts it outside minimx's scope
 OUT_OF_SCOPE = [
     ("C internals", re.compile(r"\b_LIB\b|\bctypes\b|\.handle\b|check_call\(|c_str\(")),

@@ -316,8 +316,14 @@ class Executor:
         return type(self._symbol)(entries)
 
     def debug_str(self):
-        """The symbol's graph, then the plan report of the inference plan."""
-        return self._symbol.debug_str() + "\n--------\n" + str(self.plan_report())
+        """The symbol's graph, the plan report of the inference plan, and MXNet's closing
+        line: the memory its plan allocates for the intermediate results, in whole MB
+        (the training plan's when some gradient is wanted, as MXNet plans one graph)."""
+        training = self.grad_arrays is not None and any(req != "null"
+                                                        for req in self._grad_reqs)
+        allocated = self.plan_report(is_train=training).memory_planned
+        return (self._symbol.debug_str() + "\n--------\n" + str(self.plan_report())
+                + f"\nTotal {allocated >> 20} MB allocated\n")
 
 
 

@@ -180,6 +180,17 @@ class Block:
                 params[name]._load_init(value, ctx, cast_dtype=cast_dtype,
                                         dtype_source=dtype_source)
 
+    def save(self, prefix):
+        """Write the structure (``<prefix>-model.json``, with traced graphs of hybridized
+        blocks) and the parameters (``<prefix>-model.params``); see ``model_file.py``."""
+        from .model_file import save_model
+        save_model(self, prefix)
+
+    def load(self, prefix):
+        """Load what ``save`` wrote into this block, built as it was when saved."""
+        from .model_file import load_model
+        load_model(self, prefix)
+
     def save_params(self, filename):
         """Deprecated MXNet name: writes the parameters by their full names, less this
         Block's prefix (the format before ``save_parameters``; ``load_params`` and

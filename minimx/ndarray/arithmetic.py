@@ -127,8 +127,8 @@ logical_xor = _comparison("broadcast_logical_xor", "_logical_xor_scalar", "_logi
                           lambda a, b: bool(a) != bool(b), "Logical xor as 1/0.")
 
 
-def negative(data):
-    """``-data``."""
+def negative(data, **kwargs):
+    """``-data`` (other keywords are ignored, as by MXNet's operator without parameters)."""
     return dispatch.invoke(get_op("negative").create(), [data])
 
 

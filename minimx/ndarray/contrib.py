@@ -11,7 +11,8 @@ import numpy as np
 
 from .ndarray import NDArray
 
-__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian", "getnnz"]
+__all__ = ["isinf", "isfinite", "isnan", "rand_zipfian", "getnnz", "adamw_update",
+           "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"]
 
 
 def _check(data, name):
@@ -58,6 +59,7 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None, F=None):
 
     return sampled, expected(true_classes), expected(sampled)
 
+
 def getnnz(data, axis=None):
     """The number of stored entries of a CSRNDArray: all of them (``axis=None``) or per row
     (``axis=1``), as int64."""
@@ -71,3 +73,51 @@ def getnnz(data, axis=None):
     target = NDArray._empty(shape, np.int64, data.context)
     return push_value(lambda v: np.asarray(v.getnnz(axis=axis), np.int64).reshape(shape),
                       [data], target, "_contrib_getnnz")
+
+
+# -- AdamW: the operators take rescale_grad as a one-element array (op/adamw_updates.py) ------
+# (imperative only: MXNet 1.9.1 cannot compose these operators into a Symbol)
+def _adamw_call(operator, arrays, rescale_grad, **kwargs):
+    from .. import ndarray
+    like = arrays[0]
+    if isinstance(rescale_grad, NDArray):
+        rescale = rescale_grad.as_in_context(like.context)
+    else:
+        rescale = ndarray.full(shape=(1,), val=rescale_grad, ctx=like.context)
+    return getattr(ndarray._internal, operator)(*arrays, rescale, **kwargs)
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr, eta, beta1=0.9, beta2=0.999,
+                 epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None, **kwargs):
+    """AdamW step of ``weight`` (``mean``, ``var`` updated in place); ``rescale_grad`` a
+    number or a one-element array -- NaN, an infinity or 0 skips the update."""
+    return _adamw_call("_adamw_update", (weight, grad, mean, var), rescale_grad, lr=lr,
+                       eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                       clip_gradient=clip_gradient, out=out, name=name, **kwargs)
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr, eta, beta1=0.9,
+                    beta2=0.999, epsilon=1e-8, wd=0, clip_gradient=-1, out=None, name=None,
+                    **kwargs):
+    """``adamw_update`` of a float16 ``weight`` through its float32 copy ``weight32``."""
+    return _adamw_call("_mp_adamw_update", (weight, grad, mean, var, weight32), rescale_grad,
+                       lr=lr, eta=eta, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd,
+                       clip_gradient=clip_gradient, out=out, name=name, **kwargs)
+
+
+def multi_adamw_update(weights, grads, mean, var, rescale_grad, lrs, wds, etas, out=None,
+                       name=None, size=0, **kwargs):
+    """``adamw_update`` of every weight of the lists in one call (one push)."""
+    arrays = [a for group in zip(weights, grads, mean, var) for a in group]
+    return _adamw_call("_multi_adamw_update", arrays, rescale_grad, out=out,
+                       num_weights=size or len(weights), lrs=lrs, wds=wds, etas=etas,
+                       name=name, **kwargs)
+
+
+def multi_mp_adamw_update(weights, grads, mean, var, weights32, rescale_grad, lrs, wds, etas,
+                          out=None, name=None, size=0, **kwargs):
+    """``mp_adamw_update`` of every weight of the lists in one call (one push)."""
+    arrays = [a for group in zip(weights, grads, mean, var, weights32) for a in group]
+    return _adamw_call("_multi_mp_adamw_update", arrays, rescale_grad, out=out,
+                       num_weights=size or len(weights), lrs=lrs, wds=wds, etas=etas,
+                       name=name, **kwargs)

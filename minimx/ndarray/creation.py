@@ -101,11 +101,13 @@ def eye(N, M=0, k=0, ctx=None, dtype=None):
     return call("_eye", N=N, M=M, k=k, dtype=normalize_dtype(dtype).name, ctx=ctx)
 
 
-def zeros_like(data, out=None, name=None):
-    """Zeros shaped like ``data`` (``name`` is accepted, as MXNet's is, and unused)."""
+def zeros_like(data, out=None, name=None, **kwargs):
+    """Zeros shaped like ``data`` (``name`` and other keywords are accepted, as MXNet's
+    operator without parameters accepts them, and unused)."""
     return call("zeros_like", data, out=out)
 
 
-def ones_like(data, out=None, name=None):
-    """Ones shaped like ``data`` (``name`` is accepted, as MXNet's is, and unused)."""
+def ones_like(data, out=None, name=None, **kwargs):
+    """Ones shaped like ``data`` (``name`` and other keywords are accepted, as MXNet's
+    operator without parameters accepts them, and unused)."""
     return call("ones_like", data, out=out)

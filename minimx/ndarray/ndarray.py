@@ -40,15 +40,19 @@ class Chunk:
     """One buffer on one device and the engine var that guards it.
 
     Invariant: ``data`` is C-contiguous and owned by this chunk alone, so
-    writing into it in place never changes another chunk.
+    writing into it in place never changes another chunk -- except a ``pinned``
+    chunk, whose memory is shared with another library through DLPack on purpose.
     """
 
-    __slots__ = ("data", "var", "ctx")
+    __slots__ = ("data", "var", "ctx", "pinned")
 
-    def __init__(self, ctx, data=None):
+    def __init__(self, ctx, data=None, pinned=False):
         self.data = data
         self.var = engine.new_var()
         self.ctx = ctx
+        # shared with another library through DLPack: results are written into ``data``
+        # instead of replacing it, so both sides keep seeing one memory
+        self.pinned = pinned
 
 
 class NDArray:
@@ -101,6 +105,9 @@ class NDArray:
             return
         if value.shape != self._shape:
             value = value.reshape(self._shape)
+        if chunk.pinned:
+            chunk.data[...] = value
+            return
         if value.base is not None or not value.flags.c_contiguous:
             value = value.copy()
         chunk.data = value
@@ -162,6 +169,16 @@ class NDArray:
         """Block until the value is computed; raise the error of the op that failed to."""
         engine.wait_for_var(self._chunk.var)
 
+    def to_dlpack_for_read(self):
+        """A DLPack capsule over this buffer once its writes are done (``nd.to_dlpack_for_read``)."""
+        from .dlpack import to_dlpack_for_read
+        return to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        """A DLPack capsule over this buffer once its reads and writes are done."""
+        from .dlpack import to_dlpack_for_write
+        return to_dlpack_for_write(self)
+
     def asnumpy(self):
         """A numpy copy of the value (waits for it)."""
         self.wait_to_read()
@@ -204,12 +221,14 @@ class NDArray:
             yield self[index]
 
     def __getstate__(self):
-        return {"value": self.asnumpy(), "ctx": (self.context.device_type, self.context.device_id)}
+        """MXNet's pickled state: ``{'handle': bytearray}``, the array as ``nd.save`` writes
+        one record (so an NDArray pickled by MXNet unpickles here, and the reverse)."""
+        from .utils import encode_one
+        return {"handle": bytearray(encode_one(self))}
 
     def __setstate__(self, state):
-        from . import creation
-        value = creation.array(state["value"], ctx=Context(*state["ctx"]),
-                               dtype=state["value"].dtype)
+        from .utils import decode_one
+        value = decode_one(state["handle"])
         self.__init__(value._chunk, value._shape, value._dtype)
 
     # -- devices and copies -----------------------------------------------------------------

@@ -20,12 +20,14 @@ __all__ = ["uniform", "normal", "randn", "randint", "exponential", "gamma", "poi
            "negative_binomial_like", "generalized_negative_binomial_like"]
 
 
-def _sample(name, params, shape, dtype, ctx, out):
-    """Call ``_random_<name>`` (numbers) or ``_sample_<name>`` (NDArrays) with ``params``."""
+def _sample(name, params, shape, dtype, ctx, out, **kwargs):
+    """Call ``_random_<name>`` (numbers) or ``_sample_<name>`` (NDArrays) with ``params``;
+    other keywords go to the operator, which refuses unknown ones, as MXNet's does."""
+    kwargs.pop("name", None)
     values = list(params.values())
     if all(isinstance(value, NDArray) for value in values):
         shape = () if shape is None else shape
-        return call(f"_sample_{name}", *values, shape=shape, dtype=dtype, out=out)
+        return call(f"_sample_{name}", *values, shape=shape, dtype=dtype, out=out, **kwargs)
     if all(isinstance(value, numbers.Number) for value in values):
         if shape is None or shape == ():
             shape = out.shape if out is not None else (1,)
@@ -33,7 +35,8 @@ def _sample(name, params, shape, dtype, ctx, out):
             dtype = out.dtype
         if ctx is None and out is not None:
             ctx = out.context           # samples land where out lives, whatever `with ctx:` says
-        return call(f"_random_{name}", shape=shape, dtype=dtype, ctx=ctx, out=out, **params)
+        return call(f"_random_{name}", shape=shape, dtype=dtype, ctx=ctx, out=out, **params,
+                    **kwargs)
     kinds = ", ".join(f"{key}: {type(value).__name__}" for key, value in params.items())
     raise InvalidParameterError(
         f"random.{name}: the distribution parameters must be all numbers or all NDArrays, "
@@ -58,12 +61,12 @@ def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs)
     >>> nd.random.uniform(-1, 1, shape=(2, 3)).shape
     (2, 3)
     """
-    return _sample("uniform", {"low": low, "high": high}, shape, dtype, ctx, out)
+    return _sample("uniform", {"low": low, "high": high}, shape, dtype, ctx, out, **kwargs)
 
 
 def normal(loc=0, scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     """Samples of the normal distribution with mean ``loc`` and deviation ``scale``."""
-    return _sample("normal", {"loc": loc, "scale": scale}, shape, dtype, ctx, out)
+    return _sample("normal", {"loc": loc, "scale": scale}, shape, dtype, ctx, out, **kwargs)
 
 
 def randn(*shape, **kwargs):
@@ -71,39 +74,39 @@ def randn(*shape, **kwargs):
     loc = kwargs.pop("loc", 0)
     scale = kwargs.pop("scale", 1)
     return normal(loc, scale, shape or None, kwargs.pop("dtype", None), kwargs.pop("ctx", None),
-                  kwargs.pop("out", None))
+                  kwargs.pop("out", None), **kwargs)
 
 
 def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     """Integers drawn uniformly from ``[low, high)`` (int32 by default)."""
-    return _sample("randint", {"low": low, "high": high}, shape, dtype, ctx, out)
+    return _sample("randint", {"low": low, "high": high}, shape, dtype, ctx, out, **kwargs)
 
 
 def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     """Samples of the exponential distribution with mean ``scale`` (rate ``1 / scale``)."""
-    return _sample("exponential", {"lam": 1.0 / scale}, shape, dtype, ctx, out)
+    return _sample("exponential", {"lam": 1.0 / scale}, shape, dtype, ctx, out, **kwargs)
 
 
 def gamma(alpha=1, beta=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     """Samples of the gamma distribution with shape ``alpha`` and scale ``beta``."""
-    return _sample("gamma", {"alpha": alpha, "beta": beta}, shape, dtype, ctx, out)
+    return _sample("gamma", {"alpha": alpha, "beta": beta}, shape, dtype, ctx, out, **kwargs)
 
 
 def poisson(lam=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     """Samples of the Poisson distribution with rate ``lam`` (stored as floats)."""
-    return _sample("poisson", {"lam": lam}, shape, dtype, ctx, out)
+    return _sample("poisson", {"lam": lam}, shape, dtype, ctx, out, **kwargs)
 
 
 def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     """Failures before the ``k``-th success, each trial succeeding with probability ``p``."""
-    return _sample("negative_binomial", {"k": k, "p": p}, shape, dtype, ctx, out)
+    return _sample("negative_binomial", {"k": k, "p": p}, shape, dtype, ctx, out, **kwargs)
 
 
 def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None, ctx=None, out=None,
                                   **kwargs):
     """Counts with mean ``mu`` and variance ``mu + alpha * mu**2``."""
     return _sample("generalized_negative_binomial", {"mu": mu, "alpha": alpha}, shape, dtype,
-                   ctx, out)
+                   ctx, out, **kwargs)
 
 
 def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):

@@ -98,6 +98,21 @@ def encode(arrays, names=()):
     return b"".join(parts)
 
 
+def encode_one(data):
+    """The bytes of one NDArray as MXNet's ``MXNDArraySaveRawBytes`` writes them (its
+    pickled state): the record of one array in a saved file, without the file's header."""
+    return _encode_array(data.asnumpy(), data.context, V3_MAGIC if is_np_shape() else V2_MAGIC)
+
+
+def decode_one(content):
+    """The NDArray of ``encode_one``'s bytes (MXNet's ``MXNDArrayLoadFromRawBytes``)."""
+    reader = _Reader(bytes(content), "<pickled NDArray>")
+    value = _read_array(reader, 0)
+    if reader.offset != len(reader.content):
+        raise reader.error(f"{len(reader.content) - reader.offset} bytes left after the array")
+    return value
+
+
 def _encode_array(value, ctx, magic):
     header = struct.pack("<IiI", magic, 0, value.ndim)
     shape = struct.pack(f"<{value.ndim}q", *value.shape)

@@ -14,8 +14,8 @@ from . import deformable_conv  # noqa: F401
 from . import attention, correlation, pdf, im2col  # noqa: F401
 from . import output, rnn, sequence  # noqa: F401
 from . import random  # noqa: F401
-from . import ctc, detection, roi  # noqa: F401
-from . import optimizer_updates  # noqa: F401
+from . import ctc, detection, box_coding, roi  # noqa: F401
+from . import optimizer_updates, adamw_updates  # noqa: F401
 from . import numpy_ops  # noqa: F401
 from .registry import OPS, OpDef, Param, TestHints, get_op, list_ops, register_op
 

@@ -149,6 +149,23 @@ class BlockGrad(Copy):
 
 
 @register_op
+class GradientMultiplier(Copy):
+    """The input unchanged; the gradient flowing back is multiplied by ``scalar``
+    (``nd.contrib.gradientmultiplier``: a negative ``scalar`` reverses it, as in
+    domain-adversarial training)."""
+    name = "_contrib_gradientmultiplier"
+    aliases = ()
+    params = {"scalar": Param(float, default=1.0, doc="the factor of the gradient"),
+              "is_int": Param(bool, default=True,
+                              doc="MXNet's flag of an integer scalar; the factor is used as "
+                                  "given either way")}
+    test = TestHints(params={"scalar": -0.5}, grad=False, reference=lambda np, x, **_: x)
+
+    def backward(self, xp, out_grad):
+        return out_grad * out_grad.dtype.type(self.scalar)
+
+
+@register_op
 class Cast(Unary):
     """``data`` converted to ``dtype`` (what ``NDArray.astype`` calls)."""
     name = "Cast"

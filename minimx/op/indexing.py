@@ -506,6 +506,7 @@ class ChooseElement0Index(OpDef):
     """``out[i] = lhs[i, rhs[i]]`` for a matrix ``lhs`` (MXNet's older ``pick``)."""
     name = "choose_element_0index"
     inputs = ("lhs", "rhs")
+    refuses_unknown_params = True     # MXNet's is pick's alias, with pick's parameters
     no_grad_inputs = ("rhs",)
     saves = ("rhs", "lhs_shape")
     test = TestHints(shapes=((3, 4), (3,)), integer_inputs={"rhs": 4},

@@ -181,8 +181,39 @@ class BatchNorm(OpDef):
         return grad_data.reshape(data.shape), grad_gamma, sum_g, None, None
 
 
+class VarianceOutputBatchNorm(BatchNorm):
+    """BatchNorm whose third output is the batch variance itself (BatchNorm's is
+    ``1 / sqrt(var + eps)``), with the channels on axis 1: the older and the synchronised
+    operators."""
+    axis = 1
+
+    def _hidden_var(self, var, invstd):
+        return var
+
+    def backward(self, xp, out_grad, *unused, data, gamma, mean, var, moving_mean, moving_var,
+                 is_train=False):
+        invstd = 1 / xp.sqrt(var + self.eps)
+        return super().backward(xp, out_grad, *unused, data=data, gamma=gamma, mean=mean,
+                                var=invstd.astype(var.dtype), moving_mean=moving_mean,
+                                moving_var=moving_var, is_train=is_train)
+
+
+_V1_PARAMS = {key: value for key, value in BatchNorm.params.items()
+              if key in ("eps", "momentum", "fix_gamma", "use_global_stats", "output_mean_var")}
+
+
 @register_op
-class SyncBatchNorm(BatchNorm):
+class BatchNormV1(VarianceOutputBatchNorm):
+    """``BatchNorm_v1``: MXNet's first BatchNorm, kept for old programs -- channels on axis
+    1, no ``axis`` parameter, and the third output is the batch variance."""
+    name = "BatchNorm_v1"
+    params = _V1_PARAMS
+    test = TestHints(shapes=((3, 2, 2), (2,), (2,), (2,), (2,)), params={"fix_gamma": False},
+                     low=0.1, high=1.0, cases=(({}, ((4, 3), (3,), (3,), (3,), (3,))),))
+
+
+@register_op
+class SyncBatchNorm(VarianceOutputBatchNorm):
     """``contrib.SyncBatchNorm``: BatchNorm whose batch statistics are those of the whole
     batch split over ``ndev`` devices (``key`` names the layer the devices share).
 
@@ -194,12 +225,9 @@ class SyncBatchNorm(BatchNorm):
     ``1 / sqrt(var + eps)``).
     """
     name = "_contrib_SyncBatchNorm"
-    params = {**{key: value for key, value in BatchNorm.params.items()
-                 if key in ("eps", "momentum", "fix_gamma", "use_global_stats",
-                            "output_mean_var")},
+    params = {**_V1_PARAMS,
               "ndev": Param(int, default=1, doc="how many devices share the statistics"),
               "key": Param(str, doc="the name the devices' calls share")}
-    axis = 1
     test = TestHints(shapes=((3, 2, 2), (2,), (2,), (2,), (2,)), params={"fix_gamma": False,
                                                                          "key": "bn"},
                      low=0.1, high=1.0)
@@ -212,16 +240,6 @@ class SyncBatchNorm(BatchNorm):
                 f"batches, or ndev=1")
         return super().forward(xp, data, gamma, beta, moving_mean, moving_var,
                                is_train=is_train)
-
-    def _hidden_var(self, var, invstd):
-        return var
-
-    def backward(self, xp, out_grad, *unused, data, gamma, mean, var, moving_mean, moving_var,
-                 is_train=False):
-        invstd = 1 / xp.sqrt(var + self.eps)
-        return super().backward(xp, out_grad, *unused, data=data, gamma=gamma, mean=mean,
-                                var=invstd.astype(var.dtype), moving_mean=moving_mean,
-                                moving_var=moving_var, is_train=is_train)
 
 
 @register_op

@@ -167,6 +167,7 @@ class OpDef:
     partial_shapes = True
     axiswise_shapes = False
     unnamed_inputs = False
+    refuses_unknown_params = False
     test = TestHints()
 
     # filled in by register_op
@@ -177,8 +178,8 @@ class OpDef:
         for key, value in kwargs.items():
             declared = self.params.get(key)
             if declared is None:
-                # (MXNet's operators without parameters ignore any given; minimx refuses
-                # them, naming the operator, so a misspelt parameter never goes unnoticed)
+                if self.ignores_unknown_params():
+                    continue
                 expected = ", ".join(self.params) or "no parameters"
                 raise InvalidParameterError(
                     f"operator {self.name}: unknown parameter '{key}'; expected: {expected}")
@@ -191,6 +192,14 @@ class OpDef:
                         f"is required")
                 setattr(self, key, declared.default)
         self.check_params()
+
+    @classmethod
+    def ignores_unknown_params(cls):
+        """MXNet's rule for a keyword that is no parameter: an operator without a parameter
+        struct accepts and ignores it (``nd.broadcast_add(a, b, axis=0)`` is a sum); one
+        with parameters refuses it.  ``refuses_unknown_params`` marks the few operators
+        minimx declares without parameters where MXNet's have some."""
+        return not cls.params and not cls.refuses_unknown_params
 
     @classmethod
     def create(cls, **kwargs):

@@ -12,9 +12,11 @@ from . import example  # noqa: F401  (registers the op_type the registry tests u
 from .custom import Custom
 from .frontend import ndarray_custom, symbol_custom
 from .prop import CustomOp, CustomOpProp, register
+from .numpy_op import NumpyOp, PythonOp
 from .registry_info import OperatorArguments, get_all_registered_operators, get_operator_arguments
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "Custom", "OperatorArguments",
+__all__ = ["CustomOp", "CustomOpProp", "register", "Custom", "NumpyOp", "PythonOp",
+           "OperatorArguments",
            "get_all_registered_operators", "get_operator_arguments"]
 
 

@@ -13,7 +13,8 @@ from .adam import LAMB, Adam, Adamax, Nadam
 from .ftrl import FTML, Ftrl
 from .large_batch import LARS, LBSGD
 from .updater import Updater, get_updater
+from . import contrib
 
 __all__ = ["Optimizer", "create", "register", "SGD", "ccSGD", "NAG", "Signum", "DCASGD",
            "SGLD", "Test", "AdaGrad", "RMSProp", "AdaDelta", "Adam", "Adamax", "Nadam", "LAMB",
-           "Ftrl", "FTML", "LARS", "LBSGD", "Updater", "get_updater"]
+           "Ftrl", "FTML", "LARS", "LBSGD", "Updater", "get_updater", "contrib"]

@@ -232,7 +232,7 @@ def unknown_params(op, attrs):
     and MXNet-only parameters are not parameters; an op without any parameter
     ignores every attribute, as MXNet's ops without a parameter parser do.
     """
-    if not op.params:
+    if op.ignores_unknown_params():
         return []
     return [key for key in attrs if key not in op.params and key not in MXNET_ONLY_PARAMS
             and not is_dunder(key) and key not in HIDDEN_KEYS]

@@ -516,6 +516,8 @@ def _split(op_cls, args, kwargs):
         if key in op_cls.inputs:
             if value is not None:
                 symbols[key] = value
+        elif isinstance(value, Symbol) and not op_cls.inputs:
+            continue    # as MXNet: an operator without inputs ignores a Symbol given to it
         else:
             params[key] = value
     return symbols, params

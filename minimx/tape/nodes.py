@@ -5,7 +5,13 @@ Lesson: 04-autograd.  Mirrors ``src/imperative/imperative.cc`` (``RecordOp``,
 (node, output_index)``; following these links backwards from a head gives the
 graph that ``backward()`` walks.
 """
+import itertools
+
 __all__ = ["OpNode", "VariableNode", "FunctionNode", "LinkNode", "live_entry"]
+
+# Every recorded call gets the next number, as MXNet's RecordOp names its nodes node_<n>
+# (``autograd.get_symbol`` shows these names).
+_serials = itertools.count()
 
 
 def live_entry(entry):
@@ -29,7 +35,7 @@ class OpNode:
     """
 
     __slots__ = ("op", "inputs", "saved", "input_shapes", "input_dtypes", "output_shapes",
-                 "output_dtypes", "ctx", "freed", "__weakref__")
+                 "output_dtypes", "ctx", "freed", "serial", "__weakref__")
 
     def __init__(self, op, inputs, saved, input_shapes, input_dtypes, output_shapes,
                  output_dtypes, ctx):
@@ -42,6 +48,7 @@ class OpNode:
         self.output_dtypes = output_dtypes
         self.ctx = ctx
         self.freed = False
+        self.serial = next(_serials)
 
     @property
     def name(self):
@@ -83,7 +90,8 @@ class VariableNode:
 class FunctionNode:
     """One call of a user's ``autograd.Function``: backward calls its ``backward``."""
 
-    __slots__ = ("function", "inputs", "output_shapes", "output_dtypes", "ctx", "freed")
+    __slots__ = ("function", "inputs", "output_shapes", "output_dtypes", "ctx", "freed",
+                 "serial")
     name = "Function"
 
     def __init__(self, function, inputs, output_shapes, output_dtypes, ctx):
@@ -93,6 +101,7 @@ class FunctionNode:
         self.output_dtypes = output_dtypes
         self.ctx = ctx
         self.freed = False
+        self.serial = next(_serials)
 
     def num_outputs(self):
         return len(self.output_shapes)

@@ -197,7 +197,58 @@ def box_iou(np, lhs, rhs, format="corner"):
     return result.reshape(lhs.shape[:-1] + rhs.shape[:-1])
 
 
+def box_encode(np, samples, matches, anchors, refs, means, stds):
+    targets, masks = np.zeros(anchors.shape), np.zeros(anchors.shape)
+    for b in range(anchors.shape[0]):
+        for n in range(anchors.shape[1]):
+            if samples[b, n] <= 0.5:
+                continue
+            ax, ay, aw, ah = _center(list(anchors[b, n]))
+            rx, ry, rw, rh = _center(list(refs[b, int(matches[b, n])]))
+            raw = [(rx - ax) / aw, (ry - ay) / ah, math.log(rw / aw), math.log(rh / ah)]
+            targets[b, n] = [(raw[k] - means[k]) / stds[k] for k in range(4)]
+            masks[b, n] = 1.0
+    return targets, masks
+
+
+def box_decode(np, data, anchors, std0=1.0, std1=1.0, std2=1.0, std3=1.0, clip=-1.0,
+               format="center"):
+    out = np.zeros(data.shape)
+    for b in range(data.shape[0]):
+        for n in range(data.shape[1]):
+            anchor = list(anchors[0, n])
+            ax, ay, aw, ah = _center(anchor) if format == "corner" else anchor
+            dx, dy, dw, dh = (data[b, n, k] * s for k, s in enumerate((std0, std1, std2, std3)))
+            if clip > 0:
+                dw, dh = min(dw, clip), min(dh, clip)
+            out[b, n] = _corner([dx * aw + ax, dy * ah + ay, math.exp(dw) * aw, math.exp(dh) * ah])
+    return out
+
+
+def bipartite_matching(np, data, threshold, is_ascend=False, topk=-1):
+    rows, cols = data.shape[-2:]
+    blocks = data.reshape(-1, rows, cols)
+    row_out, col_out = -np.ones(blocks.shape[:2]), -np.ones((len(blocks), cols))
+    for b, block in enumerate(blocks):
+        pairs = sorted(((float(block[r, c]), r * cols + c) for r in range(rows)
+                        for c in range(cols)), key=lambda p: (p[0] if is_ascend else -p[0], p[1]))
+        count = 0
+        for score, index in pairs:
+            r, c = divmod(index, cols)
+            if row_out[b, r] >= 0 or col_out[b, c] >= 0:
+                continue
+            if (score >= threshold) if is_ascend else (score <= threshold):
+                break
+            row_out[b, r], col_out[b, c] = c, r
+            count += 1
+            if 0 < topk < count:
+                break
+    return row_out.reshape(data.shape[:-1]), col_out.reshape(data.shape[:-2] + (cols,))
+
+
 DETECTION_REFERENCES = {
+    "_contrib_box_encode": box_encode, "_contrib_box_decode": box_decode,
+    "_contrib_bipartite_matching": bipartite_matching,
     "_contrib_MultiBoxPrior": multibox_prior, "_contrib_MultiBoxTarget": multibox_target,
     "_contrib_MultiBoxDetection": multibox_detection, "_contrib_box_nms": box_nms,
     "_contrib_box_iou": box_iou,

@@ -12,6 +12,7 @@ import math
 import numpy as np
 from optimizer_references import OUTPUT_REFERENCES
 from detection_references import DETECTION_REFERENCES
+from adamw_references import ADAMW_REFERENCES
 
 
 # -- dense layer and activations ---------------------------------------------------------------
@@ -595,6 +596,7 @@ REFERENCES = {
     "FullyConnected": fully_connected, "Activation": activation, "LeakyReLU": leaky_relu,
     "softmax": softmax, "softmax_cross_entropy": softmax_cross_entropy,
     "BatchNorm": batch_norm, "_contrib_SyncBatchNorm": sync_batch_norm,
+    "BatchNorm_v1": sync_batch_norm,
     "LayerNorm": layer_norm, "InstanceNorm": instance_norm,
     "GroupNorm": group_norm,
     "L2Normalization": l2_normalization, "LRN": lrn,
@@ -610,3 +612,4 @@ REFERENCES = {
 }
 REFERENCES.update(OUTPUT_REFERENCES)
 REFERENCES.update(DETECTION_REFERENCES)
+REFERENCES.update(ADAMW_REFERENCES)
