@@ -1,6 +1,6 @@
 """``Block.save(prefix)`` / ``Block.load(prefix)``: a model's structure and parameters.
 
-Lesson: 07-gluon.  Mirrors ``Block.save``/``Block.load`` of MXNet 1.9.1's
+Lesson: 09-gluon.  Mirrors ``Block.save``/``Block.load`` of MXNet 1.9.1's
 ``gluon/block.py`` and writes its files: ``<prefix>-model.params`` (``save_parameters``)
 and ``<prefix>-model.json``, a nested dict with one entry per block keyed by its class
 name and its position in a depth-first walk (``dense1``: the second block visited,

@@ -1,6 +1,6 @@
 """What the frontends hand out follows the mode: np arrays after ``npx.set_np()``.
 
-Lesson: 08-gluon.  MXNet's data pipeline and image helpers build their arrays with
+Lesson: 09-gluon.  MXNet's data pipeline and image helpers build their arrays with
 ``mx.np.array`` in NumPy mode and ``nd.array`` otherwise (``is_np_array()`` at each call).
 minimx builds them one way (``nd``) and hands them out through ``in_mode``, a view of the
 same buffer, so the rule is said once and costs no copy.

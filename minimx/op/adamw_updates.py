@@ -1,6 +1,6 @@
 """AdamW's fused updates: Adam with the weight decay taken out of the gradient.
 
-Lesson: 12-optimizers.  Mirrors ``src/operator/contrib/adamw.cc`` (``_adamw_update``,
+Lesson: 13-optimizers.  Mirrors ``src/operator/contrib/adamw.cc`` (``_adamw_update``,
 ``_mp_adamw_update`` and their ``_multi_`` forms; ``nd.contrib.adamw_update`` & co. are
 the Python wrappers in ``ndarray/contrib.py``).  With ``g = clip(rescale_grad * grad)``:
 ``mean = beta1 * mean + (1 - beta1) * g`` and ``var = beta2 * var + (1 - beta2) * g**2``

@@ -1,6 +1,6 @@
 """Box coding for detectors: boxes as offsets from anchors, and matching by score.
 
-Lesson: 10-data.  Mirrors ``src/operator/contrib/bounding_box.cc``'s ``box_encode``,
+Lesson: 11-data.  Mirrors ``src/operator/contrib/bounding_box.cc``'s ``box_encode``,
 ``box_decode`` and ``bipartite_matching`` (``nd.contrib.*``).  A detector predicts a box
 as four numbers relative to an anchor: the shift of the centre in units of the anchor's
 size, and the log of the size ratio, each normalised by a mean and a standard deviation.

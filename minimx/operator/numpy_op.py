@@ -1,6 +1,6 @@
 """``mx.operator.NumpyOp``: MXNet's older Python operator, on numpy arrays.
 
-Lesson: 07-executors.  Mirrors ``NumpyOp`` (and its base ``PythonOp``) of MXNet 1.9.1's
+Lesson: 08-executors.  Mirrors ``NumpyOp`` (and its base ``PythonOp``) of MXNet 1.9.1's
 ``python/mxnet/operator.py``, deprecated there in favour of ``CustomOp`` but still
 working.  The user writes ``forward(in_data, out_data)`` and ``backward(out_grad,
 in_data, out_data, in_grad)`` over numpy arrays, filling the output lists in place, and

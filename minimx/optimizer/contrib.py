@@ -1,6 +1,6 @@
 """``mx.optimizer.contrib``: the optimizers MXNet keeps apart as contributions.
 
-Lesson: 12-optimizers.  Mirrors ``python/mxnet/optimizer/contrib.py`` (``GroupAdaGrad``).
+Lesson: 13-optimizers.  Mirrors ``python/mxnet/optimizer/contrib.py`` (``GroupAdaGrad``).
 """
 from .. import ndarray as nd
 from .optimizer import Optimizer, register
