@@ -23,7 +23,8 @@ def build():
 x = mx.nd.array([[0.5, -1.0, 2.0, 0.25], [1.5, 0.5, -0.5, 1.0]])
 result = {}
 if mode == 'save':
-    net = build()
+    with mx.name.NameManager():      # names from zero, whatever ran before in this process
+        net = build()
     net.initialize(mx.init.Xavier())
     if hybrid:
         net.hybridize()
