@@ -83,6 +83,8 @@ def numpy_shaped(result, shape):
     shape = tuple(shape)
     if result.shape == shape:
         return result
+    if is_symbolic(result):             # a traced Symbol: a Reshape node
+        return call_np("Reshape", result, shape=shape)
     if shape == () and result.size == 1:
         return zero_dim(result)
     return as_np(result.reshape(shape))

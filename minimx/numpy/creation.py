@@ -14,7 +14,7 @@ from ..base import normalize_dtype
 from ..context import current_context
 from ..ndarray import NDArray
 from ..ndarray.creation import _from_host
-from .adapter import call_np, operand
+from .adapter import call_np, is_symbolic, operand
 from .multiarray import as_np
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
@@ -106,19 +106,29 @@ def identity(n, dtype=None, ctx=None, device=None):
     return eye(n, dtype=dtype, ctx=ctx, device=device)
 
 
-def _like(filler):
-    def like(a, dtype=None, order="C", ctx=None, device=None):
-        a = operand(a)
-        return filler(a.shape, dtype=dtype or a.dtype, ctx=ctx or device or a.context)
+def _like(filler, fill_value):
+    def like(a, dtype=None, order="C", subok=True, shape=None, ctx=None, device=None):
+        return full_like(a, fill_value, dtype, order, subok, shape, ctx, device)
+    like.__name__ = like.__qualname__ = f"{filler.__name__}_like"
     return like
 
 
-zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
-
-
-def full_like(a, fill_value, dtype=None, order="C", ctx=None, device=None):
+def full_like(a, fill_value, dtype=None, order="C", subok=True, shape=None, ctx=None,
+              device=None):
+    """An array of ``a``'s shape (or ``shape``) and dtype (or ``dtype``) filled with
+    ``fill_value``.  In a traced graph, a ``_full`` node of the traced shape."""
     a = operand(a)
-    return full(a.shape, fill_value, dtype=dtype or a.dtype, ctx=ctx or device or a.context)
+    shape = a.shape if shape is None else shape
+    if is_symbolic(a):      # one value broadcast like ``a``, so the node depends on ``a``
+        same = tuple(shape) == a.shape
+        value = a._np_compose("_full", [], {
+            "shape": (1,) * len(shape) if same else tuple(shape), "value": fill_value,
+            "dtype": normalize_dtype(dtype or a.dtype).name})
+        return call_np("broadcast_like", value, a) if same else value
+    return full(shape, fill_value, dtype=dtype or a.dtype, ctx=ctx or device or a.context)
+
+
+zeros_like, ones_like, empty_like = _like(zeros, 0), _like(ones, 1), _like(empty, 0)
 
 
 def meshgrid(*xi, indexing="xy", sparse=False, copy=True):

@@ -73,7 +73,7 @@ def flip(m, axis=None):
         return call_np("reverse", m, axis=(axis,) if isinstance(axis, numbers.Integral) else
                        tuple(axis))
     axes = normalize_axis(axis, m.ndim)
-    return call_np("reverse", m, axis=axes) if axes else m.copy()
+    return call_np("reverse", m, axis=axes) if axes else call_np("_copy", m)
 
 
 def concatenate(seq, axis=0, out=None):

@@ -8,24 +8,64 @@ adapter (``minimx/numpy/adapter.py``) asks its operand how to call an operator: 
 mode (after ``npx.set_np()``) traces ``F.np.*`` / ``F.npx.*`` into a graph, and the CachedOp
 runs it under NumPy's shape rules.
 
-What a graph cannot do:
+Shapes while tracing: a Symbol built by hand (``sym.var('x').as_np_ndarray()``) does not
+know its shape, and the adapter's rules that only need the *kind* of result are said
+shape-free (a full reduction is zero-dimensional; an ``axis`` reduction drops its axes).  A
+HybridBlock, though, is traced with the arrays of its first call: inside ``tracing_with``
+an np Symbol's ``shape``, ``ndim``, ``size`` and ``dtype`` are inferred from those arrays,
+so ``tensordot``, ``moveaxis``, ``hstack``, ``linalg.det`` ... work in a graph.  As JAX's
+``jit``, a graph that read a shape is specialised to the input shapes and dtypes it was
+traced with, and the block traces again when they change (``Trace.read``).  Without a
+trace, a function that needs the shape raises an error naming it.
 
-- A Symbol does not know its shape while the graph is built.  The adapter's rules that only
-  need the *kind* of result are said shape-free (a full reduction is zero-dimensional; an
-  ``axis`` reduction drops its axes); a function whose adapter needs the operand's shape
-  raises an error naming it.
+What a graph cannot do:
 - Functions whose result shape depends on the values (``nonzero``, ``unique``, boolean-mask
   indexing, the host-NumPy fallbacks) cannot be a node: they raise an error saying why.
 """
+import threading
 import types
+
+import numpy as onp
 
 from .. import numpy as _np
 from .. import numpy_extension as _npx
 from ..base import MXNetError
 from ..op import get_op
+from . import inference
 from .symbol import Symbol, compose_op
 
-__all__ = ["np", "npx", "_Symbol", "as_np_symbol"]
+__all__ = ["np", "npx", "_Symbol", "as_np_symbol", "Trace", "tracing_with"]
+
+
+class Trace:
+    """The shapes and dtypes (by variable name) of the arrays a graph is traced with;
+    ``read`` becomes True once the traced code asked a Symbol for its shape or dtype."""
+
+    def __init__(self, shapes, dtypes):
+        self.shapes, self.dtypes, self.read = dict(shapes), dict(dtypes), False
+
+
+_TRACES = threading.local()
+
+
+class tracing_with:  # noqa: N801 (a context manager, used as ``with tracing_with(...)``)
+    """``with tracing_with({name: array}) as trace:`` np Symbols know their shapes inside."""
+
+    def __init__(self, arrays):
+        self.trace = Trace({name: a.shape for name, a in arrays.items()},
+                           {name: a.dtype for name, a in arrays.items()})
+
+    def __enter__(self):
+        _TRACES.stack = getattr(_TRACES, "stack", []) + [self.trace]
+        return self.trace
+
+    def __exit__(self, *exc):
+        _TRACES.stack = _TRACES.stack[:-1]
+
+
+def _current_trace():
+    stack = getattr(_TRACES, "stack", None)
+    return stack[-1] if stack else None
 
 # the names whose result shape depends on the values, or that compute on the host
 _VALUE_SHAPED = {"nonzero", "flatnonzero", "argwhere", "unique", "genfromtxt",
@@ -52,15 +92,37 @@ class _Symbol(Symbol):
 
     @property
     def shape(self):
-        raise MXNetError("an np Symbol does not know its shape while the graph is built; "
+        """The shape, inferred from the arrays the graph is traced with (``tracing_with``)."""
+        trace = _current_trace()
+        if trace is not None and len(self._entries) == 1:
+            _, shapes = inference.infer_shapes(self._entries, trace.shapes)
+            shape = shapes.get(self._entries[0])
+            if shape is not None and all(size >= 0 for size in shape):
+                trace.read = True
+                return tuple(shape)
+        raise MXNetError("an np Symbol does not know its shape outside a HybridBlock's trace; "
                          "this function needs the shape of its operand, so it cannot be "
-                         "used on Symbols (call it on arrays, or without hybridize)")
+                         "used on this Symbol (call it on arrays, or in a hybridized block)")
 
-    ndim = size = shape
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(onp.prod(self.shape))
 
     @property
     def dtype(self):
-        return None
+        """The dtype inferred from the arrays the graph is traced with, else None."""
+        trace = _current_trace()
+        if trace is None or len(self._entries) != 1:
+            return None
+        _, dtypes = inference.infer_types(self._entries, trace.dtypes)
+        dtype = dtypes.get(self._entries[0])
+        if dtype is not None:
+            trace.read = True
+        return dtype
 
     @property
     def context(self):
@@ -127,6 +189,7 @@ def _install_operators():
         setattr(_Symbol, f"__{short}__", lambda self, other, f=function: f(self, other))
         if short in ("add", "sub", "mul", "truediv", "mod", "pow"):
             setattr(_Symbol, f"__r{short}__", lambda self, other, f=function: f(other, self))
+    _Symbol.T = property(lambda self: _np.transpose(self))
     _Symbol.__neg__ = lambda self: _np.negative(self)
     _Symbol.__abs__ = lambda self: _np.abs(self)
     _Symbol.__hash__ = Symbol.__hash__
@@ -138,12 +201,21 @@ def _install_operators():
 
 
 def _creation(name, op_name):
-    def function(shape, dtype=None, order="C", ctx=None, device=None, **kwargs):
+    def compose(shape, dtype, **params):
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        params = {"shape": shape, "dtype": _np.dtype(dtype or "float32").name}
-        if name == "full":
-            params["value"] = kwargs.pop("fill_value")
+        params.update(shape=shape, dtype=_np.dtype(dtype or "float32").name)
         return as_np_symbol(compose_op(get_op(op_name), (), params, op_name.lstrip("_")))
+
+    if name == "full":
+        def function(shape, fill_value, dtype=None, order="C", ctx=None, device=None,
+                     out=None):
+            if isinstance(fill_value, Symbol):      # an array value broadcasts
+                fill_value = fill_value if dtype is None else fill_value.astype(dtype)
+                return _np.broadcast_to(fill_value, shape)
+            return compose(shape, dtype, value=fill_value)
+    else:
+        def function(shape, dtype=None, order="C", ctx=None, device=None):
+            return compose(shape, dtype)
     function.__name__ = function.__qualname__ = name
     return function
 

@@ -206,3 +206,38 @@ def test_use_np_class_covers_inherited_methods():
     net.initialize()                     # inherited from Block: runs in np mode too
     assert type(net.w.data()) is np.ndarray
     assert not mx.util.is_np_array()
+
+
+SHAPE_READING_BLOCK = """
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, a, b):
+        return (F.np.tensordot(a, b, axes=([1], [0])), F.np.moveaxis(a, 0, -1),
+                F.np.hstack([a, a]), F.np.linalg.det(F.np.matmul(a, a.T)))
+"""
+
+
+def test_a_traced_np_symbol_knows_its_shape_and_retraces_for_new_ones(np_mode):
+    """Functions whose adapter reads the operand's shape work in a hybridized block: the
+    trace infers it from the call's arrays, and a call with other shapes traces again."""
+    namespace = {"gluon": gluon}
+    exec(SHAPE_READING_BLOCK, namespace)   # noqa: S102
+    net = namespace["Net"]()
+    net.hybridize()
+    rng = onp.random.RandomState(1)
+    for rows in (2, 3):
+        a = rng.uniform(-1, 1, (rows, 4)).astype("float32")
+        b = rng.uniform(-1, 1, (4, 5)).astype("float32")
+        got = net(np.array(a), np.array(b))
+        want = (onp.tensordot(a, b, axes=([1], [0])), onp.moveaxis(a, 0, -1),
+                onp.hstack([a, a]), onp.linalg.det(a @ a.T))
+        for g, w in zip(got, want):
+            assert type(g) is np.ndarray and g.shape == w.shape
+            onp.testing.assert_allclose(g.asnumpy(), w, rtol=1e-4, atol=1e-5)
+    assert len(net.cached_plans()) == 1     # the second shape traced a new graph
+
+
+def test_a_symbol_outside_a_trace_does_not_know_its_shape(np_mode):
+    a = mx.sym.var("a").as_np_ndarray()
+    with pytest.raises(mx.base.MXNetError, match="does not know its shape"):
+        a.shape
+    assert a.dtype is None
