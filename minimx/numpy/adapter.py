@@ -10,7 +10,9 @@ gives the result NumPy's shape.  The rules that differ from ``nd`` are said here
   rule says ``()``, the result is a zero-dimensional view of the same buffer;
 - ``reduced_shape``: NumPy's shape of a reduction (no ``(1,)`` for "everything").
 """
+import contextlib
 import numbers
+import threading
 
 import numpy as onp
 
@@ -41,7 +43,25 @@ def call_np(op_name, *inputs, **params):
     for value in inputs:
         if not isinstance(value, NDArray) and is_symbolic(value):    # arrays: no look-up
             return value._np_compose(op_name, inputs, params)
+    compose = getattr(_COMPOSING, "compose", None)
+    if compose is not None and not any(isinstance(value, NDArray) for value in inputs):
+        return compose(op_name, inputs, params)         # sym.np.arange, eye, ...: a node
     return as_np(call(op_name, *inputs, **params))
+
+
+_COMPOSING = threading.local()
+
+
+@contextlib.contextmanager
+def composing(compose):
+    """While a ``sym.np`` creation function runs, an operator call without array inputs
+    composes a graph node with ``compose(op_name, inputs, params)`` (symbol/numpy.py)."""
+    previous = getattr(_COMPOSING, "compose", None)
+    _COMPOSING.compose = compose
+    try:
+        yield
+    finally:
+        _COMPOSING.compose = previous
 
 
 def is_symbolic(value):

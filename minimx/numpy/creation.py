@@ -81,6 +81,7 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
     """Evenly spaced values in ``[start, stop)`` (float32 unless ``dtype``, as MXNet's)."""
     if stop is None:
         start, stop = 0, start
+    step = 1 if step is None else step
     return call_np("_arange", start=start, stop=stop, step=step,
                    dtype=normalize_dtype(dtype).name, ctx=_ctx(ctx, device))
 
@@ -98,6 +99,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None, ctx=None, device=None):  # noqa: N803 (NumPy's names)
+    if M == 0:          # the operator's M=0 means "N" (nd's rule); NumPy's is no columns
+        return zeros((N, 0), dtype=dtype, ctx=ctx, device=device)
     return call_np("_eye", N=N, M=M or 0, k=k, dtype=normalize_dtype(dtype).name,
                    ctx=_ctx(ctx, device))
 

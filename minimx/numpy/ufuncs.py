@@ -63,11 +63,40 @@ COMPARISONS = {
 }
 
 
+# NumPy's ufunc keywords MXNet 1.9.1 accepts, at the one value it supports
+UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None,
+                  "subok": True}
+_LEGAL_DTYPES = ("int8", "uint8", "int32", "int64", "float16", "float32", "float64")
+
+
+def _is_legal(key, value):
+    """Whether NumPy would understand ``key=value`` (so that minimx merely lacks it)."""
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        return any(value == name or value is getattr(onp, name) for name in _LEGAL_DTYPES)
+    if key == "subok":
+        return isinstance(value, bool)
+    return key == "where"
+
+
 def _refuse_extras(name, kwargs):
-    unused = {key: value for key, value in kwargs.items()
-              if not (key in ("where", "casting", "order", "subok") or value is None)}
-    if unused or kwargs.get("where") not in (None, True):
-        raise NotImplementedError(f"np.{name}: arguments {sorted(unused)} are not supported")
+    """MXNet's rule for ufunc keywords: an unknown keyword or a value NumPy would not
+    understand is a TypeError; a NumPy value other than the default, NotImplementedError."""
+    for key, value in kwargs.items():
+        if key not in UFUNC_DEFAULTS:
+            raise TypeError(f"{key} is an invalid keyword to function '{name}'")
+        if isinstance(value, str) or value is None or isinstance(value, (bool, type)):
+            differs = value != UFUNC_DEFAULTS[key]
+        else:
+            differs = True
+        if differs and not _is_legal(key, value):
+            raise TypeError(f"{key}={value} not understood for operator {name}")
+        if differs:
+            raise NotImplementedError(f"{key}={value} is not implemented yet for operator "
+                                      f"{name}")
 
 
 def _unary(name, op_name):

@@ -28,6 +28,7 @@ import types
 import numpy as onp
 
 from .. import numpy as _np
+from ..numpy.adapter import composing
 from .. import numpy_extension as _npx
 from ..base import MXNetError
 from ..op import get_op
@@ -71,7 +72,8 @@ def _current_trace():
 _VALUE_SHAPED = {"nonzero", "flatnonzero", "argwhere", "unique", "genfromtxt",
                  "shares_memory", "may_share_memory", "histogram",
                  *_np.fallback.__all__}
-_CREATION = {"zeros": "_zeros", "ones": "_ones", "full": "_full", "empty": "_zeros"}
+# the creation functions without array inputs (their operator calls compose nodes)
+_CREATION = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity"}
 
 
 class _Symbol(Symbol):
@@ -82,13 +84,7 @@ class _Symbol(Symbol):
 
     def _np_compose(self, op_name, inputs, params):
         """Compose the node of registered operator ``op_name`` (the adapter's call)."""
-        params = {key: value for key, value in params.items()
-                  if key not in ("ctx", "out") or value is not None}
-        if params.pop("out", None) is not None:
-            raise MXNetError(f"sym.np: {op_name}: out= cannot name a Symbol")
-        params.pop("ctx", None)
-        return as_np_symbol(compose_op(get_op(op_name), tuple(inputs), params,
-                                       op_name.lower().lstrip("_")))
+        return _compose_node(op_name, inputs, params)
 
     @property
     def shape(self):
@@ -161,6 +157,17 @@ class _Symbol(Symbol):
         return (as_np_symbol(Symbol.__getitem__(self, i)) for i in range(len(self)))
 
 
+def _compose_node(op_name, inputs, params):
+    """The np Symbol of a node of registered operator ``op_name``."""
+    params = {key: value for key, value in params.items()
+              if key not in ("ctx", "out") or value is not None}
+    if params.pop("out", None) is not None:
+        raise MXNetError(f"sym.np: {op_name}: out= cannot name a Symbol")
+    params.pop("ctx", None)
+    return as_np_symbol(compose_op(get_op(op_name), tuple(inputs), params,
+                                   op_name.lower().lstrip("_")))
+
+
 def _refuse(name, why="it needs the operand's shape, which a Symbol does not know"):
     raise MXNetError(f"sym.np.{name} cannot be used on Symbols: {why}")
 
@@ -200,23 +207,20 @@ def _install_operators():
         Symbol.reshape(self, *shape, **kw))
 
 
-def _creation(name, op_name):
-    def compose(shape, dtype, **params):
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        params.update(shape=shape, dtype=_np.dtype(dtype or "float32").name)
-        return as_np_symbol(compose_op(get_op(op_name), (), params, op_name.lstrip("_")))
+def _creation(name, source=_np):
+    """``sym.np.<name>`` of a creation function: its operator calls compose nodes."""
+    array_function = getattr(source, name)
 
-    if name == "full":
-        def function(shape, fill_value, dtype=None, order="C", ctx=None, device=None,
-                     out=None):
-            if isinstance(fill_value, Symbol):      # an array value broadcasts
-                fill_value = fill_value if dtype is None else fill_value.astype(dtype)
-                return _np.broadcast_to(fill_value, shape)
-            return compose(shape, dtype, value=fill_value)
-    else:
-        def function(shape, dtype=None, order="C", ctx=None, device=None):
-            return compose(shape, dtype)
+    def function(*args, **kwargs):
+        fill_value = args[1] if name == "full" and len(args) > 1 else kwargs.get("fill_value")
+        if isinstance(fill_value, Symbol):          # np.full with an array value broadcasts
+            dtype = args[2] if len(args) > 2 else kwargs.get("dtype")
+            fill_value = fill_value if dtype is None else fill_value.astype(dtype)
+            return _np.broadcast_to(fill_value, args[0] if args else kwargs["shape"])
+        with composing(_compose_node):
+            return array_function(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
+    function.__doc__ = array_function.__doc__
     return function
 
 
@@ -240,20 +244,26 @@ def _npx_operator(name, op_name):
     return function
 
 
-def _namespace(module_name, source, names):
+def _namespace(module_name, source, names, compose_all=False):
     namespace = types.ModuleType(module_name, source.__doc__)
     operators = getattr(source, "OPERATORS", {})
     for name in names:
         value = getattr(source, name)
-        if name in operators:
+        if compose_all and callable(value):
+            value = _creation(name, source)
+        elif name in operators:
             value = _npx_operator(name, operators[name])
         elif name in _VALUE_SHAPED:
             value = _value_shaped(name)
         elif name in _CREATION:
-            value = _creation(name, _CREATION[name])
+            value = _creation(name)
         setattr(namespace, name, value)
+    if hasattr(source, "random"):       # sym.np.random: the samplers compose nodes
+        namespace.random = _namespace(f"{module_name}.random", source.random,
+                                      source.random.__all__, compose_all=True)
     namespace._Symbol = _Symbol
-    namespace.__getattr__ = source.__getattr__      # a missing name: the frontend's reason
+    if hasattr(source, "__getattr__"):     # a missing name: the frontend's reason
+        namespace.__getattr__ = source.__getattr__
     return namespace
 
 
