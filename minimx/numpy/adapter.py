@@ -87,11 +87,27 @@ def call_reduction(op_name, a, axis, keepdims, **params):
     return result if keepdims else call_np("_np_squeeze", result, axis=axis)
 
 
+def as_operand_like(value, other):
+    """``value`` as an operand of a binary operator beside ``other``: arrays and Symbols
+    pass; a Python number becomes a zero-dimensional array of ``other``'s dtype (a ``_full``
+    node beside a Symbol)."""
+    if isinstance(value, NDArray) or is_symbolic(value):
+        return value
+    dtype = getattr(other, "dtype", None) or onp.float32
+    if is_symbolic(other):
+        return other._np_compose("_full", [], {"shape": (), "value": value,
+                                               "dtype": onp.dtype(dtype).name})
+    return operand(value, ctx=other.context, dtype=dtype)
+
+
 def promote(x1, x2):
-    """Two arrays cast to one dtype, by NumPy's rule as MXNet 1.9.1 applies it: an integer
-    (or bool) with a float gives that float type (int32 with float32 is float32, where NumPy
-    says float64); otherwise NumPy's ``result_type``."""
-    if not (isinstance(x1, NDArray) and isinstance(x2, NDArray)) or x1.dtype == x2.dtype:
+    """Two arrays (or traced Symbols) cast to one dtype, by NumPy's rule as MXNet 1.9.1
+    applies it: an integer (or bool) with a float gives that float type (int32 with float32
+    is float32, where NumPy says float64); otherwise NumPy's ``result_type``.  A Symbol
+    whose dtype is unknown (outside a trace) is left as it is."""
+    dtype1, dtype2 = getattr(x1, "dtype", None), getattr(x2, "dtype", None)
+    if dtype1 is None or dtype2 is None or dtype1 == dtype2 or \
+            not all(isinstance(x, NDArray) or is_symbolic(x) for x in (x1, x2)):
         return x1, x2
     floats = [x.dtype for x in (x1, x2) if onp.issubdtype(x.dtype, onp.floating)]
     dtype = floats[0] if len(floats) == 1 else onp.result_type(x1.dtype, x2.dtype)

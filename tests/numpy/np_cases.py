@@ -24,9 +24,18 @@ def generated_cases():
     for name in ufuncs.UNARY:
         argument = "U + 1" if name in _DOMAIN_FROM_ONE else "U"
         cases[f"unary-{name}"] = f"np.{name}({argument})"
-    for name in ufuncs.BINARY:
+    for name in [*ufuncs.BINARY, *ufuncs.BINARY_OPERATORS]:
         cases[f"binary-{name}"] = f"np.{name}(U + 1, np.array([2.0, 0.5, 1.5]))"
         cases[f"binary-{name}-scalar"] = f"np.{name}(U + 1, 2.0)"
+    for name in ("lcm", "bitwise_and", "bitwise_or", "bitwise_xor"):
+        cases[f"binary-{name}-int"] = f"np.{name}(I, np.array([4, -6, 9], dtype='int32'))"
+        cases[f"binary-{name}-int-scalar"] = f"np.{name}(I, 6)"
+    for name in ("bitwise_not", "invert"):
+        cases[f"unary-{name}-int"] = f"np.{name}(I)"
+    cases["unary-isnan-nan"] = "np.isnan(np.array([1.0, np.nan, np.inf]))"
+    cases["unary-isposinf-inf"] = "np.isposinf(np.array([1.0, np.nan, np.inf, -np.inf]))"
+    cases["around-decimals"] = "np.around(A * 1.234, 1)"
+    cases["round-negative-decimals"] = "np.round(A * 12.34, -1)"
     for name in ufuncs.COMPARISONS:
         cases[f"compare-{name}"] = f"np.{name}(A, np.array([1.0, 5.5, 0.0]))"
     for name in reductions.REDUCTIONS:
