@@ -202,8 +202,8 @@ class SplitV2(OpDef):
                                        f"{self.sections} equal parts")
             step = size // self.sections
             return [(i * step, (i + 1) * step) for i in range(self.sections)]
-        cuts = list(self.indices) + [size]
-        return list(zip(cuts[:-1], cuts[1:]))
+        cuts = [min(cut, size) for cut in self.indices] + [size]    # NumPy's slices clip
+        return [(start, max(start, stop)) for start, stop in zip(cuts[:-1], cuts[1:])]
 
     def list_outputs(self):
         count = self.sections if self.sections > 0 else len(self.indices)
@@ -225,7 +225,7 @@ class SplitV2(OpDef):
         axis = normalize_axis(self, self.axis, data.ndim)
         parts = []
         for start, stop in self._bounds(data.shape[axis]):
-            part = xp.take(data, xp.arange(start, stop), axis=axis)
+            part = data[(slice(None),) * axis + (slice(start, stop),)].copy()
             parts.append(xp.squeeze(part, axis) if self.squeeze_axis else part)
         return tuple(parts)
 
