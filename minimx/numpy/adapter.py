@@ -82,7 +82,7 @@ def call_reduction(op_name, a, axis, keepdims, **params):
         return numpy_shaped(result, reduced_shape(a.shape, axis, keepdims))
     if axis is None:
         result = call_np(op_name, a, axis=(), keepdims=keepdims, **params)
-        return result if keepdims else call_np("Reshape", result, shape=())
+        return result if keepdims else call_np("_np_reshape", result, newshape=())
     result = call_np(op_name, a, axis=axis, keepdims=True, **params)
     return result if keepdims else call_np("_np_squeeze", result, axis=axis)
 
@@ -120,7 +120,7 @@ def numpy_shaped(result, shape):
     if result.shape == shape:
         return result
     if is_symbolic(result):             # a traced Symbol: a Reshape node
-        return call_np("Reshape", result, shape=shape)
+        return call_np("_np_reshape", result, newshape=shape)
     if shape == () and result.size == 1:
         return zero_dim(result)
     return as_np(result.reshape(shape))

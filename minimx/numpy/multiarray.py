@@ -118,7 +118,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         if target == self._shape:
             return self
         if recording.is_recording() and self._autograd is not None:
-            return call("Reshape", self, shape=target)
+            return call("_np_reshape", self, newshape=target)
         return ndarray(self._chunk, target, self._dtype, (self._view or ()) + (target,))
 
     # -- indexing ------------------------------------------------------------------------------
@@ -194,7 +194,7 @@ def as_np(array):
 def zero_dim(array):
     """NumPy's zero-dimensional form of a one-element result MXNet's operator shapes ``(1,)``."""
     if recording.is_recording() and array._autograd is not None:
-        return as_np(call("Reshape", array, shape=()))
+        return as_np(call("_np_reshape", array, newshape=()))
     return ndarray(array._chunk, (), array._dtype, (array._view or ()) + ((),))
 
 

@@ -95,6 +95,8 @@ def average(a, axis=None, weights=None, returned=False):
 def cumsum(a, axis=None, dtype=None, out=None):
     """Running sums along ``axis`` (the flattened array when None): the ``_np_cumsum`` operator."""
     a = operand(a)
+    if dtype is None and a.dtype == onp.bool_:      # MXNet 1.9.1 counts bools in int64
+        dtype = onp.int64
     if dtype is not None:
         a = a.astype(dtype)
     result = call_np("_np_cumsum", a.reshape(-1) if axis is None else a,

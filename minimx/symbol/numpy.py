@@ -203,8 +203,18 @@ def _install_operators():
     for name, function in _np.methods.METHODS.items():
         setattr(_Symbol, name, _method_of(function))
     _Symbol.astype = lambda self, dtype, copy=True: as_np_symbol(Symbol.astype(self, dtype))
-    _Symbol.reshape = lambda self, *shape, **kw: as_np_symbol(
-        Symbol.reshape(self, *shape, **kw))
+    _Symbol.reshape = _reshape
+    _Symbol.flatten = lambda self, order="C": _reshape(self, -1, order=order)
+
+
+def _reshape(self, *shape, order="C", **kwargs):
+    """NumPy's reshape of a Symbol: the ``_np_reshape`` operator (no shape needed)."""
+    if "newshape" in kwargs or "shape" in kwargs:
+        shape = (kwargs.pop("newshape", None) or kwargs.pop("shape"),)
+    if kwargs:
+        raise TypeError(f"reshape: unexpected arguments {sorted(kwargs)}")
+    shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+    return _compose_node("_np_reshape", [self], {"newshape": tuple(shape), "order": order})
 
 
 def _creation(name, source=_np):

@@ -241,3 +241,23 @@ def test_a_symbol_outside_a_trace_does_not_know_its_shape(np_mode):
     with pytest.raises(mx.base.MXNetError, match="does not know its shape"):
         a.shape
     assert a.dtype is None
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (2, 3)])
+def test_numpy_reshape_rule_in_graphs(np_mode, shape):
+    """``_np_reshape``: ``0`` is a zero-size axis (not ``Reshape``'s "copy"), a 0-d array
+    flattens to one element, in a hybridized block as imperatively."""
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.flatten(), F.np.vstack([x]), x.reshape(-1, 1), F.np.cumsum(x)
+    x = np.array(onp.arange(int(onp.prod(shape)), dtype="float32").reshape(shape))
+    net = Net()
+    imperative = net(x)
+    net.hybridize()
+    for got, want in zip(net(x), imperative):
+        assert got.shape == want.shape
+        onp.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+    x_host = x.asnumpy()
+    assert [a.shape for a in imperative] == [x_host.flatten().shape, onp.vstack([x_host]).shape,
+                                             x_host.reshape(-1, 1).shape,
+                                             onp.cumsum(x_host).shape]
