@@ -10,6 +10,7 @@ import numbers
 
 import numpy as onp
 
+from ..base import MXNetError
 from ..ndarray import NDArray
 from .adapter import call_np, is_symbolic, normalize_axis, numpy_shaped, operand
 from .multiarray import as_np
@@ -57,6 +58,9 @@ def squeeze(a, axis=None):
     a = operand(a)
     if is_symbolic(a):                  # the operator with NumPy's rule (() when all go)
         return call_np("_np_squeeze", a, axis=axis)
+    if a.ndim == 0:
+        normalize_axis(axis, 0)         # NumPy accepts axis 0 and -1 of a 0-d array
+        return a
     axes = normalize_axis(axis, a.ndim) if axis is not None else \
         tuple(i for i, size in enumerate(a.shape) if size == 1)
     for index in axes:
@@ -175,9 +179,19 @@ def broadcast_to(array, shape):
 def broadcast_arrays(*args):
     arrays = [operand(a) for a in args]
     if any(is_symbolic(a) for a in arrays):
-        return _broadcast_symbols(arrays)
+        shapes = _traced_shapes(arrays)
+        if shapes is None or 0 in onp.broadcast_shapes(*shapes):
+            return _broadcast_symbols(arrays)
     shape = onp.broadcast_shapes(*[a.shape for a in arrays])
     return [broadcast_to(a, shape) for a in arrays]
+
+
+def _traced_shapes(arrays):
+    """The operands' shapes, or None when a Symbol does not know its own (no trace)."""
+    try:
+        return [a.shape for a in arrays]
+    except MXNetError:
+        return None
 
 
 def _broadcast_symbols(arrays):
@@ -201,10 +215,10 @@ def where(condition, x=None, y=None):
     condition = operand(condition)
     x = operand(x, ctx=condition.context)
     y = operand(y, ctx=condition.context)
-    if not is_symbolic(x) and x.dtype != y.dtype:
-        y = y.astype(x.dtype)
+    if None not in (x.dtype, y.dtype) and x.dtype != y.dtype:      # (a Symbol outside a
+        y = y.astype(x.dtype)                                          # trace: no dtype)
     condition, x, y = broadcast_arrays(condition, x, y)
-    if not is_symbolic(x):                      # a graph's where takes any condition dtype
+    if None not in (x.dtype, condition.dtype):  # a graph's where takes any condition dtype
         condition = condition.astype(x.dtype, copy=False)
     return call_np("where", condition, x, y)
 

@@ -10,6 +10,7 @@ import builtins
 
 import numpy as onp
 
+from ..base import InvalidShapeError
 from .adapter import call_np, call_reduction, numpy_shaped, operand, public, reduced_shape
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "argmax", "argmin", "std",
@@ -48,6 +49,11 @@ def _into(result, out):
 def _arg_reduction(name):
     def function(a, axis=None, out=None, keepdims=False):
         a = operand(a)
+        if axis is not None and a.ndim == 0:    # NumPy: a 0-d array's axis 0 (or -1)
+            if axis not in (0, -1):             # MXNet's operator error for other axes
+                raise InvalidShapeError(f"{name}: axis {axis} is out of range for a "
+                                        f"zero-dimensional array")
+            axis = None
         flat = a.reshape(-1) if axis is None else a
         if axis is None and keepdims:               # (1,) * a.ndim
             result = numpy_shaped(call_np(name, flat, axis=0), (1,) * a.ndim)

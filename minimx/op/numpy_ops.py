@@ -229,6 +229,8 @@ class NumpySqueeze(Squeeze):
                      cases=(({"axis": (0, 1)}, ((1, 1),)),))
 
     def infer_shape(self, data):
+        if not len(data):               # NumPy squeezes a 0-d array (axis 0 or -1) to itself
+            return ()
         if all(size == 1 for size in data) and (self.axis is None or
                                                 len(normalize_axes(self, self.axis, len(data)))
                                                 == len(data)):

@@ -261,3 +261,23 @@ def test_numpy_reshape_rule_in_graphs(np_mode, shape):
     assert [a.shape for a in imperative] == [x_host.flatten().shape, onp.vstack([x_host]).shape,
                                              x_host.reshape(-1, 1).shape,
                                              onp.cumsum(x_host).shape]
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_zero_dim_squeeze_argmax_and_where_gradient(np_mode, hybridize):
+    """NumPy accepts axis 0 / -1 of a 0-d array in squeeze and argmax; where's gradient of
+    a 0-d operand is stored (a 0-d gradient buffer is zeroed with ``[...]``)."""
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x, y):
+            return F.np.squeeze(x, -1), F.np.argmax(x, 0), F.np.where(x > 0, x, y)
+    net = Net()
+    if hybridize:
+        net.hybridize()
+    x, y = np.array(2.0), np.ones((2, 3))
+    x.attach_grad(), y.attach_grad()
+    with mx.autograd.record():
+        squeezed, index, chosen = net(x, y)
+    chosen.backward()
+    assert squeezed.shape == index.shape == () and chosen.shape == (2, 3)
+    assert float(squeezed) == 2.0 and int(index) == 0
+    assert float(x.grad) == 6.0 and y.grad.asnumpy().sum() == 0
