@@ -12,6 +12,7 @@ import numpy as onp
 
 from ..base import MXNetError
 from ..ndarray import NDArray
+from ..util import np_shape
 from .adapter import call_np, is_symbolic, normalize_axis, numpy_shaped, operand
 from .multiarray import as_np
 
@@ -157,7 +158,8 @@ def array_split(ary, indices_or_sections, axis=0):
 
 def tile(A, reps):  # noqa: N803 (NumPy's name)
     reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(reps)
-    return call_np("tile", operand(A), reps=reps)
+    with np_shape(True):                # a repetition of 0 is a zero-size axis
+        return call_np("tile", operand(A), reps=reps)
 
 
 def repeat(a, repeats, axis=None):

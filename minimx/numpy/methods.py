@@ -16,9 +16,11 @@ METHODS = {
     **{name: getattr(reductions, name) for name in
        ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "std", "var", "cumsum")},
     **{name: getattr(manipulation, name) for name in
-       ("squeeze", "expand_dims", "swapaxes", "flip", "ravel", "repeat", "tile", "clip",
+       ("squeeze", "expand_dims", "swapaxes", "flip", "ravel", "repeat", "tile",
         "broadcast_to")},
     "dot": products.dot,
+    # MXNet's method names its bounds min and max (np.clip: a_min, a_max)
+    "clip": lambda a, min=None, max=None, out=None: manipulation.clip(a, min, max, out=out),
 }
 
 

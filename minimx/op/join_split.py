@@ -202,8 +202,14 @@ class SplitV2(OpDef):
                                        f"{self.sections} equal parts")
             step = size // self.sections
             return [(i * step, (i + 1) * step) for i in range(self.sections)]
-        cuts = [min(cut, size) for cut in self.indices] + [size]    # NumPy's slices clip
-        return [(start, max(start, stop)) for start, stop in zip(cuts[:-1], cuts[1:])]
+        if size == 0:                   # MXNet: an empty axis gives empty parts, any indices
+            return [(0, 0)] * len(self.indices)
+        cuts = list(self.indices) + [size]
+        bounds = list(zip(cuts[:-1], cuts[1:]))
+        if any(start > stop for start, stop in bounds):
+            raise self.shape_error(f"indices {tuple(self.indices)} must be ascending and "
+                                   f"within the axis of {size}")
+        return bounds
 
     def list_outputs(self):
         count = self.sections if self.sections > 0 else len(self.indices)

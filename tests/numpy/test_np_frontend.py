@@ -115,3 +115,13 @@ def test_repr_and_str_as_mxnet(mxnet_python):
 def test_npx_names_left_out_say_so():
     with pytest.raises(AttributeError, match="mx.npx.masked_softmax is not available: no masked"):
         npx.masked_softmax
+
+
+def test_split_of_an_empty_axis_gives_empty_parts_and_past_the_end_is_refused():
+    """MXNet 1.9.1: an empty axis splits into empty parts whatever the indices; otherwise an
+    index past the axis (or a descending one) is an MXNetError."""
+    from minimx import np as mnp
+    assert [p.shape for p in mnp.split(mnp.zeros((0, 3)), [2, 3])] == [(0, 3)] * 3
+    assert [p.shape for p in mnp.split(mnp.zeros((0, 3)), 7)] == [(0, 3)] * 7
+    with pytest.raises(mx.base.MXNetError):
+        mnp.split(mnp.arange(4), [1, 9])[1].asnumpy()
