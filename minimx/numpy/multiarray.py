@@ -105,6 +105,17 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def device(self):
         return self.context
 
+    @property
+    def grad(self):
+        """The gradient buffer, or None where there is none, as MXNet's (``nd`` raises).
+        A variable with ``grad_req='null'`` has none: MXNet 1.9.1 gives None after a
+        backward (minimx from ``attach_grad`` on, where MXNet shows a zero buffer)."""
+        entry = self._autograd
+        if self._grad is None or (entry is not None and
+                                  getattr(entry[0], "grad_req", None) == "null"):
+            return None
+        return self._grad
+
     # -- shape -------------------------------------------------------------------------------
     def reshape(self, *shape, order="C", **kwargs):
         """NumPy's reshape: ``-1`` is inferred, ``0`` is a zero-size axis."""

@@ -88,12 +88,25 @@ def average(a, axis=None, weights=None, returned=False):
     """The (weighted) mean over ``axis``."""
     a = _prepared(a, None, "mean")
     if weights is None:
+        from .creation import full_like
         result = mean(a, axis=axis)
-        total = a.size / builtins.max(result.size, 1)
+        # MXNet 1.9.1 gives the count as a zero-dimensional array (NumPy: avg's shape)
+        total = full_like(result, a.size / builtins.max(result.size, 1), shape=())
     else:
+        from .manipulation import broadcast_to
         weights = operand(weights)
-        total = sum(weights * a / a, axis=axis) if weights.shape != a.shape else \
-            sum(weights, axis=axis)
+        if weights.shape != a.shape:            # NumPy's rule: 1-D weights along ``axis``
+            if axis is None or weights.ndim != 1 or not isinstance(axis, int):
+                raise TypeError("average: weights of another shape than a must be 1-D and "
+                                "need one int axis")
+            if weights.shape[0] != a.shape[axis]:
+                raise ValueError("average: length of weights not compatible with the axis")
+            along = [1] * a.ndim
+            along[axis] = -1
+            total = sum(weights)        # zero-dimensional, as MXNet 1.9.1 (NumPy: avg's shape)
+            weights = broadcast_to(weights.reshape(along), a.shape)
+        else:
+            total = sum(weights, axis=axis)
         result = sum(a * weights, axis=axis) / total
     return (result, total) if returned else result
 

@@ -86,6 +86,12 @@ HAND_WRITTEN = {
     "split": "np.split(np.arange(6), 3)[1]",
     "tile": "np.tile(V, 2)",
     "tile-zero": "np.tile(A, (2, 0))",
+    "average-returned": "np.average(A, axis=1, returned=True)[1]",
+    "average-1d-weights": "np.average(A, axis=1, weights=np.array([1.0, 2.0, 3.0]))",
+    "matmul-0d": "np.matmul(np.array(2.0), A)",
+    "average-1d-weights-returned": "np.average(A, axis=1, weights=np.array([1.0, 2.0, 3.0]), "
+                                   "returned=True)[1]",
+    "average-full-weights-returned": "np.average(A, axis=0, weights=A * A, returned=True)[1]",
     "clip-method": "A.clip(min=-1, max=2)",
     "squeeze-0d": "np.squeeze(np.array(2.0), -1)",
     "argmax-0d": "np.argmax(np.array(2.0), 0)",

@@ -125,3 +125,16 @@ def test_split_of_an_empty_axis_gives_empty_parts_and_past_the_end_is_refused():
     assert [p.shape for p in mnp.split(mnp.zeros((0, 3)), 7)] == [(0, 3)] * 7
     with pytest.raises(mx.base.MXNetError):
         mnp.split(mnp.arange(4), [1, 9])[1].asnumpy()
+
+
+def test_a_null_grad_req_variable_has_no_gradient_after_backward():
+    """MXNet 1.9.1: ``x.grad`` is None after a backward when x's grad_req is 'null'."""
+    from minimx import np as mnp
+    x, w = mnp.ones((2,)), mnp.ones((2,))
+    x.attach_grad(grad_req="null")
+    w.attach_grad()
+    with mx.autograd.record():
+        y = (x * w).sum()
+    y.backward()
+    assert x.grad is None
+    onp.testing.assert_array_equal(w.grad.asnumpy(), [1.0, 1.0])
