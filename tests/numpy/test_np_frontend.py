@@ -138,3 +138,33 @@ def test_a_null_grad_req_variable_has_no_gradient_after_backward():
     y.backward()
     assert x.grad is None
     onp.testing.assert_array_equal(w.grad.asnumpy(), [1.0, 1.0])
+
+
+@pytest.mark.parametrize("name, args", [("logistic", (0.0, 1.0)), ("gumbel", (0.0, 1.0)),
+                                        ("lognormal", (0.0, 0.5)), ("rayleigh", (2.0,)),
+                                        ("weibull", (1.5,)), ("pareto", (3.0,)),
+                                        ("power", (2.0,)), ("chisquare", (3.0,)),
+                                        ("beta", (2.0, 5.0))])
+def test_more_samplers_match_numpy_statistics(name, args):
+    """The samplers built from standard samples have NumPy's shapes and means."""
+    from minimx import np as mnp
+    mx.random.seed(3)
+    samples = getattr(mnp.random, name)(*args, size=(20000,)).asnumpy()
+    reference = getattr(onp.random.RandomState(3), name)(*args, size=20000)
+    assert samples.shape == (20000,)
+    onp.testing.assert_allclose(samples.mean(), reference.mean(), rtol=0.06, atol=0.03)
+
+
+def test_weibull_gradient_and_bad_parameters():
+    from minimx import np as mnp
+    a = mnp.ones((3, 2))
+    a.attach_grad()
+    with mx.autograd.record():
+        out = mnp.random.weibull(a, (3, 2))
+    out.backward()
+    expected = -(out * mnp.log(out)).asnumpy()        # d E^(1/a) / da at a = 1
+    onp.testing.assert_allclose(a.grad.asnumpy(), expected, rtol=1e-4, atol=1e-6)
+    for call in (lambda: mnp.random.weibull(0), lambda: mnp.random.lognormal(sigma=-1),
+                 lambda: mnp.random.rayleigh(scale=-1)):
+        with pytest.raises(ValueError):
+            call()
