@@ -139,6 +139,9 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         key = mask_to_indices(key, self._shape)
         if _is_full_index(key, self.ndim):       # x[i, j]: a zero-dimensional view
             return zero_dim(nd_indexing.getitem(self, key))
+        view = _basic_view(self, key)
+        if view is not None:
+            return view
         with np_shape(True):                     # the indexing operator shapes as NumPy
             return nd_indexing.getitem(self, key)
 
@@ -221,6 +224,28 @@ def numpy_reshape_target(shape, newshape):
     if newshape.count(-1) or int(onp.prod(newshape, dtype=onp.int64)) != size:
         raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
     return newshape
+
+
+def _basic_view(array, key):
+    """A view for basic indexing past the first axis (ints and slices, ``x[0, 0, 2:5]``) on
+    the same buffer, as ``np.shares_memory`` sees it, where the part is contiguous: MXNet
+    1.9.1's rule (NumPy views every basic index; MXNet copies ``x[2:5, 0]``).  None where
+    ``nd``'s rule applies (the first axis alone, advanced indexing, a recorded array)."""
+    items = key if isinstance(key, tuple) else (key,)
+    if len(items) < 2 or (recording.is_recording() and array._autograd is not None) or not all(
+            isinstance(item, slice) or (isinstance(item, (numbers.Integral, onp.integer))
+                                        and not isinstance(item, bool)) for item in items):
+        return None
+    # the part's layout, from a one-byte stand-in with the array's strides (never read)
+    strides = tuple(int(onp.prod(array._shape[axis + 1:], dtype=onp.int64))
+                    for axis in range(len(array._shape)))
+    probe = onp.lib.stride_tricks.as_strided(onp.zeros(1, onp.uint8), array._shape, strides)
+    part = probe[items]
+    if not part.flags.c_contiguous:
+        return None
+    shape = part.shape
+    return ndarray(array._chunk, shape, array._dtype,
+                   (array._view or ()) + (tuple(items) + (Ellipsis,),))
 
 
 def _is_full_index(key, ndim):

@@ -168,3 +168,17 @@ def test_weibull_gradient_and_bad_parameters():
                  lambda: mnp.random.rayleigh(scale=-1)):
         with pytest.raises(ValueError):
             call()
+
+
+def test_contiguous_basic_slices_are_views_as_in_mxnet():
+    """MXNet 1.9.1: a basic index whose part is contiguous is a view (writes show through,
+    np.shares_memory says so); a strided part (``x[2:5, 0]``) is a copy."""
+    from minimx import np as mnp
+    x = mnp.zeros((4, 3, 5))
+    view = x[1, 2, 1:4]
+    assert mnp.shares_memory(view, x[1, 2, 3:5]) and not mnp.shares_memory(x[0], x[1])
+    assert not mnp.shares_memory(x[0:3, 0, 0], x[1:2, 0, 0])
+    x[1, 2, 2] = 7.0
+    onp.testing.assert_array_equal(view.asnumpy(), [0.0, 7.0, 0.0])
+    view[...] = 1.0
+    assert x.asnumpy()[1, 2].tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]
