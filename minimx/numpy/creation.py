@@ -38,7 +38,10 @@ def array(object, dtype=None, ctx=None, device=None):  # noqa: A002 (NumPy's nam
         return as_np(result.astype(dtype or object.dtype, copy=False))
     if isinstance(object, onp.ndarray) and dtype is None:
         dtype = object.dtype
-    value = onp.array(object, dtype=normalize_dtype(dtype))
+    try:
+        value = onp.array(object, dtype=normalize_dtype(dtype))
+    except OverflowError:       # numpy 2 refuses 1621 as uint8; MXNet (numpy 1) wraps it
+        value = onp.array(object).astype(normalize_dtype(dtype))
     return as_np(_from_host(value, ctx))
 
 
