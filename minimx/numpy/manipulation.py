@@ -20,7 +20,8 @@ __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "sta
            "hstack", "split", "array_split", "tile", "repeat", "swapaxes", "moveaxis", "flip",
            "ravel", "broadcast_to", "broadcast_arrays", "where", "clip", "atleast_1d",
            "atleast_2d", "atleast_3d", "vsplit", "hsplit", "dsplit", "sort", "argsort", "take",
-           "diag"]
+           "diag", "tril", "triu", "roll", "rot90", "diagonal", "trace", "nan_to_num",
+           "flipud", "fliplr", "column_stack", "dstack"]
 
 
 def reshape(a, newshape, order="C"):
@@ -283,3 +284,65 @@ def take(a, indices, axis=None, mode="raise", out=None):
 def diag(v, k=0):
     """The ``k``-th diagonal of a matrix, or a matrix with vector ``v`` on it."""
     return call_np("diag", operand(v), k=k)
+
+
+# -- the operators of op/numpy_rearrange.py, with NumPy's arguments -------------------------
+def tril(m, k=0):
+    """The lower triangle of the last two axes (below diagonal ``k``), zero above."""
+    return call_np("_npi_tril", operand(m), k=k, lower=True)
+
+
+def triu(m, k=0):
+    """The upper triangle of the last two axes (above diagonal ``k``), zero below."""
+    return call_np("_npi_tril", operand(m), k=k, lower=False)
+
+
+def _tuple(value):
+    return (value,) if isinstance(value, numbers.Integral) else tuple(value)
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted by ``shift`` along ``axis`` (None: the flattened array), wrapping."""
+    return call_np("_npi_roll", operand(a), shift=_tuple(shift),
+                   axis=None if axis is None else _tuple(axis))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    return call_np("_npi_rot90", operand(m), k=k, axes=tuple(axes))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    return call_np("_npi_diagonal", operand(a), offset=offset, axis1=axis1, axis2=axis2)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    a = operand(a)
+    result = call_np("_npi_trace", a if dtype is None else a.astype(dtype), offset=offset,
+                     axis1=axis1, axis2=axis2, out=out)
+    return numpy_shaped(result, ()) if a.ndim == 2 and not is_symbolic(a) else result
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """nan, +inf, -inf replaced by numbers; ``copy=False`` writes into ``x``."""
+    x = operand(x)
+    result = call_np("_npi_nan_to_num", x, nan=nan, posinf=posinf, neginf=neginf,
+                     out=None if copy or is_symbolic(x) else x)
+    return result
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def column_stack(tup):
+    """1-D arrays become columns, 2-D ones stay; then joined along axis 1."""
+    arrays = [operand(a) for a in tup]
+    return concatenate([a.reshape(-1, 1) if a.ndim < 2 else a for a in arrays], axis=1)
+
+
+def dstack(tup):
+    return concatenate(atleast_3d(*tup) if len(tup) > 1 else [atleast_3d(*tup)], axis=2)

@@ -15,7 +15,7 @@ from . import output, rnn, sequence  # noqa: F401
 from . import random  # noqa: F401
 from . import ctc, detection, roi  # noqa: F401
 from . import optimizer_updates  # noqa: F401
-from . import numpy_ops, numpy_elemwise  # noqa: F401
+from . import numpy_ops, numpy_elemwise, numpy_rearrange  # noqa: F401
 from .registry import OPS, OpDef, Param, TestHints, get_op, list_ops, register_op
 
 __all__ = ["OPS", "OpDef", "Param", "TestHints", "get_op", "list_ops", "register_op"]
