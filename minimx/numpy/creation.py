@@ -18,7 +18,8 @@ from .adapter import call_np, is_symbolic, operand
 from .multiarray import as_np
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
-           "identity", "zeros_like", "ones_like", "full_like", "empty_like", "meshgrid"]
+           "identity", "zeros_like", "ones_like", "full_like", "empty_like", "meshgrid",
+           "logspace"]
 
 
 def _shape(shape):
@@ -153,3 +154,11 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
         grid = vector.reshape(view)
         grids.append(grid if sparse else call_np("broadcast_to", grid, shape=tuple(shape)))
     return grids
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None,
+             device=None):
+    """``base ** linspace(start, stop, num)``."""
+    exponents = linspace(start, stop, num, endpoint=endpoint, dtype="float64", axis=axis,
+                         ctx=ctx, device=device)
+    return (float(base) ** exponents).astype(normalize_dtype(dtype))

@@ -21,7 +21,7 @@ __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "sta
            "ravel", "broadcast_to", "broadcast_arrays", "where", "clip", "atleast_1d",
            "atleast_2d", "atleast_3d", "vsplit", "hsplit", "dsplit", "sort", "argsort", "take",
            "diag", "tril", "triu", "roll", "rot90", "diagonal", "trace", "nan_to_num",
-           "flipud", "fliplr", "column_stack", "dstack"]
+           "flipud", "fliplr", "column_stack", "dstack", "diff", "ediff1d", "append"]
 
 
 def reshape(a, newshape, order="C"):
@@ -346,3 +346,38 @@ def column_stack(tup):
 
 def dstack(tup):
     return concatenate(atleast_3d(*tup) if len(tup) > 1 else [atleast_3d(*tup)], axis=2)
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002 (NumPy's name)
+    """The ``n``-th difference along ``axis``: ``a[1:] - a[:-1]``, ``n`` times (each a pair of
+    ``slice_axis`` calls, so the gradient comes with them)."""
+    if prepend is not None or append is not None:
+        raise NotImplementedError("diff: prepend= and append= are not supported")
+    a = operand(a)
+    for _ in range(n):
+        a = call_np("slice_axis", a, axis=axis, begin=1, end=None) - \
+            call_np("slice_axis", a, axis=axis, begin=0, end=-1)
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened ``ary``, with ``to_begin`` / ``to_end`` around."""
+    ary = operand(ary)
+
+    def flat(extra):        # numbers and lists take ``ary``'s dtype, as NumPy's
+        is_array = isinstance(extra, NDArray) or is_symbolic(extra)
+        return (extra if is_array else operand(extra, dtype=ary.dtype)).reshape(-1)
+    parts = [diff(ary.reshape(-1))]
+    if to_begin is not None:
+        parts.insert(0, flat(to_begin))
+    if to_end is not None:
+        parts.append(flat(to_end))
+    return concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def append(arr, values, axis=None):
+    """``values`` after ``arr`` along ``axis`` (None: both flattened)."""
+    arr, values = operand(arr), operand(values)
+    if axis is None:
+        return concatenate([arr.reshape(-1), values.reshape(-1)])
+    return concatenate([arr, values], axis=axis)

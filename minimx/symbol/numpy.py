@@ -73,7 +73,8 @@ _VALUE_SHAPED = {"nonzero", "flatnonzero", "argwhere", "unique", "genfromtxt",
                  "shares_memory", "may_share_memory", "histogram",
                  *_np.fallback.__all__}
 # the creation functions without array inputs (their operator calls compose nodes)
-_CREATION = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity"}
+_CREATION = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
+             "logspace"}
 
 
 class _Symbol(Symbol):
