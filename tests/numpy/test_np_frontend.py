@@ -182,3 +182,20 @@ def test_contiguous_basic_slices_are_views_as_in_mxnet():
     onp.testing.assert_array_equal(view.asnumpy(), [0.0, 7.0, 0.0])
     view[...] = 1.0
     assert x.asnumpy()[1, 2].tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]
+
+
+def test_npx_random_bernoulli_and_batched_samplers():
+    mx.random.seed(5)
+    prob = np.array([[0.0, 1.0, 0.3]])
+    draws = npx.random.bernoulli(prob=prob, size=(4000, 3)).asnumpy()
+    assert draws.shape == (4000, 3) and set(onp.unique(draws)) <= {0.0, 1.0}
+    onp.testing.assert_allclose(draws.mean(axis=0), [0.0, 1.0, 0.3], atol=0.03)
+    assert npx.random.bernoulli(logit=0.0, dtype="bool").dtype == onp.bool_
+    for bad in (dict(prob=0.5, logit=0.0), dict(prob=np.array([1.5]))):
+        with pytest.raises(ValueError):
+            npx.random.bernoulli(**bad)
+    assert npx.random.normal_n(np.zeros((2,)), np.ones((2,)), batch_shape=(3,)).shape == (3, 2)
+    npx.random.seed(7)
+    first = np.random.uniform(size=(2,)).asnumpy()
+    npx.random.seed(7)
+    onp.testing.assert_array_equal(first, np.random.uniform(size=(2,)).asnumpy())
