@@ -11,6 +11,7 @@ import numbers
 import numpy as onp
 
 from ..base import normalize_dtype
+from ..ndarray import NDArray
 from ..random_state import seed as _seed
 from .adapter import call_np, numpy_shaped, operand
 
@@ -106,7 +107,13 @@ def exponential(scale=1.0, size=None, ctx=None, device=None, out=None):
 
 def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
     """Gamma(shape, scale) samples; array parameters broadcast (one ``_sample_gamma`` draw
-    per element)."""
+    per element).  Parameters must be positive (ValueError, as MXNet; an array's values
+    are read: a sync point)."""
+    for value in (shape, scale):
+        is_array = isinstance(value, NDArray)
+        if (is_array and value.size and float(value.min()) <= 0) or \
+                (_numbers(value) and value <= 0):
+            raise ValueError(f"np.random.gamma: shape and scale must be positive, got {value}")
     if _numbers(shape, scale):
         return _into(_draw("gamma", size, dtype, ctx or device, alpha=shape, beta=scale), out)
     from .adapter import as_operand_like, promote
