@@ -75,7 +75,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     count = a.size // builtins.max(int(onp.prod(reduced_shape(a.shape, axis, True))), 1)
     result = mean(centered * centered, axis=axis, keepdims=keepdims)
     if ddof:
-        result = result * (count / builtins.max(count - ddof, 0))
+        with onp.errstate(divide="ignore", invalid="ignore"):   # ddof >= n: inf, as NumPy
+            result = result * float(onp.float64(count) / builtins.max(count - ddof, 0))
     return _into(result, out)
 
 

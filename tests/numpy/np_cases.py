@@ -68,6 +68,7 @@ HAND_WRITTEN = {
     "argmax-axis": "np.argmax(A, axis=1)",
     "argmin": "np.argmin(A, 0)",
     "std": "np.std(A)",
+    "var-ddof-past-count": "np.var(V, ddof=3)",
     "var-axis": "np.var(A, axis=0)",
     "cumsum": "np.cumsum(A)",
     "cumsum-axis": "np.cumsum(I, axis=1)",
