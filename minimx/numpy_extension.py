@@ -12,6 +12,7 @@ from . import engine
 from .context import cpu, current_context, gpu, num_gpus
 from .ndarray import op as _nd_op
 from .ndarray import utils as _nd_utils
+from .numpy import extension_random as random  # noqa: F401 (npx.random)
 from .numpy.multiarray import as_np
 from .random_state import seed
 from .util import is_np_array, is_np_shape, reset_np, set_np, use_np
@@ -34,7 +35,6 @@ OPERATORS = {
 # names of MXNet's npx that minimx leaves out, and why
 _LEFT_OUT = {
     "masked_softmax": "no masked softmax operator yet (softmax with length= covers sequences)",
-    "random": "npx.random (bernoulli, ...) is not implemented yet; use np.random",
     "erf": "no erf operator",
     "arange_like": "no arange_like operator yet",
 }

@@ -14,7 +14,10 @@ interpreter to know which tests pass there.  The suite's files need ``scipy`` an
 
 Printed: per file the tests MXNet passes, and of those the ones minimx passes, counted
 apart for tests outside minimx's scope (found in each test's source: C internals such as
-``_LIB`` or ctypes handles, private attributes, sparse storage in symbolic graphs); then
+``_LIB`` or ctypes handles, MXNet's private modules, functions and attributes, sparse
+storage in symbolic graphs; a test that needs a GPU does not pass on the CPU reference, so
+is not counted); a private name the test file defines itself (``self._axis = axis`` in a test's own block,
+a class attribute of a class of the file) is the test's, not MXNet's, and keeps it in; then
 every failure of an in-scope test MXNet passes, grouped by cause (the error's type and
 the start of its message).
 """
@@ -51,26 +54,57 @@ OUT_OF_SCOPE = [
     # executor's stype_dict, sym.sparse) is not
     ("sparse storage in graphs", re.compile(r"stype_dict|sym\.sparse|mx\.symbol\.sparse|"
                                             r"\bsym(bol)?\.\w+\([^)]*stype\s*=")),
-    ("private attributes", re.compile(r"\._(?!_)[a-z]\w*(?!\w*\()")),
 ]
+# ``x._name`` (not a call), and a name imported from MXNet with one leading underscore
+PRIVATE_ATTRIBUTE = re.compile(r"\._(?!_)([a-z]\w*)\b(?!\s*\()")
+PRIVATE_IMPORT = re.compile(r"^from mxnet[\w.]* import (.*)$", re.MULTILINE)
 
 
 def test_sources(path):
-    """{test function name: its source text} of one test file (module-level functions)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    lines = path.read_text(encoding="utf-8").splitlines()
-    sources = {}
+    """{test function name: its source text} of one test file (module-level functions),
+    and under the key ``None`` the file's own private names (see ``own_private_names``)."""
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    sources = {None: own_private_names(tree, text)}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
             sources[node.name] = "\n".join(lines[node.lineno - 1:node.end_lineno])
     return sources
 
 
-def scope_of(source):
-    """None when the test is in scope, else why it is not."""
+def own_private_names(tree, text):
+    """(names the file defines, names it imports from MXNet) among ``_name``s: defined are
+    ``self._name = ...`` assignments and the members of the file's own classes."""
+    defined = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name) and node.value.id == "self":
+            defined.add(node.attr)
+        elif isinstance(node, ast.ClassDef):
+            for member in node.body:
+                targets = member.targets if isinstance(member, ast.Assign) else []
+                defined.update(t.id for t in targets if isinstance(t, ast.Name))
+                if isinstance(member, ast.FunctionDef):
+                    defined.add(member.name)
+    imported = {name.split(" as ")[-1].strip(" ()") for line in PRIVATE_IMPORT.findall(text)
+                for name in line.split(",")}
+    return ({name.lstrip("_") for name in defined if name.startswith("_")},
+            {name for name in imported if re.fullmatch(r"_(?!_)[a-z]\w*", name)})
+
+
+def scope_of(source, own=(set(), set())):
+    """None when the test is in scope, else why it is not.  ``own``: the file's private
+    names from ``test_sources``."""
+    if source is None:
+        return None
     for reason, pattern in OUT_OF_SCOPE:
-        if source is not None and pattern.search(source):
+        if pattern.search(source):
             return reason
+    defined, imported = own
+    if any(name not in defined for name in PRIVATE_ATTRIBUTE.findall(source)) or \
+            any(re.search(rf"\b{name}\b", source) for name in imported):
+        return "MXNet's private modules or attributes"
     return None
 
 
@@ -169,7 +203,7 @@ def main(argv=None):
         for test in sorted(set(mine) | set(theirs or {})):
             reference_ok = theirs is None or theirs.get(test, ("missing",))[0] == "passed"
             ours = mine.get(test, ("missing", "not run on minimx"))
-            scope = scope_of(sources.get(test.split("[")[0]))
+            scope = scope_of(sources.get(test.split("[")[0]), sources[None])
             everything[f"{name}::{test}"] = {"minimx": ours, "mxnet": theirs and theirs.get(test),
                                              "out_of_scope": scope}
             if not reference_ok:

@@ -196,7 +196,7 @@ def _store(variable, value):
     variable.fresh_grad = True
     if value is None:
         if variable.grad_req == "write":
-            variable.grad[:] = 0
+            variable.grad[...] = 0      # (a zero-dimensional gradient has no axis to slice)
         return
     if variable.grad_req == "add":
         variable.grad += value

@@ -20,6 +20,7 @@ from ..numpy.multiarray import as_np
 from ..util import is_np_array
 from ..ndarray import NDArray
 from ..symbol import Symbol
+from ..symbol.numpy import tracing_with
 from .block import Block
 from .cached_op import CachedOp
 from .parameter import DeferredInitializationError, Parameter
@@ -115,8 +116,12 @@ class HybridBlock(Block):
             if is_np_array():       # F.np / F.npx: the graph's values are np Symbols
                 inputs = [var.as_np_ndarray() for var in inputs]
                 params = {name: var.as_np_ndarray() for name, var in params.items()}
-            with self.name_scope():
+            # np Symbols know the shapes of this call's arrays while tracing; a graph that
+            # read one is retraced for other shapes (see symbol/numpy.py)
+            arrays = {name: a for name, a in zip(names, flat) if isinstance(a, NDArray)}
+            with self.name_scope(), tracing_with(arrays) as trace:
                 out = self.hybrid_forward(sym, *_regroup(inputs, self._in_format), **params)
+            self._traced_for = _signature(flat) if trace.read else None
             if isinstance(out, Symbol):
                 self._out_format = "single"
             else:
@@ -191,6 +196,9 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         arrays, fmt = _flatten(args)        # None inputs left out, lists flattened
+        traced_for = getattr(self, "_traced_for", None)
+        if traced_for is not None and traced_for != _signature(arrays):
+            self._clear_cached_op()         # the graph read shapes: trace these ones
         traced = getattr(self, "_in_format", None)       # a SymbolBlock traces nothing
         if self._cached_graph and traced is not None and _trimmed(fmt) != _trimmed(traced):
             raise ValueError(f"{type(self).__name__}: the inputs' structure (which are None, "
@@ -343,3 +351,8 @@ def _regroup(flat, fmt):
             items.append(item)
         return kind(items), position
     return take(0, fmt)[0]
+
+
+def _signature(arrays):
+    """The shapes and dtypes of a call's arrays (what a shape-reading trace depends on)."""
+    return tuple((a.shape, a.dtype) for a in arrays if isinstance(a, NDArray))

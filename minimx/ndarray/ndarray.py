@@ -74,7 +74,8 @@ class NDArray:
         self._chunk = chunk
         self._shape = shape if type(shape) is tuple else tuple(shape)
         self._dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
-        self._view = view             # None, or steps on chunk.data: an int/slice or a shape tuple
+        self._view = view             # None, or steps on chunk.data: an int/slice, a shape
+        #                               tuple, or a basic key tuple ending in ... (np views)
         self._autograd = None         # (tape node, output index) while in a recorded graph
         self._grad = None
         self._reader = None           # weak reference to the last recorded call that read it
@@ -89,8 +90,9 @@ class NDArray:
         data = self._chunk.data
         if self._view is None:
             return data
-        for step in self._view:
-            data = data.reshape(step) if isinstance(step, tuple) else data[step]
+        for step in self._view:     # a shape tuple reshapes; a key (ending in ...) indexes
+            data = data.reshape(step) if isinstance(step, tuple) and Ellipsis not in step \
+                else data[step]
         return data
 
     def _write(self, value):

@@ -79,11 +79,13 @@ genfromtxt = host_function("genfromtxt")
 
 
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
-    return ndarray.any(asarray(a), axis, out, keepdims)
+    from .adapter import operand
+    return ndarray.any(operand(a), axis, out, keepdims)
 
 
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
-    return ndarray.all(asarray(a), axis, out, keepdims)
+    from .adapter import operand
+    return ndarray.all(operand(a), axis, out, keepdims)
 
 __all__ = ["ndarray", "any", "all", "genfromtxt", "shape", "histogram", "random", "linalg", "nonzero", "flatnonzero",
            "argwhere", "unique",

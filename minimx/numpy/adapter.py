@@ -10,7 +10,9 @@ gives the result NumPy's shape.  The rules that differ from ``nd`` are said here
   rule says ``()``, the result is a zero-dimensional view of the same buffer;
 - ``reduced_shape``: NumPy's shape of a reduction (no ``(1,)`` for "everything").
 """
+import contextlib
 import numbers
+import threading
 
 import numpy as onp
 
@@ -41,7 +43,25 @@ def call_np(op_name, *inputs, **params):
     for value in inputs:
         if not isinstance(value, NDArray) and is_symbolic(value):    # arrays: no look-up
             return value._np_compose(op_name, inputs, params)
+    compose = getattr(_COMPOSING, "compose", None)
+    if compose is not None and not any(isinstance(value, NDArray) for value in inputs):
+        return compose(op_name, inputs, params)         # sym.np.arange, eye, ...: a node
     return as_np(call(op_name, *inputs, **params))
+
+
+_COMPOSING = threading.local()
+
+
+@contextlib.contextmanager
+def composing(compose):
+    """While a ``sym.np`` creation function runs, an operator call without array inputs
+    composes a graph node with ``compose(op_name, inputs, params)`` (symbol/numpy.py)."""
+    previous = getattr(_COMPOSING, "compose", None)
+    _COMPOSING.compose = compose
+    try:
+        yield
+    finally:
+        _COMPOSING.compose = previous
 
 
 def is_symbolic(value):
@@ -62,16 +82,32 @@ def call_reduction(op_name, a, axis, keepdims, **params):
         return numpy_shaped(result, reduced_shape(a.shape, axis, keepdims))
     if axis is None:
         result = call_np(op_name, a, axis=(), keepdims=keepdims, **params)
-        return result if keepdims else call_np("Reshape", result, shape=())
+        return result if keepdims else call_np("_np_reshape", result, newshape=())
     result = call_np(op_name, a, axis=axis, keepdims=True, **params)
     return result if keepdims else call_np("_np_squeeze", result, axis=axis)
 
 
+def as_operand_like(value, other):
+    """``value`` as an operand of a binary operator beside ``other``: arrays and Symbols
+    pass; a Python number becomes a zero-dimensional array of ``other``'s dtype (a ``_full``
+    node beside a Symbol)."""
+    if isinstance(value, NDArray) or is_symbolic(value):
+        return value
+    dtype = getattr(other, "dtype", None) or onp.float32
+    if is_symbolic(other):
+        return other._np_compose("_full", [], {"shape": (), "value": value,
+                                               "dtype": onp.dtype(dtype).name})
+    return operand(value, ctx=other.context, dtype=dtype)
+
+
 def promote(x1, x2):
-    """Two arrays cast to one dtype, by NumPy's rule as MXNet 1.9.1 applies it: an integer
-    (or bool) with a float gives that float type (int32 with float32 is float32, where NumPy
-    says float64); otherwise NumPy's ``result_type``."""
-    if not (isinstance(x1, NDArray) and isinstance(x2, NDArray)) or x1.dtype == x2.dtype:
+    """Two arrays (or traced Symbols) cast to one dtype, by NumPy's rule as MXNet 1.9.1
+    applies it: an integer (or bool) with a float gives that float type (int32 with float32
+    is float32, where NumPy says float64); otherwise NumPy's ``result_type``.  A Symbol
+    whose dtype is unknown (outside a trace) is left as it is."""
+    dtype1, dtype2 = getattr(x1, "dtype", None), getattr(x2, "dtype", None)
+    if dtype1 is None or dtype2 is None or dtype1 == dtype2 or \
+            not all(isinstance(x, NDArray) or is_symbolic(x) for x in (x1, x2)):
         return x1, x2
     floats = [x.dtype for x in (x1, x2) if onp.issubdtype(x.dtype, onp.floating)]
     dtype = floats[0] if len(floats) == 1 else onp.result_type(x1.dtype, x2.dtype)
@@ -83,6 +119,8 @@ def numpy_shaped(result, shape):
     shape = tuple(shape)
     if result.shape == shape:
         return result
+    if is_symbolic(result):             # a traced Symbol: a Reshape node
+        return call_np("_np_reshape", result, newshape=shape)
     if shape == () and result.size == 1:
         return zero_dim(result)
     return as_np(result.reshape(shape))

@@ -14,11 +14,12 @@ from ..base import normalize_dtype
 from ..context import current_context
 from ..ndarray import NDArray
 from ..ndarray.creation import _from_host
-from .adapter import call_np, operand
+from .adapter import call_np, is_symbolic, operand
 from .multiarray import as_np
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
-           "identity", "zeros_like", "ones_like", "full_like", "empty_like", "meshgrid"]
+           "identity", "zeros_like", "ones_like", "full_like", "empty_like", "meshgrid",
+           "logspace"]
 
 
 def _shape(shape):
@@ -38,7 +39,10 @@ def array(object, dtype=None, ctx=None, device=None):  # noqa: A002 (NumPy's nam
         return as_np(result.astype(dtype or object.dtype, copy=False))
     if isinstance(object, onp.ndarray) and dtype is None:
         dtype = object.dtype
-    value = onp.array(object, dtype=normalize_dtype(dtype))
+    try:
+        value = onp.array(object, dtype=normalize_dtype(dtype))
+    except OverflowError:       # numpy 2 refuses 1621 as uint8; MXNet (numpy 1) wraps it
+        value = onp.array(object).astype(normalize_dtype(dtype))
     return as_np(_from_host(value, ctx))
 
 
@@ -81,6 +85,7 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
     """Evenly spaced values in ``[start, stop)`` (float32 unless ``dtype``, as MXNet's)."""
     if stop is None:
         start, stop = 0, start
+    step = 1 if step is None else step
     return call_np("_arange", start=start, stop=stop, step=step,
                    dtype=normalize_dtype(dtype).name, ctx=_ctx(ctx, device))
 
@@ -98,6 +103,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None, ctx=None, device=None):  # noqa: N803 (NumPy's names)
+    if M == 0:          # the operator's M=0 means "N" (nd's rule); NumPy's is no columns
+        return zeros((N, 0), dtype=dtype, ctx=ctx, device=device)
     return call_np("_eye", N=N, M=M or 0, k=k, dtype=normalize_dtype(dtype).name,
                    ctx=_ctx(ctx, device))
 
@@ -106,19 +113,29 @@ def identity(n, dtype=None, ctx=None, device=None):
     return eye(n, dtype=dtype, ctx=ctx, device=device)
 
 
-def _like(filler):
-    def like(a, dtype=None, order="C", ctx=None, device=None):
-        a = operand(a)
-        return filler(a.shape, dtype=dtype or a.dtype, ctx=ctx or device or a.context)
+def _like(filler, fill_value):
+    def like(a, dtype=None, order="C", subok=True, shape=None, ctx=None, device=None):
+        return full_like(a, fill_value, dtype, order, subok, shape, ctx, device)
+    like.__name__ = like.__qualname__ = f"{filler.__name__}_like"
     return like
 
 
-zeros_like, ones_like, empty_like = _like(zeros), _like(ones), _like(empty)
-
-
-def full_like(a, fill_value, dtype=None, order="C", ctx=None, device=None):
+def full_like(a, fill_value, dtype=None, order="C", subok=True, shape=None, ctx=None,
+              device=None):
+    """An array of ``a``'s shape (or ``shape``) and dtype (or ``dtype``) filled with
+    ``fill_value``.  In a traced graph, a ``_full`` node of the traced shape."""
     a = operand(a)
-    return full(a.shape, fill_value, dtype=dtype or a.dtype, ctx=ctx or device or a.context)
+    shape = a.shape if shape is None else shape
+    if is_symbolic(a):      # one value broadcast like ``a``, so the node depends on ``a``
+        same = tuple(shape) == a.shape
+        value = a._np_compose("_full", [], {
+            "shape": (1,) * len(shape) if same else tuple(shape), "value": fill_value,
+            "dtype": normalize_dtype(dtype or a.dtype).name})
+        return call_np("broadcast_like", value, a) if same else value
+    return full(shape, fill_value, dtype=dtype or a.dtype, ctx=ctx or device or a.context)
+
+
+zeros_like, ones_like, empty_like = _like(zeros, 0), _like(ones, 1), _like(empty, 0)
 
 
 def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
@@ -137,3 +154,11 @@ def meshgrid(*xi, indexing="xy", sparse=False, copy=True):
         grid = vector.reshape(view)
         grids.append(grid if sparse else call_np("broadcast_to", grid, shape=tuple(shape)))
     return grids
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None,
+             device=None):
+    """``base ** linspace(start, stop, num)``."""
+    exponents = linspace(start, stop, num, endpoint=endpoint, dtype="float64", axis=axis,
+                         ctx=ctx, device=device)
+    return (float(base) ** exponents).astype(normalize_dtype(dtype))

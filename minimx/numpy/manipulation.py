@@ -10,7 +10,9 @@ import numbers
 
 import numpy as onp
 
+from ..base import MXNetError
 from ..ndarray import NDArray
+from ..util import np_shape
 from .adapter import call_np, is_symbolic, normalize_axis, numpy_shaped, operand
 from .multiarray import as_np
 
@@ -18,7 +20,8 @@ __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "sta
            "hstack", "split", "array_split", "tile", "repeat", "swapaxes", "moveaxis", "flip",
            "ravel", "broadcast_to", "broadcast_arrays", "where", "clip", "atleast_1d",
            "atleast_2d", "atleast_3d", "vsplit", "hsplit", "dsplit", "sort", "argsort", "take",
-           "diag"]
+           "diag", "tril", "triu", "roll", "rot90", "diagonal", "trace", "nan_to_num",
+           "flipud", "fliplr", "column_stack", "dstack", "diff", "ediff1d", "append"]
 
 
 def reshape(a, newshape, order="C"):
@@ -57,6 +60,9 @@ def squeeze(a, axis=None):
     a = operand(a)
     if is_symbolic(a):                  # the operator with NumPy's rule (() when all go)
         return call_np("_np_squeeze", a, axis=axis)
+    if a.ndim == 0:
+        normalize_axis(axis, 0)         # NumPy accepts axis 0 and -1 of a 0-d array
+        return a
     axes = normalize_axis(axis, a.ndim) if axis is not None else \
         tuple(i for i, size in enumerate(a.shape) if size == 1)
     for index in axes:
@@ -73,7 +79,7 @@ def flip(m, axis=None):
         return call_np("reverse", m, axis=(axis,) if isinstance(axis, numbers.Integral) else
                        tuple(axis))
     axes = normalize_axis(axis, m.ndim)
-    return call_np("reverse", m, axis=axes) if axes else m.copy()
+    return call_np("reverse", m, axis=axes) if axes else call_np("_copy", m)
 
 
 def concatenate(seq, axis=0, out=None):
@@ -153,7 +159,8 @@ def array_split(ary, indices_or_sections, axis=0):
 
 def tile(A, reps):  # noqa: N803 (NumPy's name)
     reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(reps)
-    return call_np("tile", operand(A), reps=reps)
+    with np_shape(True):                # a repetition of 0 is a zero-size axis
+        return call_np("tile", operand(A), reps=reps)
 
 
 def repeat(a, repeats, axis=None):
@@ -175,9 +182,19 @@ def broadcast_to(array, shape):
 def broadcast_arrays(*args):
     arrays = [operand(a) for a in args]
     if any(is_symbolic(a) for a in arrays):
-        return _broadcast_symbols(arrays)
+        shapes = _traced_shapes(arrays)
+        if shapes is None or 0 in onp.broadcast_shapes(*shapes):
+            return _broadcast_symbols(arrays)
     shape = onp.broadcast_shapes(*[a.shape for a in arrays])
     return [broadcast_to(a, shape) for a in arrays]
+
+
+def _traced_shapes(arrays):
+    """The operands' shapes, or None when a Symbol does not know its own (no trace)."""
+    try:
+        return [a.shape for a in arrays]
+    except MXNetError:
+        return None
 
 
 def _broadcast_symbols(arrays):
@@ -201,10 +218,10 @@ def where(condition, x=None, y=None):
     condition = operand(condition)
     x = operand(x, ctx=condition.context)
     y = operand(y, ctx=condition.context)
-    if not is_symbolic(x) and x.dtype != y.dtype:
-        y = y.astype(x.dtype)
+    if None not in (x.dtype, y.dtype) and x.dtype != y.dtype:      # (a Symbol outside a
+        y = y.astype(x.dtype)                                          # trace: no dtype)
     condition, x, y = broadcast_arrays(condition, x, y)
-    if not is_symbolic(x):                      # a graph's where takes any condition dtype
+    if None not in (x.dtype, condition.dtype):  # a graph's where takes any condition dtype
         condition = condition.astype(x.dtype, copy=False)
     return call_np("where", condition, x, y)
 
@@ -269,3 +286,100 @@ def take(a, indices, axis=None, mode="raise", out=None):
 def diag(v, k=0):
     """The ``k``-th diagonal of a matrix, or a matrix with vector ``v`` on it."""
     return call_np("diag", operand(v), k=k)
+
+
+# -- the operators of op/numpy_rearrange.py, with NumPy's arguments -------------------------
+def tril(m, k=0):
+    """The lower triangle of the last two axes (below diagonal ``k``), zero above."""
+    return call_np("_npi_tril", operand(m), k=k, lower=True)
+
+
+def triu(m, k=0):
+    """The upper triangle of the last two axes (above diagonal ``k``), zero below."""
+    return call_np("_npi_tril", operand(m), k=k, lower=False)
+
+
+def _tuple(value):
+    return (value,) if isinstance(value, numbers.Integral) else tuple(value)
+
+
+def roll(a, shift, axis=None):
+    """Elements shifted by ``shift`` along ``axis`` (None: the flattened array), wrapping."""
+    return call_np("_npi_roll", operand(a), shift=_tuple(shift),
+                   axis=None if axis is None else _tuple(axis))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    return call_np("_npi_rot90", operand(m), k=k, axes=tuple(axes))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    return call_np("_npi_diagonal", operand(a), offset=offset, axis1=axis1, axis2=axis2)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    a = operand(a)
+    result = call_np("_npi_trace", a if dtype is None else a.astype(dtype), offset=offset,
+                     axis1=axis1, axis2=axis2, out=out)
+    return numpy_shaped(result, ()) if a.ndim == 2 and not is_symbolic(a) else result
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """nan, +inf, -inf replaced by numbers; ``copy=False`` writes into ``x``."""
+    x = operand(x)
+    result = call_np("_npi_nan_to_num", x, nan=nan, posinf=posinf, neginf=neginf,
+                     out=None if copy or is_symbolic(x) else x)
+    return result
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def column_stack(tup):
+    """1-D arrays become columns, 2-D ones stay; then joined along axis 1."""
+    arrays = [operand(a) for a in tup]
+    return concatenate([a.reshape(-1, 1) if a.ndim < 2 else a for a in arrays], axis=1)
+
+
+def dstack(tup):
+    return concatenate(atleast_3d(*tup) if len(tup) > 1 else [atleast_3d(*tup)], axis=2)
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002 (NumPy's name)
+    """The ``n``-th difference along ``axis``: ``a[1:] - a[:-1]``, ``n`` times (each a pair of
+    ``slice_axis`` calls, so the gradient comes with them)."""
+    if prepend is not None or append is not None:
+        raise NotImplementedError("diff: prepend= and append= are not supported")
+    a = operand(a)
+    for _ in range(n):
+        a = call_np("slice_axis", a, axis=axis, begin=1, end=None) - \
+            call_np("slice_axis", a, axis=axis, begin=0, end=-1)
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened ``ary``, with ``to_begin`` / ``to_end`` around."""
+    ary = operand(ary)
+
+    def flat(extra):        # numbers and lists take ``ary``'s dtype, as NumPy's
+        is_array = isinstance(extra, NDArray) or is_symbolic(extra)
+        return (extra if is_array else operand(extra, dtype=ary.dtype)).reshape(-1)
+    parts = [diff(ary.reshape(-1))]
+    if to_begin is not None:
+        parts.insert(0, flat(to_begin))
+    if to_end is not None:
+        parts.append(flat(to_end))
+    return concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def append(arr, values, axis=None):
+    """``values`` after ``arr`` along ``axis`` (None: both flattened)."""
+    arr, values = operand(arr), operand(values)
+    if axis is None:
+        return concatenate([arr.reshape(-1), values.reshape(-1)])
+    return concatenate([arr, values], axis=axis)

@@ -16,9 +16,11 @@ METHODS = {
     **{name: getattr(reductions, name) for name in
        ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "std", "var", "cumsum")},
     **{name: getattr(manipulation, name) for name in
-       ("squeeze", "expand_dims", "swapaxes", "flip", "ravel", "repeat", "tile", "clip",
+       ("squeeze", "expand_dims", "swapaxes", "flip", "ravel", "repeat", "tile",
         "broadcast_to")},
     "dot": products.dot,
+    # MXNet's method names its bounds min and max (np.clip: a_min, a_max)
+    "clip": lambda a, min=None, max=None, out=None: manipulation.clip(a, min, max, out=out),
 }
 
 
@@ -32,10 +34,17 @@ def _flatten(self, order="C"):
     return self.reshape(-1, order=order)
 
 
-def _truth(reduce):
+def _truth(count_of, holds):
+    """``any``/``all``: whether ``holds`` of the count of elements where ``count_of`` (a
+    sum, so an empty array gives NumPy's False for ``any`` and True for ``all``)."""
     def method(self, axis=None, out=None, keepdims=False):
-        return reduce((self != 0).astype(onp.float32), axis=axis, keepdims=keepdims,
-                      out=out).astype(onp.bool_)
+        counted = reductions.sum(count_of(self).astype(onp.float32), axis=axis,
+                                 keepdims=keepdims)
+        result = holds(counted)
+        if out is not None:
+            out[...] = result
+            return out
+        return result
     return method
 
 
@@ -44,8 +53,8 @@ def install():
         setattr(ndarray, name, make_method(function))
     ndarray.transpose = _transpose
     ndarray.flatten = _flatten
-    ndarray.any = _truth(reductions.max)
-    ndarray.all = _truth(reductions.min)
+    ndarray.any = _truth(lambda x: x != 0, lambda count: count > 0)
+    ndarray.all = _truth(lambda x: x == 0, lambda count: count == 0)
     ndarray.norm = make_method(linalg.norm)
 
 

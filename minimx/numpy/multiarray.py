@@ -121,6 +121,17 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def device(self):
         return self.context
 
+    @property
+    def grad(self):
+        """The gradient buffer, or None where there is none, as MXNet's (``nd`` raises).
+        A variable with ``grad_req='null'`` has none: MXNet 1.9.1 gives None after a
+        backward (minimx from ``attach_grad`` on, where MXNet shows a zero buffer)."""
+        entry = self._autograd
+        if self._grad is None or (entry is not None and
+                                  getattr(entry[0], "grad_req", None) == "null"):
+            return None
+        return self._grad
+
     # -- shape -------------------------------------------------------------------------------
     def reshape(self, *shape, order="C", **kwargs):
         """NumPy's reshape: ``-1`` is inferred, ``0`` is a zero-size axis."""
@@ -134,7 +145,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         if target == self._shape:
             return self
         if recording.is_recording() and self._autograd is not None:
-            return call("Reshape", self, shape=target)
+            return call("_np_reshape", self, newshape=target)
         return ndarray(self._chunk, target, self._dtype, (self._view or ()) + (target,))
 
     # -- indexing ------------------------------------------------------------------------------
@@ -144,6 +155,9 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         key = mask_to_indices(key, self._shape)
         if _is_full_index(key, self.ndim):       # x[i, j]: a zero-dimensional view
             return zero_dim(nd_indexing.getitem(self, key))
+        view = _basic_view(self, key)
+        if view is not None:
+            return view
         with np_shape(True):                     # the indexing operator shapes as NumPy
             return nd_indexing.getitem(self, key)
 
@@ -212,7 +226,7 @@ def as_np(array):
 def zero_dim(array):
     """NumPy's zero-dimensional form of a one-element result MXNet's operator shapes ``(1,)``."""
     if recording.is_recording() and array._autograd is not None:
-        return as_np(call("Reshape", array, shape=()))
+        return as_np(call("_np_reshape", array, newshape=()))
     return ndarray(array._chunk, (), array._dtype, (array._view or ()) + ((),))
 
 
@@ -228,6 +242,28 @@ def numpy_reshape_target(shape, newshape):
     if newshape.count(-1) or int(onp.prod(newshape, dtype=onp.int64)) != size:
         raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
     return newshape
+
+
+def _basic_view(array, key):
+    """A view for basic indexing past the first axis (ints and slices, ``x[0, 0, 2:5]``) on
+    the same buffer, as ``np.shares_memory`` sees it, where the part is contiguous: MXNet
+    1.9.1's rule (NumPy views every basic index; MXNet copies ``x[2:5, 0]``).  None where
+    ``nd``'s rule applies (the first axis alone, advanced indexing, a recorded array)."""
+    items = key if isinstance(key, tuple) else (key,)
+    if len(items) < 2 or (recording.is_recording() and array._autograd is not None) or not all(
+            isinstance(item, slice) or (isinstance(item, (numbers.Integral, onp.integer))
+                                        and not isinstance(item, bool)) for item in items):
+        return None
+    # the part's layout, from a one-byte stand-in with the array's strides (never read)
+    strides = tuple(int(onp.prod(array._shape[axis + 1:], dtype=onp.int64))
+                    for axis in range(len(array._shape)))
+    probe = onp.lib.stride_tricks.as_strided(onp.zeros(1, onp.uint8), array._shape, strides)
+    part = probe[items]
+    if not part.flags.c_contiguous:
+        return None
+    shape = part.shape
+    return ndarray(array._chunk, shape, array._dtype,
+                   (array._view or ()) + (tuple(items) + (Ellipsis,),))
 
 
 def _is_full_index(key, ndim):

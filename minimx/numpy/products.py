@@ -10,6 +10,7 @@ import numbers
 
 import numpy as onp
 
+from ..base import InvalidShapeError
 from ..op.numpy_ops import _einsum_parts
 from .adapter import call_np, is_symbolic, numpy_shaped, operand, promote
 from .manipulation import broadcast_to, transpose
@@ -52,12 +53,16 @@ def matmul(a, b, out=None):
     """The matrix product, broadcast over leading axes (vectors gain and lose an axis)."""
     a, b = operand(a), operand(b)
     if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul: Input operand does not have enough dimensions")
+        raise InvalidShapeError("matmul: Input operand does not have enough dimensions")
     if a.ndim <= 2 and b.ndim <= 2:
         return dot(a, b, out=out)
     left = a.reshape(1, -1) if a.ndim == 1 else a
     right = b.reshape(-1, 1) if b.ndim == 1 else b
-    batch = onp.broadcast_shapes(left.shape[:-2], right.shape[:-2])
+    try:
+        batch = onp.broadcast_shapes(left.shape[:-2], right.shape[:-2])
+    except ValueError:
+        raise InvalidShapeError(f"matmul: the batch axes of {a.shape} and {b.shape} do not "
+                                f"broadcast") from None
     left = broadcast_to(left, batch + left.shape[-2:]).reshape(-1, *left.shape[-2:])
     right = broadcast_to(right, batch + right.shape[-2:]).reshape(-1, *right.shape[-2:])
     result = call_np("batch_dot", left, right)

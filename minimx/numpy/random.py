@@ -11,6 +11,7 @@ import numbers
 import numpy as onp
 
 from ..base import normalize_dtype
+from ..ndarray import NDArray
 from ..random_state import seed as _seed
 from .adapter import call_np, numpy_shaped, operand
 
@@ -97,11 +98,32 @@ def randint(low, high=None, size=None, dtype=None, ctx=None, device=None, out=No
 
 
 def exponential(scale=1.0, size=None, ctx=None, device=None, out=None):
-    return _into(_draw("exponential", size, None, ctx or device, lam=1.0 / scale), out)
+    """Exp(1/scale) samples: ``scale * E`` (an array ``scale`` broadcasts, with a gradient)."""
+    if _numbers(scale):
+        return _into(_draw("exponential", size, None, ctx or device, lam=1.0 / scale), out)
+    return _transformed("exponential", lambda e, s: e * s, [scale], size, None, ctx or device,
+                        out)
 
 
 def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
-    return _into(_draw("gamma", size, dtype, ctx or device, alpha=shape, beta=scale), out)
+    """Gamma(shape, scale) samples; array parameters broadcast (one ``_sample_gamma`` draw
+    per element).  Parameters must be positive (ValueError, as MXNet; an array's values
+    are read: a sync point)."""
+    for value in (shape, scale):
+        is_array = isinstance(value, NDArray)
+        if (is_array and value.size and float(value.min()) <= 0) or \
+                (_numbers(value) and value <= 0):
+            raise ValueError(f"np.random.gamma: shape and scale must be positive, got {value}")
+    if _numbers(shape, scale):
+        return _into(_draw("gamma", size, dtype, ctx or device, alpha=shape, beta=scale), out)
+    from .adapter import as_operand_like, promote
+    from .manipulation import broadcast_arrays, broadcast_to
+    alpha, beta = [p if _numbers(p) else operand(p, ctx=ctx or device) for p in (shape, scale)]
+    alpha, beta = promote(as_operand_like(alpha, beta), as_operand_like(beta, alpha))
+    alpha, beta = broadcast_arrays(alpha, beta)
+    if size is not None:
+        alpha, beta = broadcast_to(alpha, _size(size)), broadcast_to(beta, _size(size))
+    return _into(call_np("_sample_gamma", alpha, beta), out)
 
 
 def poisson(lam=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
@@ -147,3 +169,89 @@ def multinomial(n, pvals, size=None):
     draws = call_np("_sample_multinomial", rows, shape=(n,), dtype="int32")
     counts = call_np("one_hot", draws, depth=pvals.size).sum(axis=1)
     return counts.astype(onp.int64).reshape(shape + (pvals.size,))
+
+
+# -- distributions as transformations of a standard sample (differentiable in their
+# parameters, as MXNet's reparameterised samplers): U ~ U[0, 1), E ~ Exp(1), N ~ N(0, 1)
+def _transformed(base, transform, parameters, size, dtype, ctx, out):
+    """``transform(standard, *parameters)`` with ``standard`` a sample of ``base`` of the
+    shape ``size`` (None: the parameters' broadcast shape)."""
+    def shape_of(value):
+        return value.shape if hasattr(value, "shape") else onp.shape(value)
+    shape = _size(size) or onp.broadcast_shapes(*[shape_of(p) for p in parameters])
+    standard = _draw(base, shape, dtype, ctx)
+    parameters = [p if _numbers(p) else operand(p, ctx=standard.context) for p in parameters]
+    return _into(transform(standard, *parameters), out)
+
+
+# the parameters MXNet checks when they are numbers (ValueError)
+_BOUNDED = {"a": (lambda v: v > 0, "positive"), "sigma": (lambda v: v >= 0, "non-negative"),
+            "scale": (lambda v: v >= 0, "non-negative")}
+
+
+def _sampler(name, base, transform, names, defaults, doc):
+    """``np.random.<name>(*names, size=None, ...)``, NumPy's positional order; parameters
+    given as numbers are checked (``_BOUNDED``)."""
+    order = (*names, "size", "dtype", "ctx", "out")
+
+    def function(*args, device=None, **kwargs):
+        if len(args) > len(order):
+            raise TypeError(f"np.random.{name} takes at most {len(order)} arguments")
+        given = {**dict(zip(order, args)), **kwargs}
+        unknown = set(given) - set(order)
+        if unknown:
+            raise TypeError(f"np.random.{name}: unexpected arguments {sorted(unknown)}")
+        values = [given.get(key, default) for key, default in zip(names, defaults)]
+        if any(value is None for value in values):
+            raise TypeError(f"np.random.{name}: {names} need values")
+        for key, value in zip(names, values):
+            if key in _BOUNDED and _numbers(value) and not _BOUNDED[key][0](value):
+                raise ValueError(f"np.random.{name}: {key} must be {_BOUNDED[key][1]}, "
+                                 f"got {value}")
+        return _transformed(base, transform, values, given.get("size"), given.get("dtype"),
+                            given.get("ctx") or device, given.get("out"))
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+def _exp(x):
+    return call_np("exp", x)
+
+
+def _log(x):
+    return call_np("log", x)
+
+
+_SAMPLERS = {
+    # name: (standard sample, transform, parameter names, defaults, doc)
+    "logistic": ("uniform", lambda u, loc, scale: loc + scale * _log(u / (1 - u)),
+                 ("loc", "scale"), (0.0, 1.0), "Logistic samples: loc + scale log(U/(1-U))."),
+    "gumbel": ("exponential", lambda e, loc, scale: loc - scale * _log(e),
+               ("loc", "scale"), (0.0, 1.0), "Gumbel samples: loc - scale log(E)."),
+    "lognormal": ("normal", lambda n, mean, sigma: _exp(mean + sigma * n),
+                  ("mean", "sigma"), (0.0, 1.0), "Log-normal samples: exp(mean + sigma N)."),
+    "rayleigh": ("exponential", lambda e, scale: scale * call_np("sqrt", 2 * e),
+                 ("scale",), (1.0,), "Rayleigh samples: scale sqrt(2E)."),
+    "weibull": ("exponential", lambda e, a: e ** (1 / a), ("a",), (None,),
+                "Weibull samples of shape a: E ** (1/a)."),
+    "pareto": ("exponential", lambda e, a: call_np("expm1", e / a), ("a",), (None,),
+               "Pareto (Lomax) samples of shape a: exp(E/a) - 1."),
+    "power": ("exponential", lambda e, a: (-call_np("expm1", -e)) ** (1 / a), ("a",),
+              (None,), "Power-distribution samples of shape a: (1 - exp(-E)) ** (1/a)."),
+}
+for _name, (_base, _transform, _names, _defaults, _doc) in _SAMPLERS.items():
+    globals()[_name] = _sampler(_name, _base, _transform, _names, _defaults, _doc)
+__all__ += [*_SAMPLERS, "chisquare", "beta"]
+
+
+def chisquare(df, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Chi-square samples with ``df`` degrees of freedom: Gamma(df/2, scale 2)."""
+    return gamma(df / 2.0, 2.0, size=size, dtype=dtype, ctx=ctx, device=device, out=out)
+
+
+def beta(a, b, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Beta(a, b) samples: X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b)."""
+    x = gamma(a, 1.0, size=size, dtype=dtype, ctx=ctx, device=device)
+    y = gamma(b, 1.0, size=size, dtype=dtype, ctx=ctx, device=device)
+    return _into(x / (x + y), out)

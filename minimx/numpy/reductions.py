@@ -10,6 +10,7 @@ import builtins
 
 import numpy as onp
 
+from ..base import InvalidShapeError
 from .adapter import call_np, call_reduction, numpy_shaped, operand, public, reduced_shape
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "prod", "argmax", "argmin", "std",
@@ -50,6 +51,11 @@ def _into(result, out):
 def _arg_reduction(name):
     def function(a, axis=None, out=None, keepdims=False):
         a = operand(a)
+        if axis is not None and a.ndim == 0:    # NumPy: a 0-d array's axis 0 (or -1)
+            if axis not in (0, -1):             # MXNet's operator error for other axes
+                raise InvalidShapeError(f"{name}: axis {axis} is out of range for a "
+                                        f"zero-dimensional array")
+            axis = None
         flat = a.reshape(-1) if axis is None else a
         if axis is None and keepdims:               # (1,) * a.ndim
             result = numpy_shaped(call_np(name, flat, axis=0), (1,) * a.ndim)
@@ -71,7 +77,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     count = a.size // builtins.max(int(onp.prod(reduced_shape(a.shape, axis, True))), 1)
     result = mean(centered * centered, axis=axis, keepdims=keepdims)
     if ddof:
-        result = result * (count / builtins.max(count - ddof, 0))
+        with onp.errstate(divide="ignore", invalid="ignore"):   # ddof >= n: inf, as NumPy
+            result = result * float(onp.float64(count) / builtins.max(count - ddof, 0))
     return _into(result, out)
 
 
@@ -84,12 +91,25 @@ def average(a, axis=None, weights=None, returned=False):
     """The (weighted) mean over ``axis``."""
     a = _prepared(a, None, "mean")
     if weights is None:
+        from .creation import full_like
         result = mean(a, axis=axis)
-        total = a.size / builtins.max(result.size, 1)
+        # MXNet 1.9.1 gives the count as a zero-dimensional array (NumPy: avg's shape)
+        total = full_like(result, a.size / builtins.max(result.size, 1), shape=())
     else:
+        from .manipulation import broadcast_to
         weights = operand(weights)
-        total = sum(weights * a / a, axis=axis) if weights.shape != a.shape else \
-            sum(weights, axis=axis)
+        if weights.shape != a.shape:            # NumPy's rule: 1-D weights along ``axis``
+            if axis is None or weights.ndim != 1 or not isinstance(axis, int):
+                raise TypeError("average: weights of another shape than a must be 1-D and "
+                                "need one int axis")
+            if weights.shape[0] != a.shape[axis]:
+                raise ValueError("average: length of weights not compatible with the axis")
+            along = [1] * a.ndim
+            along[axis] = -1
+            total = sum(weights)        # zero-dimensional, as MXNet 1.9.1 (NumPy: avg's shape)
+            weights = broadcast_to(weights.reshape(along), a.shape)
+        else:
+            total = sum(weights, axis=axis)
         result = sum(a * weights, axis=axis) / total
     return (result, total) if returned else result
 

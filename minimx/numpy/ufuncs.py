@@ -12,7 +12,7 @@ import numbers
 import numpy as onp
 
 from ..ndarray import arithmetic
-from .adapter import call_np, operand, promote, public
+from .adapter import as_operand_like, call_np, operand, promote, public
 from .multiarray import as_np
 
 __all__ = []
@@ -27,14 +27,18 @@ UNARY = {
     "arccos": "arccos", "arctan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
     "arcsinh": "arcsinh", "arccosh": "arccosh", "arctanh": "arctanh", "degrees": "degrees",
     "rad2deg": "degrees", "radians": "radians", "deg2rad": "radians",
+    "isnan": "_npi_isnan", "isinf": "_npi_isinf", "isfinite": "_npi_isfinite",
+    "isposinf": "_npi_isposinf", "isneginf": "_npi_isneginf",
+    "bitwise_not": "_npi_bitwise_not", "invert": "_npi_bitwise_not",
 }
-def floor_mod(x1, x2, out=None):
-    """NumPy's ``mod``: the remainder with the divisor's sign.  The ``_mod`` operators compute
-    C's ``fmod`` (the dividend's sign); ``fmod(fmod(a, b) + b, b)`` is NumPy's."""
-    remainder = arithmetic.modulo(x1, x2)
-    return arithmetic.modulo(arithmetic.add(remainder, x2), x2, out=out)
-
-
+# NumPy's name -> a broadcasting operator of its own (a number operand becomes an array)
+BINARY_OPERATORS = {
+    "arctan2": "_npi_arctan2", "copysign": "_npi_copysign", "ldexp": "_npi_ldexp",
+    "hypot": "broadcast_hypot", "lcm": "_npi_lcm", "bitwise_and": "_npi_bitwise_and",
+    "bitwise_or": "_npi_bitwise_or", "bitwise_xor": "_npi_bitwise_xor",
+    "mod": "broadcast_mod", "remainder": "broadcast_mod",
+}
+PREDICATES = ("isnan", "isinf", "isfinite", "isposinf", "isneginf")
 def true_divide(x1, x2, out=None):
     """NumPy's ``/``: integers and bools divide as float32 (MXNet's default float type)."""
     def as_float(value):
@@ -48,8 +52,8 @@ def true_divide(x1, x2, out=None):
 # NumPy's name -> nd's operand-rule function (array/array, array/number, number/array)
 BINARY = {
     "add": arithmetic.add, "subtract": arithmetic.subtract, "multiply": arithmetic.multiply,
-    "divide": true_divide, "true_divide": true_divide, "mod": floor_mod,
-    "remainder": floor_mod, "fmod": arithmetic.modulo, "power": arithmetic.power,
+    "divide": true_divide, "true_divide": true_divide,
+    "fmod": arithmetic.modulo, "power": arithmetic.power,
     "maximum": arithmetic.maximum,
     "minimum": arithmetic.minimum,
 }
@@ -63,16 +67,47 @@ COMPARISONS = {
 }
 
 
+# NumPy's ufunc keywords MXNet 1.9.1 accepts, at the one value it supports
+UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None,
+                  "subok": True}
+_LEGAL_DTYPES = ("int8", "uint8", "int32", "int64", "float16", "float32", "float64")
+
+
+def _is_legal(key, value):
+    """Whether NumPy would understand ``key=value`` (so that minimx merely lacks it)."""
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        return any(value == name or value is getattr(onp, name) for name in _LEGAL_DTYPES)
+    if key == "subok":
+        return isinstance(value, bool)
+    return key == "where"
+
+
 def _refuse_extras(name, kwargs):
-    unused = {key: value for key, value in kwargs.items()
-              if not (key in ("where", "casting", "order", "subok") or value is None)}
-    if unused or kwargs.get("where") not in (None, True):
-        raise NotImplementedError(f"np.{name}: arguments {sorted(unused)} are not supported")
+    """MXNet's rule for ufunc keywords: an unknown keyword or a value NumPy would not
+    understand is a TypeError; a NumPy value other than the default, NotImplementedError."""
+    for key, value in kwargs.items():
+        if key not in UFUNC_DEFAULTS:
+            raise TypeError(f"{key} is an invalid keyword to function '{name}'")
+        if isinstance(value, str) or value is None or isinstance(value, (bool, type)):
+            differs = value != UFUNC_DEFAULTS[key]
+        else:
+            differs = True
+        if differs and not _is_legal(key, value):
+            raise TypeError(f"{key}={value} not understood for operator {name}")
+        if differs:
+            raise NotImplementedError(f"{key}={value} is not implemented yet for operator "
+                                      f"{name}")
 
 
 def _unary(name, op_name):
     def function(x, out=None, **kwargs):
         _refuse_extras(name, kwargs)
+        if name in PREDICATES and out is not None and out.dtype != onp.bool_:
+            raise TypeError(f"np.{name}: out must be a bool array, got {out.dtype}")
         return call_np(op_name, operand(x), out=out)
     return public(function, name, f"``np.{name}(x)``: the ``{op_name}`` operator.")
 
@@ -88,6 +123,17 @@ def _binary(name, nd_function, to_bool=False):
         return result.astype(onp.bool_) if to_bool else result
     kind = "as bool" if to_bool else "with broadcasting"
     return public(function, name, f"``np.{name}(x1, x2)`` {kind}.")
+
+
+def _binary_operator(name, op_name):
+    def function(x1, x2, out=None, **kwargs):
+        _refuse_extras(name, kwargs)
+        x1, x2 = _operands(x1, x2)
+        if not hasattr(x1, "dtype") and not hasattr(x2, "dtype"):      # two Python numbers
+            return getattr(onp, name)(x1, x2)
+        x1, x2 = promote(as_operand_like(x1, x2), as_operand_like(x2, x1))
+        return call_np(op_name, x1, x2, out=out)
+    return public(function, name, f"``np.{name}(x1, x2)``: the ``{op_name}`` operator.")
 
 
 def _operands(x1, x2):
@@ -110,7 +156,18 @@ def _install(namespace):
         namespace[name] = _binary(name, nd_function)
     for name, nd_function in COMPARISONS.items():
         namespace[name] = _binary(name, nd_function, to_bool=True)
-    __all__.extend([*UNARY, *BINARY, *COMPARISONS, "logical_not"])
+    for name, op_name in BINARY_OPERATORS.items():
+        namespace[name] = _binary_operator(name, op_name)
+    __all__.extend([*UNARY, *BINARY, *COMPARISONS, *BINARY_OPERATORS, "logical_not",
+                    "around", "round", "round_"])
+
+
+def around(a, decimals=0, out=None):
+    """Round to ``decimals`` decimals, halves to even: the ``_npi_around`` operator."""
+    return call_np("_npi_around", operand(a), decimals=decimals, out=out)
+
+
+round = round_ = around  # noqa: A001 (NumPy's names)
 
 
 _install(globals())

@@ -6,6 +6,7 @@ input appears several times in the output, so the gradient sums the copies back.
 """
 import math
 
+from ..util import is_np_shape
 from .common import normalize_axis, sum_to_shape
 from .params import Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
@@ -141,9 +142,11 @@ class Tile(OpDef):
         return shape, reps
 
     def infer_shape(self, data):
-        if any(rep < 1 for rep in self.reps):
-            raise self.shape_error(f"every repetition must be at least 1 (MXNet's legacy "
-                                   f"shapes read 0 as unknown), got reps={tuple(self.reps)}")
+        least = 0 if is_np_shape() else 1      # under NumPy's shapes 0 is a size
+        if any(rep < least for rep in self.reps):
+            raise self.shape_error(f"every repetition must be at least {least} (MXNet's "
+                                   f"legacy shapes read 0 as unknown), got "
+                                   f"reps={tuple(self.reps)}")
         shape, reps = self._padded(data)
         return tuple(size * rep for size, rep in zip(shape, reps))
 

@@ -157,6 +157,8 @@ class Eye(Creation):
                      reference=lambda np, N, M=0, k=0: np.eye(N, M or N, k))
 
     def infer_shape(self):
+        if self.N < 0 or self.M < 0:
+            raise self.shape_error(f"N and M cannot be negative, got N={self.N}, M={self.M}")
         return (self.N, self.M or self.N)
 
     def forward(self, xp):

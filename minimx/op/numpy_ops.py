@@ -6,12 +6,14 @@ Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_cumsum.cc`` and
 ``_npi_solve``).  Declared like every other operator, so ``nd._internal``, ``sym``, autograd
 and the generated per-operator tests know them too.
 """
+import math
+
 import numpy as np
 
 from .common import normalize_axes
-from .shape import Squeeze
+from .shape import NewShape, Squeeze
 from .registry import OpDef, TestHints, register_op
-from .params import Param
+from .params import Param, Shape
 
 
 @register_op
@@ -237,8 +239,36 @@ class NumpySqueeze(Squeeze):
                      cases=(({"axis": (0, 1)}, ((1, 1),)),))
 
     def infer_shape(self, data):
+        if not len(data):               # NumPy squeezes a 0-d array (axis 0 or -1) to itself
+            return ()
         if all(size == 1 for size in data) and (self.axis is None or
                                                 len(normalize_axes(self, self.axis, len(data)))
                                                 == len(data)):
             return ()
         return super().infer_shape(data)
+
+
+@register_op
+class NumpyReshape(NewShape):
+    """NumPy's ``reshape``: one ``-1`` is inferred and ``0`` is an axis of size zero
+    (``Reshape`` reads 0 as "copy this dim", MXNet's legacy code)."""
+
+    name = "_np_reshape"
+    params = {"newshape": Param(Shape, doc="the target shape; one -1 is inferred"),
+              "order": Param(str, default="C", doc="only 'C' (row-major) is supported")}
+    test = TestHints(shapes=((2, 3, 4),), params={"newshape": (4, -1)},
+                     cases=(({"newshape": (3, -1, 2)}, ((2, 3, 2),)),
+                            ({"newshape": ()}, ((1, 1),))),
+                     reference=lambda np, x, newshape, **_: x.reshape(newshape))
+
+    def infer_shape(self, data):
+        if self.order != "C":
+            raise self.param_error(f"order={self.order!r}: only 'C' is supported")
+        size, newshape = math.prod(data), tuple(self.newshape)
+        known = math.prod(s for s in newshape if s != -1)
+        if newshape.count(-1) == 1 and known:
+            newshape = tuple(size // known if s == -1 else s for s in newshape)
+        if -1 in newshape or math.prod(newshape) != size:
+            raise self.shape_error(f"cannot reshape array of size {size} (shape "
+                                   f"{tuple(data)}) into shape {tuple(self.newshape)}")
+        return newshape

@@ -8,30 +8,73 @@ adapter (``minimx/numpy/adapter.py``) asks its operand how to call an operator: 
 mode (after ``npx.set_np()``) traces ``F.np.*`` / ``F.npx.*`` into a graph, and the CachedOp
 runs it under NumPy's shape rules.
 
-What a graph cannot do:
+Shapes while tracing: a Symbol built by hand (``sym.var('x').as_np_ndarray()``) does not
+know its shape, and the adapter's rules that only need the *kind* of result are said
+shape-free (a full reduction is zero-dimensional; an ``axis`` reduction drops its axes).  A
+HybridBlock, though, is traced with the arrays of its first call: inside ``tracing_with``
+an np Symbol's ``shape``, ``ndim``, ``size`` and ``dtype`` are inferred from those arrays,
+so ``tensordot``, ``moveaxis``, ``hstack``, ``linalg.det`` ... work in a graph.  As JAX's
+``jit``, a graph that read a shape is specialised to the input shapes and dtypes it was
+traced with, and the block traces again when they change (``Trace.read``).  Without a
+trace, a function that needs the shape raises an error naming it.
 
-- A Symbol does not know its shape while the graph is built.  The adapter's rules that only
-  need the *kind* of result are said shape-free (a full reduction is zero-dimensional; an
-  ``axis`` reduction drops its axes); a function whose adapter needs the operand's shape
-  raises an error naming it.
+What a graph cannot do:
 - Functions whose result shape depends on the values (``nonzero``, ``unique``, boolean-mask
   indexing, the host-NumPy fallbacks) cannot be a node: they raise an error saying why.
 """
+import threading
 import types
 
+import numpy as onp
+
 from .. import numpy as _np
+from ..numpy.adapter import composing
 from .. import numpy_extension as _npx
 from ..base import MXNetError
 from ..op import get_op
+from . import inference
 from .symbol import Symbol, compose_op
 
-__all__ = ["np", "npx", "_Symbol", "as_np_symbol"]
+__all__ = ["np", "npx", "_Symbol", "as_np_symbol", "Trace", "tracing_with"]
+
+
+class Trace:
+    """The shapes and dtypes (by variable name) of the arrays a graph is traced with;
+    ``read`` becomes True once the traced code asked a Symbol for its shape or dtype."""
+
+    def __init__(self, shapes, dtypes):
+        self.shapes, self.dtypes, self.read = dict(shapes), dict(dtypes), False
+
+
+_TRACES = threading.local()
+
+
+class tracing_with:  # noqa: N801 (a context manager, used as ``with tracing_with(...)``)
+    """``with tracing_with({name: array}) as trace:`` np Symbols know their shapes inside."""
+
+    def __init__(self, arrays):
+        self.trace = Trace({name: a.shape for name, a in arrays.items()},
+                           {name: a.dtype for name, a in arrays.items()})
+
+    def __enter__(self):
+        _TRACES.stack = getattr(_TRACES, "stack", []) + [self.trace]
+        return self.trace
+
+    def __exit__(self, *exc):
+        _TRACES.stack = _TRACES.stack[:-1]
+
+
+def _current_trace():
+    stack = getattr(_TRACES, "stack", None)
+    return stack[-1] if stack else None
 
 # the names whose result shape depends on the values, or that compute on the host
 _VALUE_SHAPED = {"nonzero", "flatnonzero", "argwhere", "unique", "genfromtxt",
                  "shares_memory", "may_share_memory", "histogram",
                  *_np.fallback.__all__}
-_CREATION = {"zeros": "_zeros", "ones": "_ones", "full": "_full", "empty": "_zeros"}
+# the creation functions without array inputs (their operator calls compose nodes)
+_CREATION = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
+             "logspace"}
 
 
 class _Symbol(Symbol):
@@ -42,25 +85,41 @@ class _Symbol(Symbol):
 
     def _np_compose(self, op_name, inputs, params):
         """Compose the node of registered operator ``op_name`` (the adapter's call)."""
-        params = {key: value for key, value in params.items()
-                  if key not in ("ctx", "out") or value is not None}
-        if params.pop("out", None) is not None:
-            raise MXNetError(f"sym.np: {op_name}: out= cannot name a Symbol")
-        params.pop("ctx", None)
-        return as_np_symbol(compose_op(get_op(op_name), tuple(inputs), params,
-                                       op_name.lower().lstrip("_")))
+        return _compose_node(op_name, inputs, params)
 
     @property
     def shape(self):
-        raise MXNetError("an np Symbol does not know its shape while the graph is built; "
+        """The shape, inferred from the arrays the graph is traced with (``tracing_with``)."""
+        trace = _current_trace()
+        if trace is not None and len(self._entries) == 1:
+            _, shapes = inference.infer_shapes(self._entries, trace.shapes)
+            shape = shapes.get(self._entries[0])
+            if shape is not None and all(size >= 0 for size in shape):
+                trace.read = True
+                return tuple(shape)
+        raise MXNetError("an np Symbol does not know its shape outside a HybridBlock's trace; "
                          "this function needs the shape of its operand, so it cannot be "
-                         "used on Symbols (call it on arrays, or without hybridize)")
+                         "used on this Symbol (call it on arrays, or in a hybridized block)")
 
-    ndim = size = shape
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(onp.prod(self.shape))
 
     @property
     def dtype(self):
-        return None
+        """The dtype inferred from the arrays the graph is traced with, else None."""
+        trace = _current_trace()
+        if trace is None or len(self._entries) != 1:
+            return None
+        _, dtypes = inference.infer_types(self._entries, trace.dtypes)
+        dtype = dtypes.get(self._entries[0])
+        if dtype is not None:
+            trace.read = True
+        return dtype
 
     @property
     def context(self):
@@ -99,6 +158,17 @@ class _Symbol(Symbol):
         return (as_np_symbol(Symbol.__getitem__(self, i)) for i in range(len(self)))
 
 
+def _compose_node(op_name, inputs, params):
+    """The np Symbol of a node of registered operator ``op_name``."""
+    params = {key: value for key, value in params.items()
+              if key not in ("ctx", "out") or value is not None}
+    if params.pop("out", None) is not None:
+        raise MXNetError(f"sym.np: {op_name}: out= cannot name a Symbol")
+    params.pop("ctx", None)
+    return as_np_symbol(compose_op(get_op(op_name), tuple(inputs), params,
+                                   op_name.lower().lstrip("_")))
+
+
 def _refuse(name, why="it needs the operand's shape, which a Symbol does not know"):
     raise MXNetError(f"sym.np.{name} cannot be used on Symbols: {why}")
 
@@ -127,24 +197,41 @@ def _install_operators():
         setattr(_Symbol, f"__{short}__", lambda self, other, f=function: f(self, other))
         if short in ("add", "sub", "mul", "truediv", "mod", "pow"):
             setattr(_Symbol, f"__r{short}__", lambda self, other, f=function: f(other, self))
+    _Symbol.T = property(lambda self: _np.transpose(self))
     _Symbol.__neg__ = lambda self: _np.negative(self)
     _Symbol.__abs__ = lambda self: _np.abs(self)
     _Symbol.__hash__ = Symbol.__hash__
     for name, function in _np.methods.METHODS.items():
         setattr(_Symbol, name, _method_of(function))
     _Symbol.astype = lambda self, dtype, copy=True: as_np_symbol(Symbol.astype(self, dtype))
-    _Symbol.reshape = lambda self, *shape, **kw: as_np_symbol(
-        Symbol.reshape(self, *shape, **kw))
+    _Symbol.reshape = _reshape
+    _Symbol.flatten = lambda self, order="C": _reshape(self, -1, order=order)
 
 
-def _creation(name, op_name):
-    def function(shape, dtype=None, order="C", ctx=None, device=None, **kwargs):
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        params = {"shape": shape, "dtype": _np.dtype(dtype or "float32").name}
-        if name == "full":
-            params["value"] = kwargs.pop("fill_value")
-        return as_np_symbol(compose_op(get_op(op_name), (), params, op_name.lstrip("_")))
+def _reshape(self, *shape, order="C", **kwargs):
+    """NumPy's reshape of a Symbol: the ``_np_reshape`` operator (no shape needed)."""
+    if "newshape" in kwargs or "shape" in kwargs:
+        shape = (kwargs.pop("newshape", None) or kwargs.pop("shape"),)
+    if kwargs:
+        raise TypeError(f"reshape: unexpected arguments {sorted(kwargs)}")
+    shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+    return _compose_node("_np_reshape", [self], {"newshape": tuple(shape), "order": order})
+
+
+def _creation(name, source=_np):
+    """``sym.np.<name>`` of a creation function: its operator calls compose nodes."""
+    array_function = getattr(source, name)
+
+    def function(*args, **kwargs):
+        fill_value = args[1] if name == "full" and len(args) > 1 else kwargs.get("fill_value")
+        if isinstance(fill_value, Symbol):          # np.full with an array value broadcasts
+            dtype = args[2] if len(args) > 2 else kwargs.get("dtype")
+            fill_value = fill_value if dtype is None else fill_value.astype(dtype)
+            return _np.broadcast_to(fill_value, args[0] if args else kwargs["shape"])
+        with composing(_compose_node):
+            return array_function(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
+    function.__doc__ = array_function.__doc__
     return function
 
 
@@ -168,20 +255,26 @@ def _npx_operator(name, op_name):
     return function
 
 
-def _namespace(module_name, source, names):
+def _namespace(module_name, source, names, compose_all=False):
     namespace = types.ModuleType(module_name, source.__doc__)
     operators = getattr(source, "OPERATORS", {})
     for name in names:
         value = getattr(source, name)
-        if name in operators:
+        if compose_all and callable(value):
+            value = _creation(name, source)
+        elif name in operators:
             value = _npx_operator(name, operators[name])
         elif name in _VALUE_SHAPED:
             value = _value_shaped(name)
         elif name in _CREATION:
-            value = _creation(name, _CREATION[name])
+            value = _creation(name)
         setattr(namespace, name, value)
+    if hasattr(source, "random"):       # sym.np.random: the samplers compose nodes
+        namespace.random = _namespace(f"{module_name}.random", source.random,
+                                      source.random.__all__, compose_all=True)
     namespace._Symbol = _Symbol
-    namespace.__getattr__ = source.__getattr__      # a missing name: the frontend's reason
+    if hasattr(source, "__getattr__"):     # a missing name: the frontend's reason
+        namespace.__getattr__ = source.__getattr__
     return namespace
 
 

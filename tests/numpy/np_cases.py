@@ -24,9 +24,18 @@ def generated_cases():
     for name in ufuncs.UNARY:
         argument = "U + 1" if name in _DOMAIN_FROM_ONE else "U"
         cases[f"unary-{name}"] = f"np.{name}({argument})"
-    for name in ufuncs.BINARY:
+    for name in [*ufuncs.BINARY, *ufuncs.BINARY_OPERATORS]:
         cases[f"binary-{name}"] = f"np.{name}(U + 1, np.array([2.0, 0.5, 1.5]))"
         cases[f"binary-{name}-scalar"] = f"np.{name}(U + 1, 2.0)"
+    for name in ("lcm", "bitwise_and", "bitwise_or", "bitwise_xor"):
+        cases[f"binary-{name}-int"] = f"np.{name}(I, np.array([4, -6, 9], dtype='int32'))"
+        cases[f"binary-{name}-int-scalar"] = f"np.{name}(I, 6)"
+    for name in ("bitwise_not", "invert"):
+        cases[f"unary-{name}-int"] = f"np.{name}(I)"
+    cases["unary-isnan-nan"] = "np.isnan(np.array([1.0, np.nan, np.inf]))"
+    cases["unary-isposinf-inf"] = "np.isposinf(np.array([1.0, np.nan, np.inf, -np.inf]))"
+    cases["around-decimals"] = "np.around(A * 1.234, 1)"
+    cases["round-negative-decimals"] = "np.round(A * 12.34, -1)"
     for name in ufuncs.COMPARISONS:
         cases[f"compare-{name}"] = f"np.{name}(A, np.array([1.0, 5.5, 0.0]))"
     for name in reductions.REDUCTIONS:
@@ -59,6 +68,7 @@ HAND_WRITTEN = {
     "argmax-axis": "np.argmax(A, axis=1)",
     "argmin": "np.argmin(A, 0)",
     "std": "np.std(A)",
+    "var-ddof-past-count": "np.var(V, ddof=3)",
     "var-axis": "np.var(A, axis=0)",
     "cumsum": "np.cumsum(A)",
     "cumsum-axis": "np.cumsum(I, axis=1)",
@@ -76,6 +86,42 @@ HAND_WRITTEN = {
     "stack": "np.stack([V, V], axis=1)",
     "split": "np.split(np.arange(6), 3)[1]",
     "tile": "np.tile(V, 2)",
+    "tile-zero": "np.tile(A, (2, 0))",
+    "tril": "np.tril(A, 1)",
+    "triu-vector": "np.triu(V)",
+    "roll": "np.roll(A, 1, axis=1)",
+    "roll-flat": "np.roll(A, -2)",
+    "rot90": "np.rot90(A, -1)",
+    "diagonal": "np.diagonal(S, 1)",
+    "trace": "np.trace(S)",
+    "trace-offset": "np.trace(A, -1)",
+    "nan-to-num": "np.nan_to_num(np.array([np.nan, np.inf, -np.inf, 1.0]), nan=-1.0)",
+    "flipud": "np.flipud(A)",
+    "fliplr": "np.fliplr(A)",
+    "column-stack": "np.column_stack([V, V * 2])",
+    "dstack": "np.dstack([A, A])",
+    "diff": "np.diff(A)",
+    "diff-n2-axis0": "np.diff(np.concatenate([A, A * A]), n=2, axis=0)",
+    "ediff1d": "np.ediff1d(A, to_end=np.array([9.0]), to_begin=np.array([1.0, 2.0]))",
+    "append": "np.append(A, V)",
+    "append-axis": "np.append(A, A, axis=1)",
+    "logspace": "np.logspace(0, 2, 5)",
+    "logspace-base": "np.logspace(1, 3, 3, endpoint=False, base=2.0)",
+    "average-returned": "np.average(A, axis=1, returned=True)[1]",
+    "average-1d-weights": "np.average(A, axis=1, weights=np.array([1.0, 2.0, 3.0]))",
+    "matmul-0d": "np.matmul(np.array(2.0), A)",
+    "average-1d-weights-returned": "np.average(A, axis=1, weights=np.array([1.0, 2.0, 3.0]), "
+                                   "returned=True)[1]",
+    "average-full-weights-returned": "np.average(A, axis=0, weights=A * A, returned=True)[1]",
+    "clip-method": "A.clip(min=-1, max=2)",
+    "squeeze-0d": "np.squeeze(np.array(2.0), -1)",
+    "argmax-0d": "np.argmax(np.array(2.0), 0)",
+    "any-empty": "np.any(np.zeros((2, 0)))",
+    "all-empty": "np.all(np.zeros((0,)))",
+    "all-axis": "np.all(A > -3, axis=1)",
+    "split-past-end": "np.split(np.arange(4), [1, 9])[1]",
+    "eye-no-columns": "np.eye(3, 0)",
+    "cumsum-bool": "np.cumsum(np.array([True, True, False]))",
     "repeat": "np.repeat(A, 2, axis=0)",
     "where": "np.where(A > 0, A, 0.0)",
     "clip": "np.clip(A, -1, 2)",

@@ -115,3 +115,87 @@ def test_repr_and_str_as_mxnet(mxnet_python):
 def test_npx_names_left_out_say_so():
     with pytest.raises(AttributeError, match="mx.npx.masked_softmax is not available: no masked"):
         npx.masked_softmax
+
+
+def test_split_of_an_empty_axis_gives_empty_parts_and_past_the_end_is_refused():
+    """MXNet 1.9.1: an empty axis splits into empty parts whatever the indices; otherwise an
+    index past the axis (or a descending one) is an MXNetError."""
+    from minimx import np as mnp
+    assert [p.shape for p in mnp.split(mnp.zeros((0, 3)), [2, 3])] == [(0, 3)] * 3
+    assert [p.shape for p in mnp.split(mnp.zeros((0, 3)), 7)] == [(0, 3)] * 7
+    with pytest.raises(mx.base.MXNetError):
+        mnp.split(mnp.arange(4), [1, 9])[1].asnumpy()
+
+
+def test_a_null_grad_req_variable_has_no_gradient_after_backward():
+    """MXNet 1.9.1: ``x.grad`` is None after a backward when x's grad_req is 'null'."""
+    from minimx import np as mnp
+    x, w = mnp.ones((2,)), mnp.ones((2,))
+    x.attach_grad(grad_req="null")
+    w.attach_grad()
+    with mx.autograd.record():
+        y = (x * w).sum()
+    y.backward()
+    assert x.grad is None
+    onp.testing.assert_array_equal(w.grad.asnumpy(), [1.0, 1.0])
+
+
+@pytest.mark.parametrize("name, args", [("logistic", (0.0, 1.0)), ("gumbel", (0.0, 1.0)),
+                                        ("lognormal", (0.0, 0.5)), ("rayleigh", (2.0,)),
+                                        ("weibull", (1.5,)), ("pareto", (3.0,)),
+                                        ("power", (2.0,)), ("chisquare", (3.0,)),
+                                        ("beta", (2.0, 5.0))])
+def test_more_samplers_match_numpy_statistics(name, args):
+    """The samplers built from standard samples have NumPy's shapes and means."""
+    from minimx import np as mnp
+    mx.random.seed(3)
+    samples = getattr(mnp.random, name)(*args, size=(20000,)).asnumpy()
+    reference = getattr(onp.random.RandomState(3), name)(*args, size=20000)
+    assert samples.shape == (20000,)
+    onp.testing.assert_allclose(samples.mean(), reference.mean(), rtol=0.06, atol=0.03)
+
+
+def test_weibull_gradient_and_bad_parameters():
+    from minimx import np as mnp
+    a = mnp.ones((3, 2))
+    a.attach_grad()
+    with mx.autograd.record():
+        out = mnp.random.weibull(a, (3, 2))
+    out.backward()
+    expected = -(out * mnp.log(out)).asnumpy()        # d E^(1/a) / da at a = 1
+    onp.testing.assert_allclose(a.grad.asnumpy(), expected, rtol=1e-4, atol=1e-6)
+    for call in (lambda: mnp.random.weibull(0), lambda: mnp.random.lognormal(sigma=-1),
+                 lambda: mnp.random.rayleigh(scale=-1)):
+        with pytest.raises(ValueError):
+            call()
+
+
+def test_contiguous_basic_slices_are_views_as_in_mxnet():
+    """MXNet 1.9.1: a basic index whose part is contiguous is a view (writes show through,
+    np.shares_memory says so); a strided part (``x[2:5, 0]``) is a copy."""
+    from minimx import np as mnp
+    x = mnp.zeros((4, 3, 5))
+    view = x[1, 2, 1:4]
+    assert mnp.shares_memory(view, x[1, 2, 3:5]) and not mnp.shares_memory(x[0], x[1])
+    assert not mnp.shares_memory(x[0:3, 0, 0], x[1:2, 0, 0])
+    x[1, 2, 2] = 7.0
+    onp.testing.assert_array_equal(view.asnumpy(), [0.0, 7.0, 0.0])
+    view[...] = 1.0
+    assert x.asnumpy()[1, 2].tolist() == [0.0, 1.0, 1.0, 1.0, 0.0]
+
+
+def test_npx_random_bernoulli_and_batched_samplers():
+    mx.random.seed(5)
+    prob = np.array([[0.0, 1.0, 0.3]])
+    draws = npx.random.bernoulli(prob=prob, size=(4000, 3)).asnumpy()
+    assert draws.shape == (4000, 3) and set(onp.unique(draws)) <= {0.0, 1.0}
+    onp.testing.assert_allclose(draws.mean(axis=0), [0.0, 1.0, 0.3], atol=0.03)
+    assert npx.random.bernoulli(logit=0.0, dtype="bool").dtype == onp.bool_
+    for bad in (dict(prob=0.5, logit=0.0), dict(prob=np.array([1.5]))):
+        with pytest.raises(ValueError):
+            npx.random.bernoulli(**bad)
+    assert npx.random.normal_n(np.zeros((2,)), np.ones((2,)), batch_shape=(3,)).shape == (3, 2)
+    npx.random.seed(7)
+    first = np.random.uniform(size=(2,)).asnumpy()
+    npx.random.seed(7)
+    onp.testing.assert_array_equal(first, np.random.uniform(size=(2,)).asnumpy())

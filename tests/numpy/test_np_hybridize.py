@@ -206,3 +206,78 @@ def test_use_np_class_covers_inherited_methods():
     net.initialize()                     # inherited from Block: runs in np mode too
     assert type(net.w.data()) is np.ndarray
     assert not mx.util.is_np_array()
+
+
+SHAPE_READING_BLOCK = """
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, a, b):
+        return (F.np.tensordot(a, b, axes=([1], [0])), F.np.moveaxis(a, 0, -1),
+                F.np.hstack([a, a]), F.np.linalg.det(F.np.matmul(a, a.T)))
+"""
+
+
+def test_a_traced_np_symbol_knows_its_shape_and_retraces_for_new_ones(np_mode):
+    """Functions whose adapter reads the operand's shape work in a hybridized block: the
+    trace infers it from the call's arrays, and a call with other shapes traces again."""
+    namespace = {"gluon": gluon}
+    exec(SHAPE_READING_BLOCK, namespace)   # noqa: S102
+    net = namespace["Net"]()
+    net.hybridize()
+    rng = onp.random.RandomState(1)
+    for rows in (2, 3):
+        a = rng.uniform(-1, 1, (rows, 4)).astype("float32")
+        b = rng.uniform(-1, 1, (4, 5)).astype("float32")
+        got = net(np.array(a), np.array(b))
+        want = (onp.tensordot(a, b, axes=([1], [0])), onp.moveaxis(a, 0, -1),
+                onp.hstack([a, a]), onp.linalg.det(a @ a.T))
+        for g, w in zip(got, want):
+            assert type(g) is np.ndarray and g.shape == w.shape
+            onp.testing.assert_allclose(g.asnumpy(), w, rtol=1e-4, atol=1e-5)
+    assert len(net.cached_plans()) == 1     # the second shape traced a new graph
+
+
+def test_a_symbol_outside_a_trace_does_not_know_its_shape(np_mode):
+    a = mx.sym.var("a").as_np_ndarray()
+    with pytest.raises(mx.base.MXNetError, match="does not know its shape"):
+        a.shape
+    assert a.dtype is None
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0, 3), (2, 3)])
+def test_numpy_reshape_rule_in_graphs(np_mode, shape):
+    """``_np_reshape``: ``0`` is a zero-size axis (not ``Reshape``'s "copy"), a 0-d array
+    flattens to one element, in a hybridized block as imperatively."""
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.flatten(), F.np.vstack([x]), x.reshape(-1, 1), F.np.cumsum(x)
+    x = np.array(onp.arange(int(onp.prod(shape)), dtype="float32").reshape(shape))
+    net = Net()
+    imperative = net(x)
+    net.hybridize()
+    for got, want in zip(net(x), imperative):
+        assert got.shape == want.shape
+        onp.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+    x_host = x.asnumpy()
+    assert [a.shape for a in imperative] == [x_host.flatten().shape, onp.vstack([x_host]).shape,
+                                             x_host.reshape(-1, 1).shape,
+                                             onp.cumsum(x_host).shape]
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_zero_dim_squeeze_argmax_and_where_gradient(np_mode, hybridize):
+    """NumPy accepts axis 0 / -1 of a 0-d array in squeeze and argmax; where's gradient of
+    a 0-d operand is stored (a 0-d gradient buffer is zeroed with ``[...]``)."""
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x, y):
+            return F.np.squeeze(x, -1), F.np.argmax(x, 0), F.np.where(x > 0, x, y)
+    net = Net()
+    if hybridize:
+        net.hybridize()
+    x, y = np.array(2.0), np.ones((2, 3))
+    x.attach_grad(), y.attach_grad()
+    with mx.autograd.record():
+        squeezed, index, chosen = net(x, y)
+    chosen.backward()
+    assert squeezed.shape == index.shape == () and chosen.shape == (2, 3)
+    assert float(squeezed) == 2.0 and int(index) == 0
+    assert float(x.grad) == 6.0 and y.grad.asnumpy().sum() == 0

@@ -1,0 +1,159 @@
+"""Element-wise operators NumPy has and ``nd`` had no operator for: the floating-point
+predicates (``isnan`` ...), bitwise functions, ``around``, ``arctan2``, ``copysign``,
+``ldexp`` and ``lcm``.
+
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_elemwise_unary_op_basic.cc``
+and ``np_elemwise_broadcast_op.cc`` under MXNet's names (``_npi_isnan``, ``_npi_arctan2``,
+...).  The predicates give ``bool`` arrays; the bitwise functions and ``lcm`` take integers
+(or bools); none of those, nor ``around``, has a gradient.  The binary ones broadcast like
+every ``broadcast_*`` operator and, like them, need one dtype (``np.arctan2`` casts first).
+"""
+import math
+
+from ..base import normalize_dtype
+from .arithmetic import BroadcastBinary, broadcast_hints
+from .elemwise import Unary, ZeroGradient
+from .params import Param
+from .registry import TestHints, declare_op, register_op
+
+
+# -- one input ------------------------------------------------------------------------------------
+class Predicate(Unary):
+    """True where ``xp.<ufunc>`` holds, as ``bool``; no gradient."""
+
+    differentiable = False
+    method = False
+    saves = ()
+    ufunc = None
+
+    def infer_type(self, data):
+        return "bool"
+
+    def forward(self, xp, data):
+        return getattr(xp, self.ufunc)(data)
+
+
+def _predicate_inputs(rng, shapes, dtype):
+    """Values with a nan, +inf and -inf among them, so every predicate sees each case."""
+    values = rng.uniform(-1, 1, shapes[0]).astype(dtype)
+    values.flat[:3] = (float("nan"), float("inf"), float("-inf"))
+    return [values]
+
+
+for _ufunc in ("isnan", "isinf", "isfinite", "isposinf", "isneginf"):
+    declare_op(f"Is{_ufunc[2:].capitalize()}", (Predicate,), name=f"_npi_{_ufunc}",
+               ufunc=_ufunc, __doc__=f"``{_ufunc}``, element-wise, as ``bool``.",
+               test=TestHints(grad=False, inputs=_predicate_inputs,
+                              reference=lambda np, x, f=_ufunc: getattr(np, f)(x)))
+
+
+@register_op
+class BitwiseNot(Unary):
+    """``~x``: the bits of an integer flipped (``not`` for bools); no gradient."""
+
+    name = "_npi_bitwise_not"
+    differentiable = False
+    method = False
+    saves = ()
+    test = TestHints(grad=False, dtypes=("int32",), integer_inputs={"data": (-50, 50)},
+                     reference=lambda np, x: np.invert(x))
+
+    def infer_type(self, data):
+        return _integer_only(self, data)
+
+    def forward(self, xp, data):
+        return xp.invert(data)
+
+
+def _integer_only(op, *dtypes):
+    """The dtype of integer (or bool) inputs; a float is refused, as NumPy refuses it."""
+    for dtype in dtypes:
+        if normalize_dtype(dtype).kind not in "biu":
+            raise op.type_error(f"{op.name} takes integer or bool arrays, got {dtype}")
+    return dtypes[0]
+
+
+@register_op
+class Around(ZeroGradient):
+    """Round to ``decimals`` decimals, halves to the even neighbour (NumPy's ``around``)."""
+
+    name = "_npi_around"
+    method = False
+    params = {"decimals": Param(int, default=0, doc="decimal places (negative: tens, ...)")}
+    test = TestHints(low=-30.0, high=30.0, params={"decimals": 1},
+                     cases=(({"decimals": -1}, ((4, 3),)),),
+                     reference=lambda np, x, decimals=0: np.around(x, decimals))
+
+    def compute(self, xp, data):
+        return xp.around(data, self.decimals)
+
+
+# -- two inputs, broadcasting -------------------------------------------------------------------
+@register_op
+class Arctan2(BroadcastBinary):
+    """The angle of the point ``(rhs, lhs)``: ``arctan(lhs / rhs)`` in the right quadrant."""
+
+    name = "_npi_arctan2"
+    test = broadcast_hints(lambda np, a, b: np.arctan2(a, b), low=0.2, high=1.0)
+
+    def compute(self, xp, lhs, rhs):
+        return xp.arctan2(lhs, rhs)
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        squared = lhs * lhs + rhs * rhs
+        return out_grad * rhs / squared, -out_grad * lhs / squared
+
+
+@register_op
+class Copysign(BroadcastBinary):
+    """``|lhs|`` with the sign of ``rhs``; the gradient reaches ``lhs`` only (+1 where the
+    signs agree, -1 where they differ)."""
+
+    name = "_npi_copysign"
+    test = broadcast_hints(lambda np, a, b: np.copysign(a, b), low=-1.0, high=1.0)
+
+    def compute(self, xp, lhs, rhs):
+        return xp.copysign(lhs, rhs)
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        agree = ((lhs * rhs) >= 0).astype(out_grad.dtype)
+        return out_grad * (2 * agree - 1), out_grad * 0
+
+
+@register_op
+class Ldexp(BroadcastBinary):
+    """``lhs * 2 ** rhs`` (in ``lhs``'s dtype)."""
+
+    name = "_npi_ldexp"
+    test = broadcast_hints(lambda np, a, b: a * 2.0 ** b, low=-2.0, high=2.0)
+
+    def compute(self, xp, lhs, rhs):
+        return (lhs * xp.power(2.0, rhs)).astype(lhs.dtype)
+
+    def grads(self, xp, out_grad, lhs, rhs):
+        scale = xp.power(2.0, rhs).astype(out_grad.dtype)
+        return out_grad * scale, out_grad * lhs * scale * math.log(2.0)
+
+
+class IntegerBinary(BroadcastBinary):
+    """A function of integers (or bools) with broadcasting: ``xp.<ufunc>``; no gradient."""
+
+    differentiable = False
+    saves = ()
+    ufunc = None
+
+    def infer_type(self, lhs, rhs):
+        return _integer_only(self, super().infer_type(lhs, rhs))
+
+    def forward(self, xp, lhs, rhs):
+        return getattr(xp, self.ufunc)(lhs, rhs)
+
+
+for _ufunc in ("lcm", "bitwise_and", "bitwise_or", "bitwise_xor"):
+    declare_op("".join(part.capitalize() for part in _ufunc.split("_")), (IntegerBinary,),
+               name=f"_npi_{_ufunc}", ufunc=_ufunc,
+               __doc__=f"``{_ufunc}`` of integers, with broadcasting; no gradient.",
+               test=broadcast_hints(lambda np, a, b, f=_ufunc: getattr(np, f)(a, b),
+                                    grad=False, dtypes=("int32",),
+                                    integer_inputs={"lhs": (-20, 20), "rhs": (-20, 20)}))
+
