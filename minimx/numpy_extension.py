@@ -1,6 +1,6 @@
 """``mx.npx``: MXNet's operators that NumPy has no name for, on ``np`` arrays.
 
-Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/numpy_extension/``.  Each function
+Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy_extension/``.  Each function
 in ``OPERATORS`` is the generated ``nd`` function of a registered operator (same inputs and
 parameters, MXNet's ``npx`` name) whose results are ``np`` arrays; the rest are the
 process-wide helpers MXNet keeps here (devices, ``waitall``, ``save``/``load``, ``seed``,

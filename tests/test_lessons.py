@@ -39,6 +39,7 @@ CHECKS = {
         assert all(op.push < product_finished for op in nonzero_view.recording.ops)
         [sync] = nonzero_view.recording.syncs          # nonzero's wait, for the mask's writer
         assert sync.var == mask.engine_var.id and sync.end >= product_finished
+        assert sync.reason == mx.engine.VALUE_DEPENDENT     # drawn as value-dependent
         assert recording.by_id[sync.waited_for].writes == (mask.engine_var.id,)
         assert shared == {"same var": True, "write seen through nd": 7.0}
         assert graph_nd[0] == graph_np[0] and (graph_nd[1], graph_np[1]) == ("NDArray", "ndarray")

@@ -19,7 +19,7 @@ import time
 from .base import wrap_error
 from ..base import OperatorFailedError
 from . import events
-from .events import (VALUE_DEPENDENT, EngineEvent, SyncEvent, subscribe, subscribe_sync,
+from .events import (HOST_FALLBACK, VALUE_DEPENDENT, EngineEvent, SyncEvent, subscribe, subscribe_sync,
                      sync_reason, unsubscribe, unsubscribe_sync)
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
@@ -32,7 +32,7 @@ __all__ = [
     "max_pending", "pending_count", "subscribe", "unsubscribe", "NaiveEngine", "ThreadedEngine",
     "raise_if_no_value", "forget_failures", "run_inline", "set_num_threads", "num_threads",
     "threads", "SyncEvent", "subscribe_sync", "unsubscribe_sync", "sync_reason",
-    "VALUE_DEPENDENT",
+    "VALUE_DEPENDENT", "HOST_FALLBACK",
 ]
 
 ENGINES = {"NaiveEngine": NaiveEngine, "ThreadedEngine": ThreadedEngine,

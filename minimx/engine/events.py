@@ -22,12 +22,13 @@ from typing import NamedTuple
 
 __all__ = ["EngineEvent", "subscribe", "unsubscribe", "subscribers", "region",
            "region_subscribers", "SyncEvent", "subscribe_sync", "unsubscribe_sync",
-           "sync_subscribers", "sync_reason", "VALUE_DEPENDENT"]
+           "sync_subscribers", "sync_reason", "VALUE_DEPENDENT", "HOST_FALLBACK"]
 
 subscribers = []        # callables taking one EngineEvent; read on the hot path
 region_subscribers = []   # callables taking (name, 'begin' or 'end', thread, time)
 sync_subscribers = []   # callables taking one SyncEvent
 VALUE_DEPENDENT = "value-dependent shape"
+HOST_FALLBACK = "host fallback"   # a NumPy function minimx computes on the host
 _declared = threading.local()   # .reason: the sync reason the calling thread declared
 
 

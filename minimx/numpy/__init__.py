@@ -1,6 +1,6 @@
 """``mx.np``: MXNet's NumPy-compatible interface, a second frontend over the same operators.
 
-Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/numpy/``.
+Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy/``.
 
 The design (JAX's ``jax.numpy`` over ``lax``, not MXNet's second operator tree):
 

@@ -1,6 +1,6 @@
 """The one adapter between NumPy's conventions and minimx's registered operators.
 
-Lesson: 02-ndarray-and-context.  Every ``mx.np`` function is a thin wrapper: it turns its
+Lesson: 03-two-frontends-one-engine.  Every ``mx.np`` function is a thin wrapper: it turns its
 NumPy arguments into an operator call through ``nd``'s dispatcher (``register.call``) and
 gives the result NumPy's shape.  The rules that differ from ``nd`` are said here, once:
 

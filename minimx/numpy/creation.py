@@ -1,7 +1,7 @@
 """``np.array``, ``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``linspace``, ``eye``,
 the ``*_like`` functions and ``meshgrid``: the creation operators with NumPy's arguments.
 
-Lesson: 02-ndarray-and-context.  Mirrors the creation functions of
+Lesson: 03-two-frontends-one-engine.  Mirrors the creation functions of
 ``python/mxnet/numpy/multiarray.py``.  MXNet's defaults: float32 (also for Python ints and
 bools in a list), a host NumPy array keeps its dtype, ``ctx`` (or ``device``) picks the
 device; ``shape`` may be ``()`` or hold zeros (NumPy's shapes).

@@ -1,7 +1,7 @@
 """``mx.npx.random``: MXNet's extra samplers beside ``np.random`` (``bernoulli``, the
 batched ``uniform_n`` / ``normal_n``) and the shared ``seed``.
 
-Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/numpy_extension/random.py``.  Each
+Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy_extension/random.py``.  Each
 is a composition of ``np.random``'s samplers: no new operator.
 """
 import numbers

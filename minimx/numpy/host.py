@@ -1,13 +1,14 @@
 """Calling host NumPy on arrays: wait for the inputs, compute, bring the results back.
 
-Lesson: 05-lazy-evaluation.  Used for the functions MXNet 1.9.1 itself hands to NumPy
-(``fallback.py``, ``fallback_linalg.py``) and for NumPy functions called on ``np`` arrays
-that minimx has no function for (the ``__array_function__`` protocol).  Every such call is
-a sync point: the inputs' values must be on the host.
+Lesson: 03-two-frontends-one-engine, 05-lazy-evaluation.  Used for the functions MXNet 1.9.1
+itself hands to NumPy (``fallback.py``, ``fallback_linalg.py``) and for NumPy functions
+called on ``np`` arrays that minimx has no function for (the ``__array_function__``
+protocol).  Every such call is a sync point: the inputs' values must be on the host.
 """
 import numpy as onp
 
 from ..context import current_context
+from ..engine.events import HOST_FALLBACK
 from ..ndarray import NDArray
 from .value_shapes import wait_for_values
 
@@ -43,7 +44,7 @@ def _leaves(args, kwargs):
 
 def _to_host(value):
     if isinstance(value, NDArray):
-        return wait_for_values(value)
+        return wait_for_values(value, HOST_FALLBACK)
     if isinstance(value, dict):
         return {key: _to_host(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

@@ -1,6 +1,6 @@
 """``mx.np.linalg``: norms, inverses, determinants, factorizations and solves.
 
-Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/numpy/linalg.py``.  Each function
+Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy/linalg.py``.  Each function
 is a registered operator (``_linalg_inverse``, ``_linalg_det``, ``_linalg_potrf``,
 ``_linalg_syevd``, ``_npi_solve``) or a composition of them; ``svd`` and the names MXNet
 itself hands to host NumPy (``qr``, ``lstsq``, ...) compute on the host (``fallback.py``).

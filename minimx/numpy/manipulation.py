@@ -2,7 +2,7 @@
 ``expand_dims``, ``squeeze``, ``concatenate``, ``stack``, ``split``, ``tile``, ``repeat``,
 ``where``, ``clip`` and friends.
 
-Lesson: 02-ndarray-and-context.  Each is one call of a registered operator (``Concat``,
+Lesson: 03-two-frontends-one-engine.  Each is one call of a registered operator (``Concat``,
 ``stack``, ``_split_v2``, ``tile``, ``repeat``, ``where``, ``clip``, ...) with NumPy's
 keyword names translated to the operator's parameters.
 """

@@ -1,6 +1,6 @@
 """The ``np.ndarray`` methods that are ``np`` functions (``x.sum()`` is ``np.sum(x)``).
 
-Lesson: 02-ndarray-and-context.  ``nd.NDArray``'s methods are generated from the operator
+Lesson: 03-two-frontends-one-engine.  ``nd.NDArray``'s methods are generated from the operator
 registry with ``nd``'s semantics; these take their place on ``np.ndarray`` so that a method
 and the function of the same name agree (a full ``x.sum()`` is zero-dimensional).
 """

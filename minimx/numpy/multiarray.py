@@ -1,6 +1,6 @@
 """``mx.np.ndarray``: an NDArray with NumPy's semantics.
 
-Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/numpy/multiarray.py``.
+Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy/multiarray.py``.
 
 The class adds no storage and no engine path: an ``np.ndarray`` is an ``NDArray`` (same
 chunk, var, tape entry and context), and every operation on it goes through the same

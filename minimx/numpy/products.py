@@ -2,7 +2,7 @@
 compositions of the registered ``dot``, ``batch_dot``, ``transpose``, ``Reshape`` and
 ``broadcast_to`` operators, so autograd and every device get them for free.
 
-Lesson: 02-ndarray-and-context.  NumPy's ``dot`` of two vectors is zero-dimensional;
+Lesson: 03-two-frontends-one-engine.  NumPy's ``dot`` of two vectors is zero-dimensional;
 ``matmul`` broadcasts the leading (batch) axes; ``tensordot`` moves the summed axes to the
 end of ``a`` and the front of ``b`` and makes one matrix product.
 """

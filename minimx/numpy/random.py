@@ -1,6 +1,6 @@
 """``mx.np.random``: NumPy's sampling functions over minimx's random operators.
 
-Lesson: 02-ndarray-and-context.  Mirrors ``python/mxnet/numpy/random.py``.  ``size=`` is
+Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy/random.py``.  ``size=`` is
 NumPy's word for ``nd``'s ``shape=`` (None: one zero-dimensional sample); the samples come
 from the ``_random_*`` operators and the seed of ``mx.random.seed`` (``np.random.seed`` is
 the same seed).  Array-valued ``loc``/``scale``/``low``/``high`` broadcast, as in NumPy:

@@ -1,7 +1,7 @@
 """``np.sum``, ``mean``, ``max``, ``min``, ``prod``, ``argmax``, ``argmin``, ``std``, ``var``
 and ``cumsum``: the reduction operators with NumPy's arguments and result shapes.
 
-Lesson: 02-ndarray-and-context.  The operators reduce as MXNet's ``nd`` does; the adapter
+Lesson: 03-two-frontends-one-engine.  The operators reduce as MXNet's ``nd`` does; the adapter
 gives the result NumPy's shape (a full reduction is zero-dimensional).  NumPy's dtype rules
 as MXNet 1.9.1 applies them: ``mean`` of integers is float32, ``argmax`` is int64, ``dtype=``
 casts the input first.

@@ -1,6 +1,6 @@
 """NumPy's element-wise functions (``np.exp``, ``np.add``, ``np.equal``, ...), from one table.
 
-Lesson: 02-ndarray-and-context.  Each entry names the registered operator that computes a
+Lesson: 03-two-frontends-one-engine.  Each entry names the registered operator that computes a
 NumPy function; the functions are generated from the tables, not written one by one.
 Binary functions use ``nd``'s operand rule (two arrays: the broadcasting operator; an array
 and a number: the scalar operator, which keeps the array's dtype, as MXNet 1.9.1's ``np``

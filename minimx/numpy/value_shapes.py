@@ -1,14 +1,16 @@
 """Functions whose result's *shape* depends on the input's *values*: sync points.
 
-Lesson: 05-lazy-evaluation.  Everywhere else minimx knows a result's shape when the call is
-made, from the input shapes alone, and returns at once.  ``nonzero``, ``unique``,
-``argwhere`` and boolean-mask indexing cannot: how many elements are true, or distinct,
-is known only after the input is computed.  So these functions wait for their input (as
-``asnumpy`` does), compute on the host, and hand the result back as a new array, as MXNet
-1.9.1 does.  They record no gradient (their results are indices and distinct values).
+Lesson: 03-two-frontends-one-engine, 05-lazy-evaluation.  Everywhere else minimx knows a
+result's shape when the call is made, from the input shapes alone, and returns at
+once.  ``nonzero``, ``unique``, ``argwhere`` and boolean-mask indexing cannot: how many
+elements are true, or distinct, is known only after the input is computed.  So these
+functions wait for their input (as ``asnumpy`` does), compute on the host, and hand the
+result back as a new array, as MXNet 1.9.1 does.  They record no gradient (their results are
+indices and distinct values).
 """
 import numpy as onp
 
+from ..engine.events import VALUE_DEPENDENT, sync_reason
 from ..ndarray import NDArray
 from .adapter import operand
 
@@ -16,9 +18,13 @@ __all__ = ["wait_for_values", "nonzero", "flatnonzero", "argwhere", "unique", "s
            "may_share_memory"]
 
 
-def wait_for_values(array):
-    """The host value of ``array``, waiting for it: the sync point of a value-dependent shape."""
-    return array.asnumpy() if isinstance(array, NDArray) else onp.asarray(array)
+def wait_for_values(array, reason=VALUE_DEPENDENT):
+    """The host value of ``array``, waiting for it: the sync point of a value-dependent shape
+    (the engine's sync observers -- the queue view -- see ``reason``)."""
+    if not isinstance(array, NDArray):
+        return onp.asarray(array)
+    with sync_reason(reason):
+        return array.asnumpy()
 
 
 def _to_array(value, like):

@@ -200,3 +200,22 @@ def test_npx_random_bernoulli_and_batched_samplers():
     first = np.random.uniform(size=(2,)).asnumpy()
     npx.random.seed(7)
     onp.testing.assert_array_equal(first, np.random.uniform(size=(2,)).asnumpy())
+
+
+def test_value_dependent_shapes_and_host_fallbacks_say_why_they_wait():
+    """The engine's sync observers (the queue view) hear np.nonzero, np.unique and a boolean
+    mask as value-dependent sync points, and a host-NumPy fallback as one of its own."""
+    from minimx import engine
+    heard = []
+    engine.subscribe_sync(heard.append)
+    try:
+        v = np.array([3.0, 0.0, 5.0, 3.0])
+        np.nonzero(v)
+        np.unique(v)
+        v[v > 1]
+        np.ptp(v)                       # MXNet 1.9.1 hands ptp to host NumPy (fallback.py)
+    finally:
+        engine.unsubscribe_sync(heard.append)
+    reasons = [event.reason for event in heard]
+    assert reasons[:-1] and set(reasons[:-1]) == {engine.VALUE_DEPENDENT}, reasons
+    assert reasons[-1] == engine.HOST_FALLBACK, reasons
