@@ -13,7 +13,7 @@ mask) are told apart.  Nothing here draws.
 import collections
 from dataclasses import dataclass, field
 
-from minimx.engine import VALUE_DEPENDENT
+from minimx.engine import VALUE_DEPENDENT, SyncEvent
 
 __all__ = ["OpRecord", "SyncRecord", "Lane", "Edge", "Bin", "EngineRecording", "add_events"]
 
@@ -64,20 +64,13 @@ class OpRecord:
         return "pushed" if first is not None and first <= time else "unpushed"
 
 
-@dataclass(frozen=True)
-class SyncRecord:
-    """A frontend thread waiting for the engine from ``begin`` to ``end`` (a ``SyncEvent``).
+class SyncRecord(SyncEvent):
+    """A frontend thread waiting for the engine from ``begin`` to ``end``: the engine's
+    ``SyncEvent`` (``var`` None for ``wait_all``; ``waited_for`` the operation writing the
+    var that was unfinished when the wait began, None if none was), with what the view
+    asks of it."""
 
-    ``var`` is the var it waited for (None: every var, ``wait_all``); ``waited_for`` the
-    operation writing it that was unfinished when the wait began (None: nothing was).
-    """
-
-    reason: str
-    thread: str
-    var: object
-    waited_for: object
-    begin: float
-    end: float
+    __slots__ = ()
 
     @property
     def value_dependent(self):
