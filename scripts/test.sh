@@ -70,7 +70,7 @@ if [ $# -eq 0 ]; then
   echo "the context-taking tests on two strict CuPy stand-in GPUs (MINIMX_TEST_CTX=gpu)"
   MINIMX_TEST_CTX=gpu MINIMX_TEST_STAND_IN_GPUS=2 .venv/bin/python -m pytest -p no:cacheprovider \
       tests/op tests/gluon tests/autograd tests/optimizer tests/kvstore tests/module \
-      tests/executor tests/symbol tests/rnn tests/io tests/numpy || status=$?
+      tests/executor tests/symbol tests/rnn tests/io tests/numpy tests/sparse || status=$?
   echo "the stand-in GPU pass took $((SECONDS - start)) s"
 fi
 echo "scripts/test.sh: $SECONDS s in all; browser screenshots in _build/screenshots/"

@@ -16,6 +16,7 @@ from .. import autograd, initializer, ndarray, symbol
 from ..base import (InvalidParameterError, InvalidShapeError, InvalidStorageTypeError,
                     InvalidTypeError, MXNetError)
 from ..context import Context, cpu, current_context
+from ..ndarray.sparse_array import check_host_context
 from ..util import is_np_array, is_np_shape
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
@@ -262,6 +263,9 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
+        for array in self._data:
+            check_host_context(f"Parameter {self.name!r} (grad_stype)", self._grad_stype,
+                               array.context)
         self._grad = [ndarray.sparse.zeros(self._grad_stype, array.shape, dtype=array.dtype,
                                            ctx=array.context) for array in self._data]
         if self._grad_stype == "default":

@@ -7,11 +7,14 @@ indices; the features of a batch become one ``CSRNDArray`` (``batch_size`` x
 ``data_shape[0]``), the labels a dense array -- or a CSR one read from ``label_libsvm``.  As
 MXNet's (``round_batch``), the last batch of an epoch is completed with rows from the
 start (``pad`` says how many), and the next epoch starts after the rows so borrowed.
+Batches are on the CPU whatever the current context, as MXNet's iterators' are (and sparse
+storage lives there: ``sparse_array.check_host_context``).
 """
 import numpy as np
 
 from .. import ndarray as nd
 from ..base import MXNetError
+from ..context import cpu
 from ..op.sparse_kernels import csr_rows
 from ..op.sparse_values import csr
 from .io import DataBatch, DataDesc, DataIter
@@ -79,11 +82,11 @@ class LibSVMIter(DataIter):
             take = np.concatenate([take, self._rows[:pad]])
             self._start = pad
         self._cursor += self.batch_size
-        data = nd.sparse.csr_matrix(_gather_rows(self._data, take))
+        data = nd.sparse.csr_matrix(_gather_rows(self._data, take), ctx=cpu())
         if self._label_csr is not None:
-            label = nd.sparse.csr_matrix(_gather_rows(self._label_csr, take))
+            label = nd.sparse.csr_matrix(_gather_rows(self._label_csr, take), ctx=cpu())
         else:
-            label = nd.array(self._labels[take])
+            label = nd.array(self._labels[take], ctx=cpu())
         self._batch = (data, label, take, pad)
         return True
 

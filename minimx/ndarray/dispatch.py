@@ -176,11 +176,13 @@ def recorded_copy(source, target):
     return invoke(get_op("_copy").create(), [source], out=target)
 
 
-def _grad_classes(op, count):
+def _grad_classes(op, count, ctx):
     stypes = op.input_grad_stypes()
     if stypes is None:
         return [NDArray] * count
-    from .sparse_array import class_of
+    from .sparse_array import check_host_context, class_of
+    for stype in stypes:                 # a sparse gradient (Embedding's sparse_grad)
+        check_host_context(f"{op.name} (its {stype} gradient)", stype, ctx)
     return [class_of(stype) for stype in stypes]
 
 
@@ -193,7 +195,7 @@ def push_backward(node, out_grads):
     ctx = node.ctx
     call = op_call(node.op, len(node.inputs))
     wanted = call.needs([entry is not None for entry in node.inputs])
-    classes = _grad_classes(node.op, len(node.inputs))
+    classes = _grad_classes(node.op, len(node.inputs), ctx)
     in_grads = [array_class._empty(shape, dtype, ctx) if need else None
                 for need, shape, dtype, array_class in zip(wanted, node.input_shapes,
                                                            node.input_dtypes, classes)]

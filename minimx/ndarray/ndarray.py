@@ -320,6 +320,8 @@ class NDArray:
         """Allocate a gradient buffer (zeros) and mark this array as a variable."""
         from ..autograd import mark_variables
         from .sparse import zeros
+        from .sparse_array import check_host_context
+        check_host_context("attach_grad", stype or self.stype, self.context)
         gradient = zeros(stype or self.stype, self._shape, ctx=self.context, dtype=self._dtype)
         if gradient.stype == "default" and self.stype == "default":
             gradient = gradient._as_class(type(self))

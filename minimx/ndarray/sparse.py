@@ -42,9 +42,11 @@ def _numpy(part, dtype=None):
     return value if dtype is None else value.astype(dtype)
 
 
-def _from_value(value, stype, ctx):
-    """A new sparse NDArray on ``ctx`` whose buffer becomes ``value`` (one engine push)."""
-    target = class_of(stype)._empty(tuple(value.shape), value.dtype, ctx or current_context())
+def _from_value(value, stype, ctx, operator):
+    """A new sparse NDArray on ``ctx`` whose buffer becomes ``value`` (one engine push);
+    ``operator`` names the creation function (in the refusal of a device context)."""
+    target = class_of(stype)._empty(tuple(value.shape), value.dtype, ctx or current_context(),
+                                    operator)
     return push_value(lambda: value, [], target, f"_sparse_{stype}_create")
 
 
@@ -80,7 +82,8 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         if len(indptr) != shape[0] + 1:
             raise InvalidShapeError(f"csr_matrix: indptr has {len(indptr)} entries, a "
                                     f"{shape[0]}-row matrix needs {shape[0] + 1}")
-        return _from_value(csr(_numpy(arg1[0], dtype), indices, indptr, shape), "csr", ctx)
+        return _from_value(csr(_numpy(arg1[0], dtype), indices, indptr, shape), "csr", ctx,
+                           "csr_matrix")
     if hasattr(arg1, "tocsr") and not isinstance(arg1, NDArray):       # a scipy matrix
         matrix = arg1.tocsr(copy=True)
         matrix.sum_duplicates()                 # made canonical, as MXNet's copy is
@@ -107,7 +110,8 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
                                     f"there are {len(indices)} indices (one per stored row)")
         if shape is None:
             shape = (int(indices.max()) + 1 if indices.size else 0,) + data.shape[1:]
-        return _from_value(RowSparse(data, indices, shape), "row_sparse", ctx)
+        return _from_value(RowSparse(data, indices, shape), "row_sparse", ctx,
+                           "row_sparse_array")
     return _convert(arg1, "row_sparse", shape, ctx, dtype)
 
 
@@ -125,7 +129,8 @@ def _convert(source, stype, shape, ctx, dtype):
         dense = np.asarray(source, dtype=_dtype_of(dtype, source))
         if stype == "csr" and dense.ndim != 2:
             raise InvalidShapeError(f"csr_matrix: a CSR array is 2-D, got shape {dense.shape}")
-        return _from_value(from_dense(dense, stype), stype, ctx)
+        return _from_value(from_dense(dense, stype), stype, ctx,
+                           "csr_matrix" if stype == "csr" else "row_sparse_array")
     raise InvalidTypeError(f"{'csr_matrix' if stype == 'csr' else 'row_sparse_array'}: cannot "
                            f"make a {stype} array from {type(source).__name__}")
 
@@ -140,7 +145,7 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     if stype == "csr" and len(shape) != 2:
         raise InvalidShapeError(f"zeros: a csr array is 2-D, got shape {shape}")
     class_of(stype)            # an unknown storage type is refused here
-    return _from_value(empty_value(stype, shape, dtype), stype, ctx)
+    return _from_value(empty_value(stype, shape, dtype), stype, ctx, "zeros")
 
 
 def empty(stype, shape, ctx=None, dtype=None):
@@ -179,15 +184,16 @@ def retain(data, indices=None, **kwargs):
         raise MXNetError(f"retain: needs a row_sparse array, got storage type "
                          f"{getattr(data, 'stype', type(data).__name__)!r}")
     keep = indices if isinstance(indices, NDArray) else array_of_indices(indices, data.context)
-    target = RowSparseNDArray._empty(data.shape, data._dtype, data.context)
+    target = RowSparseNDArray._empty(data.shape, data._dtype, data.context, "retain")
     return push_value(retain_rows, [data, keep], target, "_sparse_retain")
 
 
 def rows_of(data, row_ids):
     """A RowSparseNDArray of the rows ``row_ids`` of ``data`` (any storage type), as
     ``KVStore.row_sparse_pull`` hands them out."""
-    ids = row_ids if isinstance(row_ids, NDArray) else array_of_indices(row_ids, data.context)
-    target = RowSparseNDArray._empty(data.shape, data._dtype, data.context)
+    ids = row_ids.as_in_context(data.context) if isinstance(row_ids, NDArray) else \
+        array_of_indices(row_ids, data.context)       # row ids on a device: copied, explicitly
+    target = RowSparseNDArray._empty(data.shape, data._dtype, data.context, "row_sparse_pull")
     return push_value(take_rows, [data, ids], target, "_row_sparse_pull")
 
 

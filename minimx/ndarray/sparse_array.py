@@ -18,7 +18,18 @@ from ..op.sparse_values import INDEX_DTYPE, astype, from_dense, to_dense
 from .ndarray import NDArray
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "class_of", "push_value",
-           "cast_storage"]
+           "cast_storage", "check_host_context"]
+
+HOST_DEVICES = ("cpu", "cpu_pinned", "cpu_shared")
+
+
+def check_host_context(operator, stype, ctx):
+    """Refuse a sparse array of ``stype`` on a device: minimx keeps sparse values in
+    scipy.sparse, in host memory (MXNet also has GPU sparse kernels; minimx does not)."""
+    if stype != "default" and ctx.device_type not in HOST_DEVICES:
+        raise MXNetError(f"{operator}: cannot put a {stype!r} array on {ctx}: minimx keeps "
+                         f"sparse storage on the CPU (scipy.sparse). Make it on mx.cpu(), or "
+                         f"compute on {ctx} with a dense copy (tostype('default'))")
 
 
 def push_value(compute, sources, target, name):
@@ -36,6 +47,13 @@ class BaseSparseNDArray(NDArray):
     """What CSR and row-sparse arrays share: a compressed value in the chunk."""
 
     __slots__ = ()
+
+    @classmethod
+    def _empty(cls, shape, dtype, ctx, operator="sparse storage"):
+        """A new sparse array on ``ctx``, which must be the host (``check_host_context``);
+        ``operator`` names the call that makes it in the refusal."""
+        check_host_context(operator, cls.stype, ctx)
+        return super()._empty(shape, dtype, ctx)
 
     def _write(self, value):
         if isinstance(value, NDArray) or not hasattr(value, "toarray"):
@@ -81,13 +99,13 @@ class BaseSparseNDArray(NDArray):
     def astype(self, dtype, copy=True):
         if not copy and np.dtype(dtype) == self._dtype:
             return self
-        target = type(self)._empty(self._shape, np.dtype(dtype), self.context)
+        target = type(self)._empty(self._shape, np.dtype(dtype), self.context, "astype")
         return push_value(lambda v: astype(v, np.dtype(dtype)), [self], target, "Cast")
 
     def copyto(self, other):
         """Copy into ``other`` (an NDArray of any storage type) or onto a Context."""
         if isinstance(other, Context):
-            other = type(self)._empty(self._shape, self._dtype, other)
+            other = type(self)._empty(self._shape, self._dtype, other, "copyto")
         elif not isinstance(other, NDArray):
             raise InvalidTypeError(f"copyto: expected an NDArray or Context, got {type(other)}")
         elif other is self:
@@ -132,8 +150,8 @@ class BaseSparseNDArray(NDArray):
 
     def __setstate__(self, state):
         value = pickle.loads(state["value"])
-        self.__init__(type(self)._empty(value.shape, state["dtype"], Context(*state["ctx"]))
-                      ._chunk, value.shape, state["dtype"])
+        self.__init__(type(self)._empty(value.shape, state["dtype"], Context(*state["ctx"]),
+                                        "unpickling")._chunk, value.shape, state["dtype"])
         self._chunk.data = value
 
     def _unsupported(self, what):
@@ -257,6 +275,7 @@ def cast_storage(data, stype):
     if stype == "csr" and len(data.shape) != 2:
         raise InvalidShapeError(f"cast_storage: csr storage needs a 2-D array, got shape "
                                 f"{data.shape}")
+    check_host_context("cast_storage", stype, data.context)
     target = target_class._empty(data.shape, data._dtype, data.context)
     if data.stype == stype:
         return data.copyto(target)

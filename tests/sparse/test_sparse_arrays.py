@@ -7,6 +7,8 @@ import minimx as mx
 from minimx import nd
 from minimx.base import MXNetError
 
+pytestmark = pytest.mark.usefixtures("on_cpu")     # sparse arrays live on the CPU (conftest)
+
 
 def _csr():
     return nd.sparse.csr_matrix(([1., 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))

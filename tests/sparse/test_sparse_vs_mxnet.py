@@ -9,7 +9,7 @@ import pytest
 
 from same_program import on_minimx, on_mxnet
 
-pytestmark = pytest.mark.mxnet
+pytestmark = [pytest.mark.mxnet, pytest.mark.usefixtures("on_cpu")]   # on the CPU (conftest)
 
 DOT = """
 import json
