@@ -152,12 +152,12 @@ def test_a_lesson_drawing_with_dot_is_left_out_without_it(tools, monkeypatch):
     run_lessons, _ = tools
     lessons = {path.name[:2]: path for path in run_lessons.lesson_paths()}
     without(monkeypatch, run_lessons, "dot")
-    reason = run_lessons.missing_program(lessons["06"])
+    reason = run_lessons.missing_program(lessons["07"])
     assert "07-symbolic-programming.md" in reason and "apt-get install graphviz" in reason
     assert run_lessons.missing_program(lessons["04"]) is None       # draws nothing with dot
     monkeypatch.undo()
     if shutil.which("dot"):
-        assert run_lessons.missing_program(lessons["06"]) is None
+        assert run_lessons.missing_program(lessons["07"]) is None
 
 
 def test_the_book_names_the_program_it_misses(tools, monkeypatch, capsys):

@@ -163,6 +163,7 @@ class BipartiteMatching(OpDef):
               "topk": Param(int, default=-1, doc="stop after this many pairs; -1: no limit")}
     differentiable = False
     has_gradient = False
+    host_compute = True                 # a greedy loop on the host (on_host)
     test = TestHints(shapes=((2, 4, 3),), params={"threshold": 0.2}, grad=False,
                      low=0.0, high=1.0,
                      cases=(({"threshold": 0.7, "is_ascend": True, "topk": 1}, ((5, 4),)),))

@@ -38,8 +38,8 @@ WIDGET_KINDS = {
     "speedup": ("mx-hybridize-speedup", ".mx-hybridize-speedup .mx-hs-chart svg"),
 }
 # Lessons that must show a view (by the number their file name starts with).
-LESSON_WIDGETS = {"04": {"queue"}, "05": {"queue"}, "06": {"graph"}, "07": {"graph"},
-                  "09": {"speedup"}}
+LESSON_WIDGETS = {"03": {"queue"}, "05": {"queue"}, "06": {"queue"}, "07": {"graph"},
+                  "08": {"graph"}, "10": {"speedup"}}
 # How myst-nb picks the one output shown for a cell output with several MIME types.
 MIME_PRIORITY = ["application/vnd.jupyter.widget-view+json", "application/javascript",
                  "text/html", "image/svg+xml", "image/png", "image/jpeg", "text/markdown",
