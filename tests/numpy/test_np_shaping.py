@@ -1,0 +1,66 @@
+"""np.pad, diagflat, percentile, bincount, unravel_index: what the differential cases
+(np_cases.py) cannot show -- gradients, errors, and where minimx keeps NumPy's meaning."""
+import numpy as onp
+import pytest
+
+from minimx import autograd, np
+from minimx.base import MXNetError
+
+
+def _grad(function, value):
+    x = np.array(value)
+    x.attach_grad()
+    with autograd.record():
+        function(x).sum().backward()
+    return x.grad.asnumpy()
+
+
+def test_constant_pad_gradient_is_the_inner_block_of_the_output_gradient():
+    grad = _grad(lambda x: np.pad(x, ((1, 2), (0, 1))) * np.arange(20.0).reshape(5, 4),
+                 onp.ones((2, 3)))
+    onp.testing.assert_array_equal(grad, onp.arange(20.0).reshape(5, 4)[1:3, 0:3])
+
+
+def test_edge_pad_has_no_gradient_as_in_mxnet():
+    with pytest.raises(MXNetError, match="_npi_pad.*'constant' only"):
+        _grad(lambda x: np.pad(x, ((1, 1),), mode="edge"), [1.0, 2.0])
+
+
+def test_pad_constant_values_keeps_numpys_meaning():
+    # MXNet 1.9.1's np.pad drops constant_values (a missing return) and pads with 0
+    got = np.pad(np.ones((1, 2)), ((0, 1), (1, 0)), constant_values=7)
+    onp.testing.assert_array_equal(got.asnumpy(), [[7, 1, 1], [7, 7, 7]])
+
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda: np.pad(np.ones(2), [(1, 1)]), TypeError),
+    (lambda: np.pad(np.ones(2), ((1, 1),), mode="wrap"), ValueError),
+    (lambda: np.pad(np.ones(2), ((1, 1),), mode="edge", constant_values=1), ValueError),
+    (lambda: np.percentile(np.ones(3), 120), ValueError),
+    (lambda: np.percentile(np.ones(3), [50]), TypeError),
+    (lambda: np.bincount(np.array([0.0, 1.0])), TypeError),
+    (lambda: np.bincount(np.array([0, -1], dtype="int32")), ValueError),
+    (lambda: np.diag_indices_from(np.ones((2, 3))), ValueError),
+])
+def test_bad_input_is_refused(call, kind):
+    with pytest.raises(kind):
+        call()
+
+
+def test_diagflat_gradient_is_the_diagonal():
+    weights = np.arange(9.0).reshape(3, 3)
+    grad = _grad(lambda x: np.diagflat(x, 1) * weights, [[1.0, 2.0]])
+    onp.testing.assert_array_equal(grad, [[1.0, 5.0]])
+
+
+def test_percentile_and_bincount_record_no_gradient_path():
+    x = np.array([1.0, 3.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = np.percentile(x, 50) * 2
+    y.backward()
+    onp.testing.assert_array_equal(x.grad.asnumpy(), [0, 0, 0])
+
+
+def test_unravel_index_keeps_plain_numbers_on_the_host():
+    assert np.unravel_index(7, (3, 4)) == (1, 3)
