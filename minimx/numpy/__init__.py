@@ -35,6 +35,8 @@ from .products import *  # noqa: F401,F403
 from .products import __all__ as _products
 from .reductions import *  # noqa: F401,F403
 from .reductions import __all__ as _reductions
+from .series import *  # noqa: F401,F403
+from .series import __all__ as _series
 from .shaping import *  # noqa: F401,F403
 from .shaping import __all__ as _shaping
 from .ufuncs import *  # noqa: F401,F403
@@ -95,7 +97,7 @@ __all__ = ["ndarray", "any", "all", "genfromtxt", "shape", "histogram", "random"
            "shares_memory", "may_share_memory",
            "pi", "e", "inf", "nan", "newaxis", "euler_gamma", "PZERO", "NZERO", "dtype",
            "finfo", "iinfo", "AxisError", "set_printoptions", "get_printoptions", *DTYPES, "bool",
-           *_creation, *_manipulation, *_products, *_reductions, *_shaping, *_ufuncs,
+           *_creation, *_manipulation, *_products, *_reductions, *_series, *_shaping, *_ufuncs,
            *fallback.__all__]
 
 # names left out on purpose, and why

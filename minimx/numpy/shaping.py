@@ -1,10 +1,10 @@
 """``np.pad``, ``diagflat``, ``indices``, ``diag_indices_from``, ``percentile``/``quantile``,
-``bincount`` and ``unravel_index`` with MXNet 1.9.1's arguments.
+``bincount``, ``unravel_index`` and ``resize`` with MXNet 1.9.1's arguments.
 
 Lesson: 03-two-frontends-one-engine.  The first five call the operators of
 ``op/numpy_shaping.py``.  ``bincount``'s result length is the largest input value, so it waits
 for its input (a value-dependent shape, as ``unique``); MXNet 1.9.1 computes
-``unravel_index`` with host NumPy, and minimx does too.
+``unravel_index`` and ``resize`` with host NumPy, and minimx does too.
 """
 import numbers
 
@@ -15,11 +15,11 @@ from ..base import (InvalidParameterError, InvalidShapeError, InvalidTypeError,
 from ..ndarray import NDArray
 from .adapter import call_np, is_symbolic, numpy_shaped, operand
 from .creation import _ctx, array
-from .host import call_on_host
+from .host import call_on_host, host_function
 from .value_shapes import wait_for_values
 
 __all__ = ["pad", "diagflat", "indices", "diag_indices_from", "percentile", "quantile",
-           "bincount", "unravel_index"]
+           "bincount", "unravel_index", "resize"]
 
 _UNSUPPORTED_PAD_MODES = ("linear_ramp", "wrap", "median", "mean", "empty")
 _PAD_KEYWORDS = {"constant": {"constant_values"}, "edge": set(), "reflect": {"reflect_type"},
@@ -133,3 +133,7 @@ def unravel_index(indices, shape, order="C"):  # noqa: A002 (NumPy's names)
         return onp.unravel_index(indices, shape)
     coords = call_on_host(lambda flat: onp.stack(onp.unravel_index(flat, shape)), (indices,), {})
     return tuple(coords[i].astype(indices.dtype) for i in range(len(shape)))
+
+
+# MXNet 1.9.1 computes resize with host NumPy (its ``resize_fallback`` operator)
+resize = host_function("resize")

@@ -64,3 +64,19 @@ def test_percentile_and_bincount_record_no_gradient_path():
 
 def test_unravel_index_keeps_plain_numbers_on_the_host():
     assert np.unravel_index(7, (3, 4)) == (1, 3)
+
+
+def test_polyval_of_numbers_is_a_number_and_of_arrays_has_both_gradients():
+    assert np.polyval([1, 2], 3) == 5
+    p, x = np.array([2.0, -1.0, 3.0]), np.array([0.5, 2.0])
+    p.attach_grad()
+    x.attach_grad()
+    with autograd.record():
+        np.polyval(p, x).sum().backward()
+    onp.testing.assert_allclose(p.grad.asnumpy(), [0.25 + 4.0, 2.5, 2.0])
+    onp.testing.assert_allclose(x.grad.asnumpy(), [4 * 0.5 - 1, 4 * 2.0 - 1])
+
+
+def test_windows_refuse_a_float_length():
+    with pytest.raises(TypeError, match="hanning"):
+        np.hanning(3.0)
