@@ -97,7 +97,8 @@ __all__ = ["ndarray", "any", "all", "genfromtxt", "shape", "histogram", "random"
            "shares_memory", "may_share_memory",
            "pi", "e", "inf", "nan", "newaxis", "euler_gamma", "PZERO", "NZERO", "dtype",
            "finfo", "iinfo", "AxisError", "set_printoptions", "get_printoptions", *DTYPES, "bool",
-           *_creation, *_manipulation, *_products, *_reductions, *_series, *_shaping, *_ufuncs,
+           *_creation, *_manipulation, *_products, *_reductions, *_series, *_shaping,
+           *_ufuncs,
            *fallback.__all__]
 
 # names left out on purpose, and why

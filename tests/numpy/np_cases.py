@@ -147,6 +147,19 @@ HAND_WRITTEN = {
     "cholesky": "np.linalg.cholesky(S)",
     "solve": "np.linalg.solve(S, V)",
     "eigh-values": "np.linalg.eigh(S)[0]",
+    "pinv": "np.linalg.pinv(A)",
+    "pinv-rcond": "np.linalg.pinv(A, rcond=0.5)",
+    "pinv-rcond-array": "np.linalg.pinv(np.stack([A, A * 2]), rcond=np.array([0.1, 0.9]))",
+    "eig-values": "np.linalg.eig(np.array([[2.0, 1.0], [0.5, 3.0]]))[0]",
+    "eig-vectors": "np.linalg.eig(np.array([[2.0, 1.0], [0.5, 3.0]]))[1]",
+    "eigvals": "np.linalg.eigvals(S)",
+    # the error comes when the value is read (asnumpy), in both
+    "eigvals-complex": "np.array(np.linalg.eigvals(np.array([[0.0, -1.0], [1.0, 0.0]]))"
+                       ".asnumpy())",
+    "tensorinv": "np.linalg.tensorinv(np.eye(6).reshape(6, 2, 3) * 2 + 0.1, ind=1)",
+    "tensorsolve": "np.linalg.tensorsolve(np.eye(6).reshape(2, 3, 6) * 2 + 0.1, A)",
+    "tensorsolve-singular-shape": "np.linalg.tensorsolve(np.ones((6, 2, 3)), np.ones(6), "
+                                  "axes=(0,))",
     # indexing: NumPy's rules
     "index-int": "A[1, 2]",
     "index-row": "A[1]",

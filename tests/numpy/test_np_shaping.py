@@ -80,3 +80,25 @@ def test_polyval_of_numbers_is_a_number_and_of_arrays_has_both_gradients():
 def test_windows_refuse_a_float_length():
     with pytest.raises(TypeError, match="hanning"):
         np.hanning(3.0)
+
+
+def test_tensorinv_and_tensorsolve_gradients_are_those_of_inv_and_solve():
+    matrix = onp.array([[2.0, 0.5], [0.25, 3.0]])
+    a = np.array(matrix.reshape(2, 1, 2))
+    b = np.array([[1.0], [2.0]]).reshape(2, 1)
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        np.linalg.tensorsolve(a, b).sum().backward()
+    x = onp.linalg.solve(matrix, [1.0, 2.0])
+    grad_b = onp.linalg.solve(matrix.T, onp.ones(2))
+    onp.testing.assert_allclose(b.grad.asnumpy().reshape(2), grad_b, rtol=1e-5)
+    onp.testing.assert_allclose(a.grad.asnumpy().reshape(2, 2), -onp.outer(grad_b, x), rtol=1e-5)
+
+
+def test_pinv_and_eig_have_a_zero_gradient_as_in_mxnet():
+    a = np.array([[2.0, 1.0], [0.5, 3.0]])
+    a.attach_grad()
+    with autograd.record():
+        (np.linalg.pinv(a).sum() + np.linalg.eigvals(a).sum()).backward()
+    onp.testing.assert_array_equal(a.grad.asnumpy(), onp.zeros((2, 2)))
