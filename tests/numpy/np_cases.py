@@ -230,6 +230,9 @@ HAND_WRITTEN = {
     "npx-sequence-mask": "npx.sequence_mask(np.ones((3, 2)), np.array([1, 2]), "
                          "use_sequence_length=True)",
     "npx-fully-connected": "npx.fully_connected(A, np.ones((4, 3)), np.zeros(4), num_hidden=4)",
+    "npx-erf": "npx.erf(np.array([0.3, -0.99, 1e-4, 2.5, -4.0]))",
+    "npx-erfinv": "npx.erfinv(np.array([0.3, -0.99, 0.999999, 1.0, -1.0, 1e-4]))",
+    "npx-erfinv-outside": "npx.erfinv(np.array([1.5]))",
     "npx-activation": "npx.activation(A, act_type='tanh')",
 }
 
