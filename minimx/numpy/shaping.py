@@ -1,8 +1,10 @@
 """``np.pad``, ``diagflat``, ``indices``, ``diag_indices_from``, ``percentile``/``quantile``,
-``bincount``, ``unravel_index`` and ``resize`` with MXNet 1.9.1's arguments.
+``bincount``, ``unravel_index``, ``resize``, ``delete`` and ``insert`` with MXNet 1.9.1's
+arguments.
 
 Lesson: 03-two-frontends-one-engine.  The first five call the operators of
-``op/numpy_shaping.py``.  ``bincount``'s result length is the largest input value, so it waits
+``op/numpy_shaping.py``, ``delete``/``insert`` those of ``op/numpy_insert_delete.py`` (an
+index array as ``obj`` is waited for: the result's shape depends on it).  ``bincount``'s result length is the largest input value, so it waits
 for its input (a value-dependent shape, as ``unique``); MXNet 1.9.1 computes
 ``unravel_index`` and ``resize`` with host NumPy, and minimx does too.
 """
@@ -19,7 +21,7 @@ from .host import call_on_host, host_function
 from .value_shapes import wait_for_values
 
 __all__ = ["pad", "diagflat", "indices", "diag_indices_from", "percentile", "quantile",
-           "bincount", "unravel_index", "resize"]
+           "bincount", "unravel_index", "resize", "delete", "insert"]
 
 _UNSUPPORTED_PAD_MODES = ("linear_ramp", "wrap", "median", "mean", "empty")
 _PAD_KEYWORDS = {"constant": {"constant_values"}, "edge": set(), "reflect": {"reflect_type"},
@@ -137,3 +139,31 @@ def unravel_index(indices, shape, order="C"):  # noqa: A002 (NumPy's names)
 
 # MXNet 1.9.1 computes resize with host NumPy (its ``resize_fallback`` operator)
 resize = host_function("resize")
+
+
+def _where(name, obj):
+    """``obj`` of delete/insert as the operators' parameters, and the operator's suffix."""
+    if isinstance(obj, numbers.Integral) and not isinstance(obj, bool):
+        return {"int_ind": int(obj)}, "scalar"
+    if isinstance(obj, slice):
+        return {"start": obj.start, "stop": obj.stop, "step": obj.step}, "slice"
+    if isinstance(obj, NDArray):        # the result's shape depends on the values: wait
+        return {"indices": tuple(wait_for_values(obj).astype(onp.int64).reshape(-1))}, "tensor"
+    raise TypeError(f"{name}: 'obj' can not support type {type(obj)}")
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an int, a slice or an index array) along
+    ``axis`` (None: flattened).  An index array is waited for (a sync point)."""
+    where, _ = _where("delete", obj)
+    return call_np("_npi_delete", operand(arr), axis=axis, **where)
+
+
+def insert(arr, obj, values, axis=None):
+    """``arr`` with ``values`` (a number or an array) before ``obj`` (an int, a slice or an
+    index array) along ``axis`` (None: flattened)."""
+    where, kind = _where("insert", obj)
+    arr = operand(arr)
+    if isinstance(values, numbers.Real):
+        return call_np(f"_npi_insert_{kind}", arr, val=float(values), axis=axis, **where)
+    return call_np(f"_npi_insert_{kind}", arr, operand(values), axis=axis, **where)

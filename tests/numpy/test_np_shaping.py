@@ -102,3 +102,27 @@ def test_pinv_and_eig_have_a_zero_gradient_as_in_mxnet():
     with autograd.record():
         (np.linalg.pinv(a).sum() + np.linalg.eigvals(a).sum()).backward()
     onp.testing.assert_array_equal(a.grad.asnumpy(), onp.zeros((2, 2)))
+
+
+def test_insert_a_number_keeps_numpys_meaning():
+    # MXNet 1.9.1 fails on these two (a shape check, a dtype check); NumPy's values here
+    a = onp.arange(6.0).reshape(2, 3)
+    got = np.insert(np.array(a), 1, 9.0, axis=1)
+    onp.testing.assert_array_equal(got.asnumpy(), onp.insert(a, 1, 9.0, axis=1))
+    got = np.insert(np.array(a), np.array([1, 3], dtype="int64"), 5.0, axis=1)
+    onp.testing.assert_array_equal(got.asnumpy(), onp.insert(a, [1, 3], 5.0, axis=1))
+
+
+def test_insert_refuses_values_of_the_wrong_size_as_numpy():
+    # MXNet 1.9.1 reads past or short of such values (a row [7, 8, 97] from two values)
+    with pytest.raises(ValueError, match="_npi_insert_scalar"):
+        np.insert(np.ones((2, 3)), 1, np.array([7.0, 8.0]), axis=0)
+
+
+def test_delete_and_insert_have_no_gradient_as_in_mxnet():
+    x = np.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    with autograd.record():
+        y = np.delete(x, 0)
+    with pytest.raises(MXNetError, match="_npi_delete"):
+        y.backward()
