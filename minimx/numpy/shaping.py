@@ -2,11 +2,12 @@
 ``bincount``, ``unravel_index``, ``resize``, ``delete`` and ``insert`` with MXNet 1.9.1's
 arguments.
 
-Lesson: 03-two-frontends-one-engine.  The first five call the operators of
-``op/numpy_shaping.py``, ``delete``/``insert`` those of ``op/numpy_insert_delete.py`` (an
-index array as ``obj`` is waited for: the result's shape depends on it).  ``bincount``'s result length is the largest input value, so it waits
-for its input (a value-dependent shape, as ``unique``); MXNet 1.9.1 computes
-``unravel_index`` and ``resize`` with host NumPy, and minimx does too.
+Lesson: 03-two-frontends-one-engine.  The first five and ``unravel_index`` call the
+operators of ``op/numpy_shaping.py``, ``delete``/``insert`` those of
+``op/numpy_insert_delete.py`` (an index array as ``obj`` is waited for: the result's shape
+depends on it).  ``bincount``'s result length is the largest input value, so it waits for
+its input (a value-dependent shape, as ``unique``); MXNet 1.9.1 computes ``resize`` with
+host NumPy, and minimx does too.
 """
 import numbers
 
@@ -17,7 +18,7 @@ from ..base import (InvalidParameterError, InvalidShapeError, InvalidTypeError,
 from ..ndarray import NDArray
 from .adapter import call_np, is_symbolic, numpy_shaped, operand
 from .creation import _ctx, array
-from .host import call_on_host, host_function
+from .host import host_function
 from .value_shapes import wait_for_values
 
 __all__ = ["pad", "diagflat", "indices", "diag_indices_from", "percentile", "quantile",
@@ -127,14 +128,15 @@ def bincount(x, weights=None, minlength=0):
 
 
 def unravel_index(indices, shape, order="C"):  # noqa: A002 (NumPy's names)
-    """The coordinates of flat ``indices`` in an array of ``shape`` (host NumPy, as MXNet's;
-    the coordinates keep the dtype of ``indices``)."""
+    """The coordinates of flat ``indices`` in an array of ``shape``, in the indices' dtype
+    (numbers give NumPy's answer, as MXNet's)."""
     if order != "C":
         raise NotImplementedError("unravel_index: only order='C' is supported")
-    if not isinstance(indices, NDArray):
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    if not (isinstance(indices, NDArray) or is_symbolic(indices)):
         return onp.unravel_index(indices, shape)
-    coords = call_on_host(lambda flat: onp.stack(onp.unravel_index(flat, shape)), (indices,), {})
-    return tuple(coords[i].astype(indices.dtype) for i in range(len(shape)))
+    coords = call_np("_npi_unravel_index_fallback", operand(indices), shape=shape)
+    return tuple(coords[i] for i in range(len(shape)))
 
 
 # MXNet 1.9.1 computes resize with host NumPy (its ``resize_fallback`` operator)
@@ -162,6 +164,8 @@ def delete(arr, obj, axis=None):
 def insert(arr, obj, values, axis=None):
     """``arr`` with ``values`` (a number or an array) before ``obj`` (an int, a slice or an
     index array) along ``axis`` (None: flattened)."""
+    if isinstance(obj, NDArray) and obj.dtype != onp.int64:
+        raise InvalidTypeError(f"insert: an index array must be int64, got {obj.dtype}")
     where, kind = _where("insert", obj)
     arr = operand(arr)
     if isinstance(values, numbers.Real):

@@ -4,7 +4,8 @@ Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_delete_op.cc`` 
 ``np_insert_op_{scalar,slice,tensor}.cc`` under MXNet's names.  Which entries is known when
 the call is made: an int (``int_ind``), a slice (``start``/``stop``/``step``) or, for an
 index array, its values (``indices``: the frontend waits for the array, since the result's
-shape depends on them -- where MXNet passes the array as an input).  MXNet registers no
+shape depends on them -- where MXNet passes the array as an input; ``delete`` ignores those
+outside [0, n), as MXNet's).  MXNet registers no
 gradient for them (``has_gradient = False``).
 """
 import numpy as np
@@ -58,10 +59,19 @@ class Delete(AlongAxis):
 
     def infer_shape(self, arr):
         stand_in = np.empty(tuple(arr), dtype=bool)
-        return self._checked(np.delete, stand_in, self.obj(), self.axis).shape
+        return self._checked(np.delete, stand_in, self._obj_within(stand_in), self.axis).shape
 
     def forward(self, xp, arr):
-        return xp.delete(arr, self.obj(xp), self.axis)
+        return xp.delete(arr, self._obj_within(arr, xp), self.axis)
+
+    def _obj_within(self, arr, xp=np):
+        """``obj``; of an index array only the indices in [0, n) count (MXNet ignores the
+        others, negative ones too)."""
+        obj = self.obj(xp)
+        if self.indices is None:
+            return obj
+        n = arr.size if self.axis is None else arr.shape[self.axis]
+        return obj[(obj >= 0) & (obj < n)]
 
 
 class Insert(AlongAxis):

@@ -135,7 +135,7 @@ class Tensorinv(OpDef):
 
     def infer_shape(self, a):
         rows, cols = math.prod(a[:self.ind]), math.prod(a[self.ind:])
-        if not 0 < self.ind < len(a) or rows != cols:
+        if self.ind <= 0 or rows != cols:
             raise self.shape_error(f"the first {self.ind} axes and the rest must have one "
                                    f"size, got shape {tuple(a)}")
         return (*a[self.ind:], *a[:self.ind])
@@ -159,7 +159,7 @@ class Tensorsolve(OpDef):
     name = "_npi_tensorsolve"
     inputs = ("a", "b")
     params = {"a_axes": Param(Shape, default=(), doc="axes of a moved to the end first")}
-    saves = ("a", "output")
+    saves = ("a", "b_shape", "output")
     test = TestHints(shapes=((2, 3, 6), (2, 3)), inputs=lambda rng, shapes, dtype: [
         _invertible(rng, dtype), rng.uniform(-1, 1, (2, 3)).astype(dtype)],
         reference=lambda np, a, b: np.linalg.tensorsolve(a, b))
@@ -169,17 +169,17 @@ class Tensorsolve(OpDef):
         return [axis for axis in range(ndim) if axis not in moved] + moved
 
     def infer_shape(self, a, b):
-        a = [a[axis] for axis in self._order(len(a))]
-        unknowns = tuple(a[len(b):])
-        if tuple(a[:len(b)]) != tuple(b) or math.prod(unknowns) != math.prod(b):
-            raise self.shape_error(f"a (axes moved) must be b's shape {tuple(b)} followed by "
-                                   f"as many unknowns, got {tuple(a)}")
+        moved = [a[axis] for axis in self._order(len(a))]
+        unknowns = tuple(moved[-(len(a) - len(b)):])     # NumPy's rule, slicing and all
+        if math.prod(unknowns) ** 2 != math.prod(a) or math.prod(unknowns) != math.prod(b):
+            raise self.shape_error(f"a (axes moved) must be a square matrix of b's size, b "
+                                   f"{tuple(b)} and a {tuple(moved)}")
         return unknowns
 
     def forward(self, xp, a, b):
         return xp.linalg.tensorsolve(a, b, tuple(self.a_axes) or None)
 
-    def backward(self, xp, out_grad, a, output):
+    def backward(self, xp, out_grad, a, b_shape, output):
         # x = A^-1 b with A as an (n, n) matrix: grad_b = A^-T g, grad_A = -grad_b x^T
         order = self._order(a.ndim)
         n = output.size
@@ -188,4 +188,4 @@ class Tensorsolve(OpDef):
         grad_a = -xp.outer(grad_b, output.reshape(n))
         moved_shape = [a.shape[axis] for axis in order]
         grad_a = xp.transpose(grad_a.reshape(moved_shape), xp.argsort(order))
-        return grad_a, grad_b.reshape(moved_shape[:a.ndim - output.ndim])
+        return grad_a, grad_b.reshape(b_shape)

@@ -177,3 +177,31 @@ class Percentile(OpDef):
         axis = None if self.axis is None else normalize_axes(self, self.axis, a.ndim)
         return xp.percentile(a, q, axis=axis, method=self.interpolation,
                              keepdims=self.keepdims).astype(a.dtype)
+
+
+@register_op
+class UnravelIndex(OpDef):
+    """The coordinates of flat ``indices`` in an array of ``shape``: one row per axis, in the
+    indices' dtype (MXNet's ``unravel_index`` computes them with host NumPy in a custom
+    operator of this name)."""
+
+    name = "_npi_unravel_index_fallback"
+    inputs = ("indices",)
+    differentiable = False
+    params = {"shape": Param(Shape, doc="the shape the flat indices index")}
+    test = TestHints(shapes=((2, 3),), params={"shape": (4, 5)}, grad=False,
+                     integer_inputs={"indices": 20}, input_dtypes={"indices": "int64"},
+                     dtypes=("int64",),
+                     reference=lambda np, i, shape: np.stack(np.unravel_index(i, shape)))
+
+    def infer_shape(self, indices):
+        return (len(self.shape), *indices)
+
+    def forward(self, xp, indices):
+        if indices.dtype.kind not in "iu":
+            raise self.type_error(f"the indices must be integers, got {indices.dtype}")
+        try:
+            coords = xp.unravel_index(indices, self.shape)
+        except ValueError as error:
+            raise self.param_error(str(error)) from None
+        return xp.stack(coords).astype(indices.dtype)
