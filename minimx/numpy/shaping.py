@@ -2,12 +2,11 @@
 ``bincount``, ``unravel_index``, ``resize``, ``delete`` and ``insert`` with MXNet 1.9.1's
 arguments.
 
-Lesson: 03-two-frontends-one-engine.  The first five and ``unravel_index`` call the
-operators of ``op/numpy_shaping.py``, ``delete``/``insert`` those of
+Lesson: 03-two-frontends-one-engine.  The first five, ``unravel_index`` and ``resize``
+call the operators of ``op/numpy_shaping.py``, ``delete``/``insert`` those of
 ``op/numpy_insert_delete.py`` (an index array as ``obj`` is waited for: the result's shape
 depends on it).  ``bincount``'s result length is the largest input value, so it waits for
-its input (a value-dependent shape, as ``unique``); MXNet 1.9.1 computes ``resize`` with
-host NumPy, and minimx does too.
+its input (a value-dependent shape, as ``unique``).
 """
 import numbers
 
@@ -18,7 +17,6 @@ from ..base import (InvalidParameterError, InvalidShapeError, InvalidTypeError,
 from ..ndarray import NDArray
 from .adapter import call_np, is_symbolic, numpy_shaped, operand
 from .creation import _ctx, array
-from .host import host_function
 from .value_shapes import wait_for_values
 
 __all__ = ["pad", "diagflat", "indices", "diag_indices_from", "percentile", "quantile",
@@ -139,8 +137,10 @@ def unravel_index(indices, shape, order="C"):  # noqa: A002 (NumPy's names)
     return tuple(coords[i] for i in range(len(shape)))
 
 
-# MXNet 1.9.1 computes resize with host NumPy (its ``resize_fallback`` operator)
-resize = host_function("resize")
+def resize(a, new_shape):
+    """The flattened ``a`` repeated (or cut) to fill ``new_shape``.  No gradient, as MXNet's."""
+    new_shape = (new_shape,) if isinstance(new_shape, numbers.Integral) else tuple(new_shape)
+    return call_np("_npi_resize_fallback", operand(a), new_shape=new_shape)
 
 
 def _where(name, obj):

@@ -3,10 +3,12 @@
 
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_pad_op.cc``,
 ``np_matrix_op.cc`` (``_np_diagflat``, ``_npi_diag_indices_from``), ``np_init_op.cc``
-(``_npi_indices``) and ``np_percentile_op.cc`` under MXNet's names.  ``pad`` and ``diagflat``
+(``_npi_indices``) and ``np_percentile_op.cc`` under MXNet's names, and the two host-NumPy
+custom operators of ``python/mxnet/numpy_op_fallback.py`` (``unravel_index``, ``resize``).  ``pad`` and ``diagflat``
 move elements, so their gradients move the output gradient back; the index grids and the
 percentiles have a zero gradient in MXNet (``differentiable = False``).
 """
+import math
 import re
 
 import numpy as np
@@ -188,6 +190,7 @@ class UnravelIndex(OpDef):
     name = "_npi_unravel_index_fallback"
     inputs = ("indices",)
     differentiable = False
+    has_gradient = False                # MXNet's custom operator raises in backward
     params = {"shape": Param(Shape, doc="the shape the flat indices index")}
     test = TestHints(shapes=((2, 3),), params={"shape": (4, 5)}, grad=False,
                      integer_inputs={"indices": 20}, input_dtypes={"indices": "int64"},
@@ -205,3 +208,30 @@ class UnravelIndex(OpDef):
         except ValueError as error:
             raise self.param_error(str(error)) from None
         return xp.stack(coords).astype(indices.dtype)
+
+
+@register_op
+class Resize(OpDef):
+    """The flattened input repeated (or cut) to fill ``new_shape`` (zeros from an empty
+    input), NumPy's ``resize`` (MXNet computes it with host NumPy in a custom operator of
+    this name, with no gradient)."""
+
+    name = "_npi_resize_fallback"
+    differentiable = False
+    has_gradient = False
+    params = {"new_shape": Param(Shape, doc="the shape of the result")}
+    test = TestHints(shapes=((2, 3),), params={"new_shape": (4, 4)}, grad=False,
+                     cases=(({"new_shape": (2,)}, ((2, 3),)), ({"new_shape": (3,)}, ((0,),))),
+                     reference=lambda np, x, new_shape: np.resize(x, new_shape))
+
+    def infer_shape(self, data):
+        if any(size < 0 for size in self.new_shape):
+            raise self.param_error(f"new_shape must be non-negative, got {self.new_shape}")
+        return tuple(self.new_shape)
+
+    def forward(self, xp, data):
+        size = math.prod(self.new_shape)
+        flat = data.reshape(-1)
+        if flat.size == 0:
+            return xp.zeros(self.new_shape, dtype=data.dtype)
+        return xp.tile(flat, -(-size // flat.size))[:size].reshape(self.new_shape)

@@ -71,7 +71,7 @@ def _current_trace():
 # the names whose result shape depends on the values, or that compute on the host
 _VALUE_SHAPED = {"nonzero", "flatnonzero", "argwhere", "unique", "genfromtxt",
                  "shares_memory", "may_share_memory", "histogram", "bincount",
-                 "resize", *_np.fallback.__all__}
+                 *_np.fallback.__all__}
 # the creation functions without array inputs (their operator calls compose nodes)
 _CREATION = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
              "logspace", "indices", "hanning", "hamming", "blackman"}

@@ -216,6 +216,7 @@ HAND_WRITTEN = {
     "polyval-mixed-dtypes": "np.polyval(np.array([1, 2], dtype='int32'), V)",
     "resize": "np.resize(A, (3, 3))",
     "resize-int": "np.resize(I, 5)",
+    "resize-empty": "np.resize(np.zeros((0,)), (2, 2))",
     "delete-int-axis": "np.delete(A, 1, axis=1)",
     "delete-negative": "np.delete(A, -1, axis=0)",
     "delete-flat": "np.delete(A, 4)",
