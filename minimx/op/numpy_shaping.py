@@ -1,12 +1,13 @@
 """NumPy operators that shape, grid or summarise arrays: ``pad``, ``diagflat``, ``indices``,
-``diag_indices_from`` and ``percentile``.
+``diag_indices_from``, ``percentile``, ``unravel_index`` and ``resize``.
 
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_pad_op.cc``,
 ``np_matrix_op.cc`` (``_np_diagflat``, ``_npi_diag_indices_from``), ``np_init_op.cc``
 (``_npi_indices``) and ``np_percentile_op.cc`` under MXNet's names, and the two host-NumPy
-custom operators of ``python/mxnet/numpy_op_fallback.py`` (``unravel_index``, ``resize``).  ``pad`` and ``diagflat``
-move elements, so their gradients move the output gradient back; the index grids and the
-percentiles have a zero gradient in MXNet (``differentiable = False``).
+custom operators of ``python/mxnet/numpy_op_fallback.py`` (``unravel_index``, ``resize``).
+``pad`` and ``diagflat`` move elements, so their gradients move the output gradient back;
+the index grids and the percentiles have a zero gradient in MXNet
+(``differentiable = False``), the two custom operators none at all (``has_gradient``).
 """
 import math
 import re
