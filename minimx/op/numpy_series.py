@@ -19,6 +19,10 @@ class Window(Creation):
     def infer_shape(self):
         return (max(self.M, 0),)
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.test = _window_test(cls.xp_name)
+
     def forward(self, xp):
         return getattr(xp, self.xp_name)(self.M).astype(self.dtype)
 
@@ -34,7 +38,6 @@ class Hanning(Window):
     """The Hann window: ``0.5 - 0.5 cos(2 pi n / (M - 1))``."""
     name = "_npi_hanning"
     xp_name = "hanning"
-    test = _window_test("hanning")
 
 
 @register_op
@@ -42,7 +45,6 @@ class Hamming(Window):
     """The Hamming window: ``0.54 - 0.46 cos(2 pi n / (M - 1))``."""
     name = "_npi_hamming"
     xp_name = "hamming"
-    test = _window_test("hamming")
 
 
 @register_op
@@ -50,7 +52,6 @@ class Blackman(Window):
     """The Blackman window: ``0.42 - 0.5 cos(2 pi n / (M - 1)) + 0.08 cos(4 pi n / (M - 1))``."""
     name = "_npi_blackman"
     xp_name = "blackman"
-    test = _window_test("blackman")
 
 
 @register_op
