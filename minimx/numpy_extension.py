@@ -30,12 +30,11 @@ OPERATORS = {
     "stop_gradient": "BlockGrad", "slice": "slice",
     "gather_nd": "gather_nd", "scatter_nd": "scatter_nd", "broadcast_like": "broadcast_like",
     "reshape_like": "reshape_like", "shape_array": "shape_array",
-    "gamma": "gamma", "gammaln": "gammaln",
+    "gamma": "gamma", "gammaln": "gammaln", "erf": "erf", "erfinv": "erfinv",
 }
 # names of MXNet's npx that minimx leaves out, and why
 _LEFT_OUT = {
     "masked_softmax": "no masked softmax operator yet (softmax with length= covers sequences)",
-    "erf": "no erf operator",
     "arange_like": "no arange_like operator yet",
 }
 

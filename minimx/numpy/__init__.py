@@ -35,6 +35,10 @@ from .products import *  # noqa: F401,F403
 from .products import __all__ as _products
 from .reductions import *  # noqa: F401,F403
 from .reductions import __all__ as _reductions
+from .series import *  # noqa: F401,F403
+from .series import __all__ as _series
+from .shaping import *  # noqa: F401,F403
+from .shaping import __all__ as _shaping
 from .ufuncs import *  # noqa: F401,F403
 from .ufuncs import __all__ as _ufuncs
 from .host import host_function
@@ -93,13 +97,16 @@ __all__ = ["ndarray", "any", "all", "genfromtxt", "shape", "histogram", "random"
            "shares_memory", "may_share_memory",
            "pi", "e", "inf", "nan", "newaxis", "euler_gamma", "PZERO", "NZERO", "dtype",
            "finfo", "iinfo", "AxisError", "set_printoptions", "get_printoptions", *DTYPES, "bool",
-           *_creation, *_manipulation, *_products, *_reductions, *_ufuncs,
+           *_creation, *_manipulation, *_products, *_reductions, *_series, *_shaping,
+           *_ufuncs,
            *fallback.__all__]
 
 # names left out on purpose, and why
 _LEFT_OUT = {
     "fft": "minimx has no FFT operator (MXNet 1.9.1's np has none either)",
     "ma": "masked arrays are not part of MXNet's np",
+    "median": "MXNet 1.9.1's np has no median; np.quantile(a, 0.5) or np.percentile(a, 50) "
+              "computes it",
     "complex64": "MXNet has no complex dtypes",
     "complex128": "MXNet has no complex dtypes",
 }

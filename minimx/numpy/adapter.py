@@ -33,6 +33,8 @@ def operand(value, ctx=None, dtype=None):
         return as_np(value)
     if is_symbolic(value):
         return value
+    if hasattr(value, "as_np_ndarray"):     # a legacy Symbol: its np twin, as MXNet accepts it
+        return value.as_np_ndarray()
     from .creation import array
     return array(value, dtype=dtype, ctx=ctx)
 

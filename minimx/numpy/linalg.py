@@ -2,9 +2,12 @@
 
 Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy/linalg.py``.  Each function
 is a registered operator (``_linalg_inverse``, ``_linalg_det``, ``_linalg_potrf``,
-``_linalg_syevd``, ``_npi_solve``) or a composition of them; ``svd`` and the names MXNet
-itself hands to host NumPy (``qr``, ``lstsq``, ...) compute on the host (``fallback.py``).
+``_linalg_syevd``, ``_npi_solve``, ``_npi_pinv``, ``_npi_eig``, ``_npi_tensorinv``, ...) or
+a composition of them; ``svd`` and the names MXNet itself hands to host NumPy (``qr``,
+``lstsq``, ...) compute on the host (``fallback.py``).
 """
+import numbers
+
 import numpy as onp
 
 from .fallback_linalg import *  # noqa: F401,F403
@@ -16,7 +19,7 @@ from .products import matmul
 from .reductions import max as _max, min as _min, sum as _sum
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "solve", "eigh", "eigvalsh", "svd",
-           *_fallback_linalg]
+           "pinv", "eig", "eigvals", "tensorinv", "tensorsolve", *_fallback_linalg]
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
@@ -94,3 +97,32 @@ def eigvalsh(a, UPLO="L"):  # noqa: N803 (NumPy's name)
 
 
 svd = host_function("svd", onp.linalg)      # no operator yet: host NumPy, no gradient
+
+
+def pinv(a, rcond=1e-15, hermitian=False):
+    """The pseudo-inverse; ``rcond`` a number or an array (one per matrix).  No gradient."""
+    if hermitian:
+        raise NotImplementedError("pinv: hermitian=True is not supported (as in MXNet 1.9.1)")
+    if isinstance(rcond, numbers.Real):
+        return call_np("_npi_pinv_scalar_rcond", operand(a), rcond=float(rcond))
+    return call_np("_npi_pinv", operand(a), operand(rcond))
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors (columns) of real square matrices whose eigenvalues
+    are real.  No gradient, as MXNet's."""
+    return tuple(call_np("_npi_eig", operand(a)))
+
+
+def eigvals(a):
+    return call_np("_npi_eigvals", operand(a))
+
+
+def tensorinv(a, ind=2):
+    return call_np("_npi_tensorinv", operand(a), ind=ind)
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b`` (``axes`` of ``a`` moved to the end)."""
+    axes = () if axes is None else (axes,) if isinstance(axes, numbers.Integral) else axes
+    return call_np("_npi_tensorsolve", operand(a), operand(b), a_axes=tuple(axes))

@@ -6,7 +6,7 @@ and the function of the same name agree (a full ``x.sum()`` is zero-dimensional)
 """
 import numpy as onp
 
-from . import linalg, manipulation, products, reductions
+from . import linalg, manipulation, products, reductions, ufuncs
 from ..ndarray.register import make_method
 from .multiarray import ndarray
 
@@ -19,6 +19,7 @@ METHODS = {
        ("squeeze", "expand_dims", "swapaxes", "flip", "ravel", "repeat", "tile",
         "broadcast_to")},
     "dot": products.dot,
+    "round": ufuncs.around,             # x.round(decimals): np.around, halves to even
     # MXNet's method names its bounds min and max (np.clip: a_min, a_max)
     "clip": lambda a, min=None, max=None, out=None: manipulation.clip(a, min, max, out=out),
 }

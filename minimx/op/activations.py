@@ -8,20 +8,13 @@ function by ``act_type``; ``LeakyReLU`` adds the parametrised and random rectifi
 import math
 
 from .common import channel_view, sigmoid, sum_to_shape
+from .error_function import erf as _erf
 from .elemwise import Unary, UnaryFromOutput, as_mask
 from .params import Choice, Param
 from .registry import OpDef, TestHints, register_op
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_LAMBDA = 1.0507009873554804934193349852946
-
-
-def _erf(xp, x):
-    """The error function (Abramowitz & Stegun 7.1.26, |error| < 1.5e-7): numpy has none."""
-    t = 1.0 / (1.0 + 0.3275911 * xp.abs(x))
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (
-        -1.453152027 + t * 1.061405429))))
-    return (xp.sign(x) * (1.0 - poly * xp.exp(-x * x))).astype(x.dtype, copy=False)
 
 
 # -- element-wise ---------------------------------------------------------------------------------

@@ -70,11 +70,11 @@ def _current_trace():
 
 # the names whose result shape depends on the values, or that compute on the host
 _VALUE_SHAPED = {"nonzero", "flatnonzero", "argwhere", "unique", "genfromtxt",
-                 "shares_memory", "may_share_memory", "histogram",
+                 "shares_memory", "may_share_memory", "histogram", "bincount",
                  *_np.fallback.__all__}
 # the creation functions without array inputs (their operator calls compose nodes)
 _CREATION = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
-             "logspace"}
+             "logspace", "indices", "hanning", "hamming", "blackman"}
 
 
 class _Symbol(Symbol):

@@ -1,0 +1,191 @@
+"""``np.linalg``'s general-matrix operators: ``pinv``, ``eig``/``eigvals``, ``tensorinv`` and
+``tensorsolve``.
+
+Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/linalg/np_pinv.cc``,
+``np_eig.cc``, ``np_eigvals.cc``, ``np_tensorinv.cc`` and ``np_tensorsolve.cc`` under MXNet's
+names.  As in MXNet, ``pinv`` and the eigen-decompositions of general matrices have a zero
+gradient (``differentiable = False``); ``tensorinv`` and ``tensorsolve`` are a reshaped
+``inv`` and ``solve``, and their gradients are those of the matrix ones.
+"""
+import math
+
+import numpy as np
+
+from .params import Param, Shape
+from .registry import OpDef, TestHints, register_op
+
+
+def _square_matrices(op, shape):
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise op.shape_error(f"the input must be square matrices (..., n, n), got {tuple(shape)}")
+
+
+class PseudoInverse(OpDef):
+    """The Moore-Penrose pseudo-inverse of matrices (..., m, n) -> (..., n, m): singular values
+    below ``rcond`` times the largest count as zero."""
+
+    differentiable = False
+
+    def infer_shape(self, a, *rcond):
+        if len(a) < 2:
+            raise self.shape_error(f"the input must be matrices (..., m, n), got {tuple(a)}")
+        return (*a[:-2], a[-1], a[-2])
+
+    def _pinv(self, xp, a, rcond):
+        if self.hermitian:
+            raise self.param_error("hermitian=True is not supported (as in MXNet 1.9.1)")
+        return xp.linalg.pinv(a, rcond).astype(a.dtype, copy=False)
+
+
+@register_op
+class PinvScalarRcond(PseudoInverse):
+    """The pseudo-inverse with the cutoff ``rcond`` a number."""
+    name = "_npi_pinv_scalar_rcond"
+    params = {"rcond": Param(float, default=1e-15, doc="relative cutoff of singular values"),
+              "hermitian": Param(bool, default=False, doc="the input is hermitian")}
+    test = TestHints(shapes=((3, 2),), cases=(({"rcond": 0.5}, ((2, 3, 4),)),), grad=False,
+                     reference=lambda np, a, rcond=1e-15: np.linalg.pinv(a, rcond))
+
+    def forward(self, xp, a):
+        return self._pinv(xp, a, self.rcond)
+
+
+@register_op
+class Pinv(PseudoInverse):
+    """The pseudo-inverse with the cutoff ``rcond`` an array (one per matrix)."""
+    name = "_npi_pinv"
+    inputs = ("A", "rcond")
+    params = {"hermitian": Param(bool, default=False, doc="the input is hermitian")}
+    test = TestHints(shapes=((2, 3, 4), (2,)), grad=False,
+                     reference=lambda np, a, rcond: np.linalg.pinv(a, rcond))
+
+    def forward(self, xp, a, rcond):
+        return self._pinv(xp, a, rcond)
+
+
+class Eigen(OpDef):
+    """Eigenvalues of general real square matrices; complex ones are refused (MXNet has no
+    complex dtypes)."""
+
+    differentiable = False
+
+    def _eig(self, xp, a):
+        values, vectors = xp.linalg.eig(a)
+        if bool(xp.any(values.imag != 0)):
+            raise self.param_error("the matrix has complex eigenvalues (no complex dtypes)")
+        return values.real.astype(a.dtype), vectors.real.astype(a.dtype)
+
+
+def _real_spectrum(rng, shapes, dtype):
+    """Upper triangular plus a little: real, distinct eigenvalues."""
+    n = shapes[0][-1]
+    upper = np.triu(rng.uniform(-1, 1, shapes[0])) + np.diag(np.arange(1.0, n + 1) * 2)
+    return [upper.astype(dtype)]
+
+
+@register_op
+class Eig(Eigen):
+    """Eigenvalues ``w`` and right eigenvectors ``v`` (columns) of square matrices."""
+    name = "_npi_eig"
+    outputs = ("w", "v")
+    test = TestHints(shapes=((3, 3),), inputs=_real_spectrum, grad=False,
+                     reference=lambda np, a: tuple(part.real for part in np.linalg.eig(a)))
+
+    def infer_shape(self, a):
+        _square_matrices(self, a)
+        return [tuple(a[:-1]), tuple(a)]
+
+    def infer_type(self, a):
+        return [a, a]
+
+    def forward(self, xp, a):
+        return self._eig(xp, a)
+
+
+@register_op
+class Eigvals(Eigen):
+    """Eigenvalues of square matrices."""
+    name = "_npi_eigvals"
+    test = TestHints(shapes=((3, 3),), inputs=_real_spectrum, grad=False,
+                     reference=lambda np, a: np.linalg.eigvals(a).real)
+
+    def infer_shape(self, a):
+        _square_matrices(self, a)
+        return tuple(a[:-1])
+
+    def forward(self, xp, a):
+        return self._eig(xp, a)[0]
+
+
+def _invertible(rng, dtype):
+    """A (2, 3, 6) tensor that is a well-conditioned 6x6 matrix."""
+    return (rng.uniform(-0.3, 0.3, (6, 6)) + 2 * np.eye(6)).reshape(2, 3, 6).astype(dtype)
+
+
+@register_op
+class Tensorinv(OpDef):
+    """The inverse of ``a`` read as a matrix (first ``ind`` axes by the rest)."""
+
+    name = "_npi_tensorinv"
+    params = {"ind": Param(int, default=2, doc="how many leading axes index the rows")}
+    saves = ("output",)
+    test = TestHints(shapes=((2, 3, 6),), params={"ind": 2},
+                     inputs=lambda rng, shapes, dtype: [_invertible(rng, dtype)],
+                     reference=lambda np, a, ind=2: np.linalg.tensorinv(a, ind))
+
+    def infer_shape(self, a):
+        rows, cols = math.prod(a[:self.ind]), math.prod(a[self.ind:])
+        if self.ind <= 0 or rows != cols:
+            raise self.shape_error(f"the first {self.ind} axes and the rest must have one "
+                                   f"size, got shape {tuple(a)}")
+        return (*a[self.ind:], *a[:self.ind])
+
+    def forward(self, xp, a):
+        return xp.linalg.tensorinv(a, self.ind)
+
+    def backward(self, xp, out_grad, output):
+        # Y = A^-1: grad_A = -Y^T G Y^T, with A, Y, G as (n, n) matrices
+        n = math.prod(output.shape[:output.ndim - self.ind])
+        inverse = output.reshape(n, n)
+        grad = -inverse.T @ out_grad.reshape(n, n) @ inverse.T
+        a_shape = (*output.shape[output.ndim - self.ind:], *output.shape[:output.ndim - self.ind])
+        return grad.reshape(a_shape)
+
+
+@register_op
+class Tensorsolve(OpDef):
+    """``x`` with ``tensordot(a, x, x.ndim) = b``; ``axes`` of ``a`` move to the end first."""
+
+    name = "_npi_tensorsolve"
+    inputs = ("a", "b")
+    params = {"a_axes": Param(Shape, default=(), doc="axes of a moved to the end first")}
+    saves = ("a", "b_shape", "output")
+    test = TestHints(shapes=((2, 3, 6), (2, 3)), inputs=lambda rng, shapes, dtype: [
+        _invertible(rng, dtype), rng.uniform(-1, 1, (2, 3)).astype(dtype)],
+        reference=lambda np, a, b: np.linalg.tensorsolve(a, b))
+
+    def _order(self, ndim):
+        moved = [axis % ndim for axis in self.a_axes]
+        return [axis for axis in range(ndim) if axis not in moved] + moved
+
+    def infer_shape(self, a, b):
+        moved = [a[axis] for axis in self._order(len(a))]
+        unknowns = tuple(moved[-(len(a) - len(b)):])     # NumPy's rule, slicing and all
+        if math.prod(unknowns) ** 2 != math.prod(a) or math.prod(unknowns) != math.prod(b):
+            raise self.shape_error(f"a (axes moved) must be a square matrix of b's size, b "
+                                   f"{tuple(b)} and a {tuple(moved)}")
+        return unknowns
+
+    def forward(self, xp, a, b):
+        return xp.linalg.tensorsolve(a, b, tuple(self.a_axes) or None)
+
+    def backward(self, xp, out_grad, a, b_shape, output):
+        # x = A^-1 b with A as an (n, n) matrix: grad_b = A^-T g, grad_A = -grad_b x^T
+        order = self._order(a.ndim)
+        n = output.size
+        matrix = xp.transpose(a, order).reshape(n, n)
+        grad_b = xp.linalg.solve(matrix.T, out_grad.reshape(n))
+        grad_a = -xp.outer(grad_b, output.reshape(n))
+        moved_shape = [a.shape[axis] for axis in order]
+        grad_a = xp.transpose(grad_a.reshape(moved_shape), xp.argsort(order))
+        return grad_a, grad_b.reshape(b_shape)
