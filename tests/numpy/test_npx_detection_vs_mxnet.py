@@ -2,18 +2,15 @@
 
 Dive into Deep Learning's rcnn and ssd pages call them through npx (MXNet's ``_npx_``
 aliases of ROIPooling and the contrib MultiBox operators).  The cases run on MXNet through
-``test_np_vs_mxnet``'s script and on minimx; shapes, dtypes and values must agree.
+``test_np_vs_mxnet``'s ``ask_mxnet`` and on minimx; shapes, dtypes and values must agree.
 """
-import json
-import subprocess
-
 import numpy as onp
 import pytest
 
 import minimx as mx
 from minimx import np, npx
 
-from test_np_vs_mxnet import MXNET_SCRIPT
+from test_np_vs_mxnet import ask_mxnet
 
 SETUP = """
 X = np.arange(16, dtype='float32').reshape(1, 1, 4, 4)
@@ -42,10 +39,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def mxnet_results(mxnet_python):
-    done = subprocess.run([mxnet_python, "-c", MXNET_SCRIPT.format(setup=SETUP)],
-                          input=json.dumps(CASES), capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return ask_mxnet(mxnet_python, SETUP, CASES)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
