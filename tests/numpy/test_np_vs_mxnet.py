@@ -39,12 +39,17 @@ print(json.dumps(results))
 """
 
 
-@pytest.fixture(scope="module")
-def mxnet_results(mxnet_python):
-    done = subprocess.run([mxnet_python, "-c", MXNET_SCRIPT.format(setup=SETUP)],
-                          input=json.dumps(CASES), capture_output=True, text=True, timeout=300)
+def ask_mxnet(mxnet_python, setup, cases):
+    """Every case (name -> source) evaluated on MXNet after ``setup``: name -> result."""
+    done = subprocess.run([mxnet_python, "-c", MXNET_SCRIPT.format(setup=setup)],
+                          input=json.dumps(cases), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def mxnet_results(mxnet_python):
+    return ask_mxnet(mxnet_python, SETUP, CASES)
 
 
 @pytest.fixture(scope="module")
