@@ -22,13 +22,14 @@ def _differentiable_xp_functions():
 
     Read from the declarations: an operator with ``xp_name = "exp"`` is what ``xp.exp``
     computes.  The nd function of the xp name is preferred where nd has one
-    (``nd.maximum`` also takes scalars, as ``xp.maximum`` does), else the operator's own.
+    (``nd.maximum`` also takes scalars, as ``xp.maximum`` does), else the operator's own
+    (a hidden ``_npi_`` operator is reached through ``nd._internal``).
     """
     functions = {}
     for op_cls in list_ops():
         if op_cls.xp_name:
             functions[op_cls.xp_name] = getattr(nd, op_cls.xp_name, None) or \
-                getattr(nd, op_cls.name)
+                getattr(nd, op_cls.name, None) or getattr(nd._internal, op_cls.name)
     functions.update(sum=_sum)        # xp.sum's signature differs from nd.sum's
     return functions
 

@@ -1,6 +1,6 @@
 """``np.delete`` and ``np.insert``: remove or add entries along an axis.
 
-Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_delete_op.cc`` and
+Lesson: 03-two-frontends-one-engine.  Mirrors ``src/operator/numpy/np_delete_op.cc`` and
 ``np_insert_op_{scalar,slice,tensor}.cc`` under MXNet's names.  Which entries is known when
 the call is made: an int (``int_ind``), a slice (``start``/``stop``/``step``) or, for an
 index array, its values (``indices``: the frontend waits for the array, since the result's

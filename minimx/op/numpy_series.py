@@ -1,6 +1,6 @@
 """NumPy's window functions (``hanning``, ``hamming``, ``blackman``) and ``polyval``.
 
-Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_window_op.cc`` and
+Lesson: 03-two-frontends-one-engine.  Mirrors ``src/operator/numpy/np_window_op.cc`` and
 ``np_polynomial_op.cc`` under MXNet's names.  A window is made from its length alone (no
 inputs, no gradient); ``polyval`` evaluates the polynomial with coefficients ``p`` (highest
 power first) at every element of ``x`` by Horner's rule, and has gradients for both.
