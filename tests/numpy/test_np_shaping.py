@@ -132,12 +132,12 @@ def test_sym_np_takes_a_legacy_symbol_as_mxnet_does():
     # MXNet's test_np_linalg_tensorinv hybridizes without use_np: F.np on a plain Symbol
     import minimx as mx
     node = mx.sym.np.linalg.tensorinv(mx.sym.var("a"), ind=1)
-    out = node.eval(ctx=mx.cpu(), a=mx.nd.array([[2.0, 0.0], [0.0, 4.0]]))[0]
+    out = node.eval(ctx=mx.current_context(), a=mx.nd.array([[2.0, 0.0], [0.0, 4.0]]))[0]
     onp.testing.assert_allclose(out.asnumpy(), [[0.5, 0.0], [0.0, 0.25]])
 
 
 def test_unravel_index_composes_a_graph_node():
     import minimx as mx
     coords = mx.sym.np.unravel_index(mx.sym.var("i").as_np_ndarray(), (3, 4))
-    out = coords[1].eval(ctx=mx.cpu(), i=mx.nd.array([5, 7], dtype="int64"))[0]
+    out = coords[1].eval(ctx=mx.current_context(), i=mx.nd.array([5, 7], dtype="int64"))[0]
     onp.testing.assert_array_equal(out.asnumpy(), [1, 3])
