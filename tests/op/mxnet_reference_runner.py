@@ -22,10 +22,12 @@ MINIMX_ONLY = {
 }
 
 # MXNet infers the outputs of its multi-weight updates only from ``out=`` (without it:
-# "shape must have a valid ndim"): the runner passes a copy of each weight, whose
-# inputs come in groups of this many.
-OUT_FROM_WEIGHTS = {"multi_sgd_update": 2, "multi_sgd_mom_update": 3,
-                    "multi_mp_sgd_update": 3, "multi_mp_sgd_mom_update": 4}
+# "shape must have a valid ndim"): the runner passes a copy of each weight.  Per operator:
+# the size of one weight's group of inputs, and how many inputs follow the last group
+# (the AdamW updates end with one rescale_grad).
+OUT_FROM_WEIGHTS = {"multi_sgd_update": (2, 0), "multi_sgd_mom_update": (3, 0),
+                    "multi_mp_sgd_update": (3, 0), "multi_mp_sgd_mom_update": (4, 0),
+                    "_multi_adamw_update": (4, 1), "_multi_mp_adamw_update": (5, 1)}
 
 
 def decode(value):
@@ -48,21 +50,8 @@ SYMBOLIC_ONLY = {"BatchNorm_v1": "MXNet's nd.BatchNorm_v1 takes no moving statis
                                  "tests/op/test_batchnorm_v1_mxnet.py compares bound Symbols"}
 
 
-# MXNet's multi-weight AdamW updates infer their outputs only from ``out=``; their inputs
-# come in groups of this many, then one rescale_grad.  A copy of each weight is passed.
-ADAMW_GROUPS = {"_multi_adamw_update": 4, "_multi_mp_adamw_update": 5}
-
-
-def _out_from_weights(function, stride):
-    def call(*inputs, **params):
-        return function(*inputs, out=[weight.copy() for weight in inputs[:-1:stride]], **params)
-    return call
-
-
 def resolve(name):
     """MXNet's generated function for operator ``name``, or None."""
-    if name in ADAMW_GROUPS:
-        return _out_from_weights(getattr(mx.nd._internal, name), ADAMW_GROUPS[name])
     namespaces = [mx.nd._internal, mx.nd.op] if name.startswith("_") else [mx.nd.op,
                                                                              mx.nd._internal]
     for namespace in namespaces:
@@ -83,9 +72,9 @@ def run_case(case, arrays, differentiate=True):
     grad_inputs = case["grad_inputs"] if differentiate else []
     for position in grad_inputs:
         inputs[position].attach_grad()
-    stride = OUT_FROM_WEIGHTS.get(case["name"])
-    if stride:
-        params["out"] = [weight.copy() for weight in inputs[::stride]]
+    if case["name"] in OUT_FROM_WEIGHTS:
+        stride, trailing = OUT_FROM_WEIGHTS[case["name"]]
+        params["out"] = [weight.copy() for weight in inputs[:len(inputs) - trailing:stride]]
     mx.random.seed(7)
     with mx.autograd.record(train_mode=True):
         result = function(*inputs, **params) if differentiate else None
