@@ -187,7 +187,8 @@ class Executor:
 
         reads = [array._chunk.var for _, array in inputs]
         writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in self.aux_arrays]
-        engine.push(run, reads, writes + [self._state], ctx, "executor_forward", plan.work)
+        engine.push(run, reads, writes + [self._state], ctx, "executor_forward", plan.work,
+                    plan.small)
         return self.outputs
 
     def _input_keys(self):
@@ -239,7 +240,7 @@ class Executor:
         reads += [o._chunk.var for o in self.outputs]      # an in-place change is read too
         writes = [array._chunk.var for _, array, _ in targets]
         writes += [a._chunk.var for a in self.aux_arrays]    # BatchNorm's backward moves them
-        engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work)
+        engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work, plan.small)
 
     def _check_head_gradients(self, heads, needs_grad):
         """As MXNet: an output that is not a loss needs its head gradient in ``out_grads``
