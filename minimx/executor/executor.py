@@ -53,6 +53,10 @@ class Executor:
                         for e in self._entries]
         self._plans = {}
         self._programs = {}           # id(inference plan) -> its ForwardProgram
+        self._resolved = {}           # id(plan) -> the value keys of the outputs in it
+        # the value key of each argument, then of each auxiliary state (their arrays' order)
+        self._value_keys = [(self._variables[name], 0)
+                            for name in self._arg_names + self._aux_names]
         self._state = engine.new_var()      # orders forward's saved values before backward
         self._saved = {}
         self._saved_from = []      # (bound array or output, the buffer forward saved of it)
@@ -120,10 +124,9 @@ class Executor:
         if self._monitor is not None or not can_lower(plan):
             return None
         if id(plan) not in self._programs:       # cleared whenever _plans is
-            inputs = [key for key, _ in self._input_keys()]
-            results = [plan.resolve(entry) for entry in self._entries]
-            self._programs[id(plan)] = ForwardProgram(plan, backend.get_xp(self._ctx), inputs,
-                                                      results, False)
+            self._programs[id(plan)] = ForwardProgram(plan, backend.get_xp(self._ctx),
+                                                      self._value_keys,
+                                                      self._resolved_entries(plan), False)
         return self._programs[id(plan)]
 
     def plan_report(self, is_train=False):
@@ -159,21 +162,20 @@ class Executor:
         self._forward_mode = is_train
         xp = backend.get_xp(self._ctx)
         ctx = self._ctx
-        seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
-                 for node in step.nodes if node.call().random}
-        inputs = self._input_keys()
+        seeds = {id(node): random_state.next_seed(ctx) for node in plan.random_nodes}
+        keys, arrays = self._value_keys, self.arg_arrays + self.aux_arrays
         outputs = list(self.outputs)
-        entries = [plan.resolve(e) for e in self._entries]
+        entries = self._resolved_entries(plan)
         saved = {} if save else None
         monitor, monitor_all = self._monitor, self._monitor_all
         program = None if save else self._program(plan)
 
         def run():
-            raw = [array._read() for _, array in inputs]
+            raw = [array._read() for array in arrays]
             if program is not None:          # inference: the lowered program, no dicts
                 results = program.run(raw)
             else:
-                values = {key: value for (key, _), value in zip(inputs, raw)}
+                values = dict(zip(keys, raw))
                 run_forward(plan, xp, values, is_train, seeds,
                             lambda seed: backend.make_rng(ctx, seed), saved, monitor,
                             monitor_all, monitor_variables=True)
@@ -182,17 +184,20 @@ class Executor:
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(value)
             self._saved = saved if save else {}
-            self._saved_from = (list(zip([a for _, a in inputs], raw)) +
-                                list(zip(outputs, computed))) if save else []
+            self._saved_from = ([(a, a._chunk.data, buffer) for a, buffer in
+                                 zip([*arrays, *outputs], [*raw, *computed])] if save else [])
 
-        reads = [array._chunk.var for _, array in inputs]
+        reads = [array._chunk.var for array in arrays]
         writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in self.aux_arrays]
         engine.push(run, reads, writes + [self._state], ctx, "executor_forward", plan.work,
                     plan.small)
         return self.outputs
 
-    def _input_keys(self):
-        return [((self._variables[name], 0), array) for name, array in self._named_arrays()]
+    def _resolved_entries(self, plan):
+        """The value keys that hold the outputs in ``plan`` (worked out once per plan)."""
+        if id(plan) not in self._resolved:          # cleared whenever _plans is
+            self._resolved[id(plan)] = [plan.resolve(entry) for entry in self._entries]
+        return self._resolved[id(plan)]
 
     def backward(self, out_grads=None, is_train=True):
         """Compute gradients of the arguments into ``grad_arrays`` (per ``grad_req``)."""
@@ -226,7 +231,7 @@ class Executor:
             saved = _as_now(self._saved, self._saved_from)
             grads = run_backward(plan, xp, head, saved, needs_grad, is_train, meta, monitor)
             values = own_buffers([grads.get((node, 0)) for node, _, _ in targets],
-                                 [*head.values(), *(a._read() for _, a in inputs)])
+                                 [*head.values(), *(a._read() for a in arrays)])
             for (_, array, req), value in zip(targets, values):
                 if value is None:
                     value = xp.zeros(array.shape, array._dtype)
@@ -235,8 +240,8 @@ class Executor:
         # Forward saved raw buffers of the bound arrays for this step: declaring them read
         # keeps a later in-place write (``arg_dict['data'][:] = next_batch``) behind it.
         reads = [self._state] + [g._chunk.var for g in heads if g is not None]
-        inputs = self._input_keys()
-        reads += [array._chunk.var for _, array in inputs]
+        arrays = self.arg_arrays + self.aux_arrays
+        reads += [array._chunk.var for array in arrays]
         reads += [o._chunk.var for o in self.outputs]      # an in-place change is read too
         writes = [array._chunk.var for _, array, _ in targets]
         writes += [a._chunk.var for a in self.aux_arrays]    # BatchNorm's backward moves them
@@ -302,6 +307,7 @@ class Executor:
         self._monitor_all = monitor_all
         self._plans.clear()
         self._programs.clear()
+        self._resolved.clear()
 
     def get_optimized_symbol(self):
         """The bound symbol after MXNet's graph pass: a new Symbol.
@@ -337,12 +343,17 @@ def _as_now(saved, saved_from):
     """``saved`` with each buffer of a bound array or an output replaced by what that array
     holds now.  MXNet's backward reads the arrays themselves, so an in-place change between
     forward and backward is seen (MXNet's stochastic-depth example adds to a module's
-    outputs in place: ``outputs[i] += ...``, and the ReLU before reads the sum)."""
+    outputs in place: ``outputs[i] += ...``, and the ReLU before reads the sum).
+
+    ``saved_from`` has ``(array, the buffer its chunk held after forward, the buffer
+    forward saved of it)``: a write gives the chunk a new buffer; one into the same buffer
+    (a view's, a pinned chunk's) is seen through the saved one, which is a view of it --
+    unless forward's value was copied into the chunk, so then the chunk is read anyway."""
     now = {}
-    for array, buffer in saved_from:
-        current = array._read()
-        if current is not buffer:
-            now[id(buffer)] = current
+    for array, held, buffer in saved_from:
+        chunk = array._chunk
+        if chunk.data is not held or (chunk.pinned and buffer is not held):
+            now[id(buffer)] = array._read()
     if not now:
         return saved
     return {node: {name: now.get(id(value), value) for name, value in values.items()}

@@ -81,6 +81,8 @@ class Plan:
     constants: list = field(default_factory=list)   # folded arrays, shared by every run
     work: int = 0             # multiply-adds of the plan's largest product (thread budget)
     small: bool = False       # run in the pushing thread when ready (``plan_is_small``)
+    backward_schedules: dict = field(default_factory=dict)   # run.backward_schedule's
+    random_nodes: list = field(default_factory=list)   # nodes that draw (a seed per call)
 
     def resolve(self, key):
         """The value key that holds ``key``'s value after the passes removed nodes."""
@@ -120,8 +122,10 @@ def build_plan(entries, shapes, dtypes, is_train, xp):
     report.steps_after = len(steps)
     constants = [value for step in steps if step.constant is not None for value in step.constant]
     works = node_works(steps, shapes)
+    random = [node for step in steps if step.constant is None for node in step.nodes
+              if node.call().random]
     return Plan(steps, release_after, report, aliases, constants, max(works, default=0),
-                plan_is_small(steps, shapes, works))
+                plan_is_small(steps, shapes, works), random_nodes=random)
 
 
 def node_works(steps, shapes):

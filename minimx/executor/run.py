@@ -55,31 +55,46 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monito
     node's input gradients, named as MXNet's backward nodes: ``fc1_backward_output1``.
     """
     grads = dict(head_grads)
+    for node, call, out_keys, needs in backward_schedule(plan, needs_grad):
+        out_grads = [grads.pop(key, None) for key in out_keys]
+        if all(g is None for g in out_grads):
+            continue
+        out_grads = [g if g is not None else xp.zeros(*meta[key])
+                     for g, key in zip(out_grads, out_keys)]
+        result = call.backward_needs(xp, out_grads, saved[id(node)], needs, is_train)
+        if monitor is not None:
+            _report_gradients(monitor, node, result)
+        for key, value in zip(node.inputs, result):
+            if value is not None:
+                if hasattr(value, "toarray"):    # a row_sparse gradient (sparse_grad=True):
+                    value = to_dense(value)      # graphs compute densely
+                grads[key] = value if key not in grads else grads[key] + value
+    return grads
+
+
+def backward_schedule(plan, needs_grad):
+    """The nodes ``run_backward`` visits, last first, each as ``(node, call, its output
+    keys, needs)``: what depends only on the plan and on which values need a gradient is
+    decided once per ``needs_grad`` set (an executor and a CachedOp keep theirs), not on
+    every backward.  A node no gradient flows into, or one that has none (a comparison:
+    zero gradient), is left out."""
+    cached = plan.backward_schedules.get(id(needs_grad))
+    if cached is not None and cached[0] is needs_grad:
+        return cached[1]
+    schedule = []
     for step in reversed(plan.steps):
         if step.constant is not None:
             continue
         for node in reversed(step.nodes):
-            if not any(key in needs_grad for key in node.inputs):
-                continue
-            if not node.instance.differentiable:     # comparisons etc.: zero gradient
+            if not node.instance.differentiable or not any(
+                    key in needs_grad for key in node.inputs):
                 continue
             call = node.call()
-            out_keys = [(node, index) for index in range(call.num_visible)]
-            out_grads = [grads.pop(key, None) for key in out_keys]
-            if all(g is None for g in out_grads):
-                continue
-            out_grads = [g if g is not None else xp.zeros(*meta[key])
-                         for g, key in zip(out_grads, out_keys)]
-            wanted = [key in needs_grad for key in node.inputs]
-            result = call.backward(xp, out_grads, saved[id(node)], wanted, is_train)
-            if monitor is not None:
-                _report_gradients(monitor, node, result)
-            for key, value in zip(node.inputs, result):
-                if hasattr(value, "toarray"):    # a row_sparse gradient (sparse_grad=True):
-                    value = to_dense(value)      # graphs compute densely
-                if value is not None:
-                    grads[key] = value if key not in grads else grads[key] + value
-    return grads
+            out_keys = tuple((node, index) for index in range(call.num_visible))
+            schedule.append((node, call, out_keys,
+                             call.needs([key in needs_grad for key in node.inputs])))
+    plan.backward_schedules[id(needs_grad)] = (needs_grad, schedule)   # kept: its id stays
+    return schedule
 
 
 def _report_gradients(monitor, node, gradients):
