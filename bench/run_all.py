@@ -5,6 +5,7 @@
 Each script also runs alone and prints its own detailed table.  The machine's load
 changes every figure: compare ratios measured in the same run, not across runs.
 """
+import bucketing_lm
 import course_workloads
 import executor_bench
 import gluon_bench
@@ -28,6 +29,7 @@ def main():
     parallel = parallel_ops.main()
     graphs = executor_bench.main()
     training = module_fit.main()
+    buckets = bucketing_lm.main()
     gluon = gluon_bench.main()
     course = course_workloads.main(["--rounds", "2"])
     resized = imresize_bench.main()
@@ -82,6 +84,10 @@ def main():
     ours, theirs = training["minimx"], training["MXNet 1.9.1"]
     rows.append(("Module.fit MLP 784-512-256-10, batch 128", fmt(ours, " samples/s"),
                  fmt(theirs, " samples/s"), ratio(ours, theirs), ">= 1.00x of MXNet"))
+    for key, value in buckets[0].items():
+        rows.append((f"BucketingModule LSTM LM: {key}", fmt(value, " ms"),
+                     fmt(buckets[1].get(key), " ms"), ratio(value, buckets[1].get(key)),
+                     "<= 1.00x of MXNet"))
     floor, ours, theirs = gluon["numpy"], gluon["minimx"], gluon["MXNet 1.9.1"]
     hybrid, imperative = ours.get("hybridized"), ours.get("imperative")
     rows += [
