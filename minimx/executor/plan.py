@@ -81,6 +81,7 @@ class Plan:
     constants: list = field(default_factory=list)   # folded arrays, shared by every run
     work: int = 0             # multiply-adds of the plan's largest product (thread budget)
     small: bool = False       # run in the pushing thread when ready (``plan_is_small``)
+    forward_schedule: list = None                             # run.forward_schedule's
     backward_schedules: dict = field(default_factory=dict)   # run.backward_schedule's
     random_nodes: list = field(default_factory=list)   # nodes that draw (a seed per call)
 

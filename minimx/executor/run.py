@@ -7,7 +7,7 @@ reverse, calling each declaration's ``backward``.
 """
 from ..op.sparse_values import to_dense
 
-__all__ = ["run_forward", "run_backward"]
+__all__ = ["run_forward", "run_backward", "forward_schedule", "backward_schedule"]
 
 
 def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=None,
@@ -20,16 +20,15 @@ def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=
     With ``monitor_variables`` an input that is a graph variable is reported under the
     variable's own name first (``data``, then ``fc1_data``), as an Executor's monitor does.
     """
-    for index, step in enumerate(plan.steps):
-        if step.constant is not None:
-            values.update(zip(step.outputs, step.constant))
+    for constant, inputs, nodes, outputs, releases in forward_schedule(plan):
+        if constant is not None:
+            values.update(zip(outputs, constant))
             continue
-        arrays = [values[key] for key in step.inputs]
-        for node in step.nodes:
-            call = node.call()
+        arrays = [values[key] for key in inputs]
+        for node, call in nodes:
             rng = make_rng(rng_seeds[id(node)]) if call.random else None
             if monitor is not None and monitor_all:
-                sources = step.inputs if node is step.nodes[0] else [None] * len(arrays)
+                sources = inputs if node is nodes[0][0] else [None] * len(arrays)
                 for name, key, value in zip(node.instance.monitor_input_names(
                         call.input_names), sources, arrays):
                     if monitor_variables and key is not None and key[0].is_variable:
@@ -41,10 +40,22 @@ def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=
             if monitor is not None:
                 for position, value in enumerate(result[:call.num_visible]):
                     monitor(node.output_name(position), value, node.op.name)
-            arrays = list(result)
-        values.update(zip(step.outputs, arrays))
-        for key in plan.release_after.get(index, ()):
+            arrays = result
+        values.update(zip(outputs, arrays))
+        for key in releases:
             values.pop(key, None)
+
+
+def forward_schedule(plan):
+    """The steps as ``run_forward`` walks them, ``(folded constant or None, input keys,
+    [(node, its OpCall)], output keys, keys released after it)``: looked up once per
+    plan rather than on every call."""
+    if plan.forward_schedule is None:
+        plan.forward_schedule = [
+            (step.constant, step.inputs, [(node, node.call()) for node in step.nodes],
+             step.outputs, plan.release_after.get(index, ()))
+            for index, step in enumerate(plan.steps)]
+    return plan.forward_schedule
 
 
 def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monitor=None):
