@@ -7,6 +7,7 @@ changes every figure: compare ratios measured in the same run, not across runs.
 """
 import bucketing_lm
 import course_workloads
+import crf_loop
 import executor_bench
 import gluon_bench
 import imresize_bench
@@ -30,6 +31,7 @@ def main():
     graphs = executor_bench.main()
     training = module_fit.main()
     buckets = bucketing_lm.main()
+    crf = crf_loop.main()
     gluon = gluon_bench.main()
     course = course_workloads.main(["--rounds", "2"])
     resized = imresize_bench.main()
@@ -89,6 +91,9 @@ def main():
         rows.append((f"BucketingModule LSTM LM: {key}", fmt(value, " ms"),
                      fmt(buckets[1].get(key), " ms"), ratio(value, buckets[1].get(key)),
                      "<= 1.00x of MXNet"))
+    for key, value in crf[0].items():
+        rows.append((f"CRF per-token loop: {key}", fmt(value, " ms"), fmt(crf[1].get(key), " ms"),
+                     ratio(value, crf[1].get(key)), "<= 1.00x of MXNet"))
     floor, ours, theirs = gluon["numpy"], gluon["minimx"], gluon["MXNet 1.9.1"]
     hybrid, imperative = ours.get("hybridized"), ours.get("imperative")
     rows += [
