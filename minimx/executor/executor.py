@@ -6,6 +6,7 @@ engine push that runs the whole plan (see ``run.py``): this is where the
 speed of ``hybridize()`` comes from.
 """
 import os
+import weakref
 
 from .. import backend, engine, random_state
 from ..base import InvalidParameterError, InvalidShapeError, MXNetError
@@ -29,7 +30,7 @@ class Executor:
     """Runs one Symbol with fixed arrays (use ``Symbol.bind`` or ``simple_bind``)."""
 
     def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
-                 group2ctx=None):
+                 group2ctx=None, shared_exec=None):
         self._symbol = symbol
         # read at bind, as MXNet's graph executor reads it (see get_optimized_symbol)
         self._eliminate_common_expr = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"
@@ -61,6 +62,8 @@ class Executor:
         self._saved = {}
         self._saved_from = []      # (bound array or output, the buffer forward saved of it)
         self._saving = False       # does the last forward pushed save what backward reads?
+        # shared with the executors bound with ``shared_exec`` (``_claim_saved_memory``)
+        self._memory = shared_exec._memory if shared_exec is not None else _SavedMemory()
         self._forward_mode = None  # is_train of the last forward pushed (None: none yet)
         self._backward_cache = None
         self._monitor = None
@@ -158,6 +161,8 @@ class Executor:
             else:
                 target[:] = value
         plan = self._plan(is_train or save)        # backward reads the training plan's nodes
+        if save:
+            self._claim_saved_memory()
         self._saving = save
         self._forward_mode = is_train
         xp = backend.get_xp(self._ctx)
@@ -192,6 +197,29 @@ class Executor:
         engine.push(run, reads, writes + [self._state], ctx, "executor_forward", plan.work,
                     plan.small)
         return self.outputs
+
+    def _claim_saved_memory(self):
+        """Become the executor of its memory group that keeps what its forward saved.
+
+        Executors bound with ``shared_exec`` (a BucketingModule's buckets, a reshaped
+        executor) share one memory in MXNet: a forward of one overwrites the values another
+        saved for its backward.  minimx keeps saved values per executor, so every bucket
+        trained once would hold its activations for good; instead the previous holder lets
+        them go (after its pending backward: the release writes its ``_state``), and a
+        ``backward`` of it without a new forward runs that forward again (see ``backward``).
+        """
+        memory = self._memory
+        previous = memory.holder() if memory.holder is not None else None
+        memory.holder = weakref.ref(self)
+        if previous is None or previous is self or not previous._saving:
+            return
+        previous._saving = False
+
+        def release():
+            previous._saved, previous._saved_from = {}, []
+
+        engine.push(release, [], [previous._state], previous._ctx, "executor_release_saved",
+                    small=True)
 
     def _resolved_entries(self, plan):
         """The value keys that hold the outputs in ``plan`` (worked out once per plan)."""
@@ -332,6 +360,16 @@ class Executor:
         return (self._symbol.debug_str() + "\n--------\n" + str(self.plan_report())
                 + f"\nTotal {allocated >> 20} MB allocated\n")
 
+
+
+class _SavedMemory:
+    """The memory a group of executors shares (``Executor._claim_saved_memory``): which of
+    them holds saved values now (a weak reference, or None)."""
+
+    __slots__ = ("holder",)
+
+    def __init__(self):
+        self.holder = None
 
 
 def _as_ndarray(value, ctx):
