@@ -136,7 +136,7 @@ class CachedOp:
         writes = [o._chunk.var for o in outputs]
         writes += [arrays[i]._chunk.var for i in entry.mutated]
         engine.push(run, [a._chunk.var for a in arrays], writes, ctx, "CachedOp",
-                    entry.plan.work)
+                    entry.plan.work, entry.plan.small)
 
     def _push_forward(self, entry, arrays, outputs, ctx, is_train, saved):
         """The interpreter path: recorded calls (``saved`` collects what backward needs)
@@ -163,7 +163,7 @@ class CachedOp:
             for target, value in zip(outputs, results):
                 target._write(value)
 
-        engine.push(run, reads, writes, ctx, "CachedOp", plan.work)
+        engine.push(run, reads, writes, ctx, "CachedOp", plan.work, plan.small)
 
 
     def _hook_monitor(self, ctx):
@@ -245,7 +245,7 @@ class _Backward:
         writes = [g._chunk.var for g in grads if g is not None]
         # auxiliary states (BatchNorm's moving statistics) move in the backward pass
         writes += [self.arrays[i]._chunk.var for i in self.mutated]
-        engine.push(run, reads, writes, ctx, "CachedOp_backward", plan.work)
+        engine.push(run, reads, writes, ctx, "CachedOp_backward", plan.work, plan.small)
         return grads
 
 

@@ -79,3 +79,30 @@ def test_inline_and_worker_runs_give_identical_results(threaded, monkeypatch):
     monkeypatch.setattr(engine, "SMALL_ELEMENTS", 0)    # every operation to a worker
     for a, b in zip(inline, trained()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_small_hybridized_block_runs_in_the_calling_thread(threaded):
+    """A CachedOp's pushes (lowered forward, recorded forward, backward) use Plan.small too."""
+    net = mx.gluon.nn.Dense(3)
+    net.initialize()
+    net.hybridize()
+    x = nd.ones((1, 4))
+    x.attach_grad()
+    net(x)
+    nd.waitall()
+    starts = []
+    engine.subscribe(starts.append)
+    try:
+        net(x)
+        with mx.autograd.record():
+            y = net(x)
+        y.backward()
+        nd.waitall()
+    finally:
+        engine.unsubscribe(starts.append)
+    threads = {(e.name, e.thread) for e in starts if e.kind == "start"
+               and e.name.startswith("CachedOp")}
+    here = threading.current_thread().name
+    assert threads == {("CachedOp", here), ("CachedOp_backward", here)}
+    weight = net.weight.data().asnumpy()
+    np.testing.assert_allclose(x.grad.asnumpy(), weight.sum(axis=0, keepdims=True), rtol=1e-6)
