@@ -8,6 +8,7 @@ changes every figure: compare ratios measured in the same run, not across runs.
 import bucketing_lm
 import course_workloads
 import crf_loop
+import dcgan_step
 import executor_bench
 import gluon_bench
 import imresize_bench
@@ -33,6 +34,7 @@ def main():
     buckets = bucketing_lm.main()
     crf = crf_loop.main()
     gluon = gluon_bench.main()
+    gan, gan_mxnet = dcgan_step.main()
     course = course_workloads.main(["--rounds", "2"])
     resized = imresize_bench.main()
 
@@ -109,6 +111,9 @@ def main():
         rows.append((f"Trainer {key}", fmt(ours.get(key), " samples/s"),
                      fmt(theirs.get(key), " samples/s"), ratio(ours.get(key), theirs.get(key)),
                      ">= 1.00x of MXNet" if key.startswith("MLP") else ""))
+    rows.append(("DCGAN step (Gluon, Conv2DTranspose+BatchNorm, Adam)",
+                 fmt(gan.get("step"), " s"), fmt(gan_mxnet.get("step"), " s"),
+                 ratio(gan.get("step"), gan_mxnet.get("step")), "<= 1.25x of MXNet"))
     for machine, target in (("idle", "<= 1.25x"), ("busy", "<= 1.50x")):
         for name in course_workloads.PROGRAMS:
             mine, theirs = course[machine].get((name, "minimx")), course[machine].get(
