@@ -67,14 +67,11 @@ def inv(a):
 
 
 def det(a):
-    a = operand(a)
-    return numpy_shaped(call_np("_linalg_det", a), a.shape[:-2])
+    return call_np("_npi_det", operand(a))
 
 
 def slogdet(a):
-    a = operand(a)
-    sign, logdet = call_np("_linalg_slogdet", a)
-    return numpy_shaped(sign, a.shape[:-2]), numpy_shaped(logdet, a.shape[:-2])
+    return tuple(call_np("_npi_slogdet", operand(a)))
 
 
 def cholesky(a):
@@ -87,13 +84,13 @@ def solve(a, b):
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 (NumPy's name)
-    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix."""
-    rows, values = call_np("_linalg_syevd", operand(a))
-    return values, swapaxes(rows, -1, -2)
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix, read from
+    its lower (``UPLO='L'``) or upper triangle.  No gradient, as MXNet's."""
+    return tuple(call_np("_npi_eigh", operand(a), UPLO=UPLO))
 
 
 def eigvalsh(a, UPLO="L"):  # noqa: N803 (NumPy's name)
-    return eigh(a, UPLO)[0]
+    return call_np("_npi_eigvalsh", operand(a), UPLO=UPLO)
 
 
 svd = host_function("svd", onp.linalg)      # no operator yet: host NumPy, no gradient

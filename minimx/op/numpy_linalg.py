@@ -1,17 +1,17 @@
-"""``np.linalg``'s general-matrix operators: ``pinv``, ``eig``/``eigvals``, ``tensorinv`` and
-``tensorsolve``.
+"""``np.linalg``'s general-matrix operators: ``pinv``, ``eig``/``eigvals``, ``eigh``/``eigvalsh``,
+``tensorinv`` and ``tensorsolve``.
 
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/linalg/np_pinv.cc``,
 ``np_eig.cc``, ``np_eigvals.cc``, ``np_tensorinv.cc`` and ``np_tensorsolve.cc`` under MXNet's
-names.  As in MXNet, ``pinv`` and the eigen-decompositions of general matrices have a zero
-gradient (``differentiable = False``); ``tensorinv`` and ``tensorsolve`` are a reshaped
+names.  As in MXNet, ``pinv`` and the eigen-decompositions have a zero gradient
+(``differentiable = False``; ``nd.linalg.syevd`` is the differentiable symmetric one); ``tensorinv`` and ``tensorsolve`` are a reshaped
 ``inv`` and ``solve``, and their gradients are those of the matrix ones.
 """
 import math
 
 import numpy as np
 
-from .params import Param, Shape
+from .params import Choice, Param, Shape
 from .registry import OpDef, TestHints, register_op
 
 
@@ -63,17 +63,34 @@ class Pinv(PseudoInverse):
         return self._pinv(xp, a, rcond)
 
 
+def _eigen_dtype(op, dtype):
+    """MXNet's dtype rule of the eigen-decompositions: float32 stays float32, every other
+    dtype (integers included) computes and answers in float64; float16 is refused."""
+    if dtype == "float16":
+        raise op.type_error("float16 is not supported (as in MXNet's linalg), got float16")
+    return "float32" if dtype == "float32" else "float64"
+
+
 class Eigen(OpDef):
     """Eigenvalues of general real square matrices; complex ones are refused (MXNet has no
     complex dtypes)."""
 
     differentiable = False
 
+    def infer_shape(self, a):
+        _square_matrices(self, a)
+        return [tuple(a[:-1]), tuple(a)]
+
+    def infer_type(self, a):
+        dtype = _eigen_dtype(self, a)
+        return [dtype, dtype]
+
     def _eig(self, xp, a):
-        values, vectors = xp.linalg.eig(a)
+        dtype = _eigen_dtype(self, a.dtype.name)
+        values, vectors = xp.linalg.eig(a.astype(dtype, copy=False))
         if bool(xp.any(values.imag != 0)):
             raise self.param_error("the matrix has complex eigenvalues (no complex dtypes)")
-        return values.real.astype(a.dtype), vectors.real.astype(a.dtype)
+        return values.real.astype(dtype), vectors.real.astype(dtype)
 
 
 def _real_spectrum(rng, shapes, dtype):
@@ -91,13 +108,6 @@ class Eig(Eigen):
     test = TestHints(shapes=((3, 3),), inputs=_real_spectrum, grad=False,
                      reference=lambda np, a: tuple(part.real for part in np.linalg.eig(a)))
 
-    def infer_shape(self, a):
-        _square_matrices(self, a)
-        return [tuple(a[:-1]), tuple(a)]
-
-    def infer_type(self, a):
-        return [a, a]
-
     def forward(self, xp, a):
         return self._eig(xp, a)
 
@@ -110,11 +120,64 @@ class Eigvals(Eigen):
                      reference=lambda np, a: np.linalg.eigvals(a).real)
 
     def infer_shape(self, a):
-        _square_matrices(self, a)
-        return tuple(a[:-1])
+        return super().infer_shape(a)[0]
+
+    def infer_type(self, a):
+        return super().infer_type(a)[0]
 
     def forward(self, xp, a):
         return self._eig(xp, a)[0]
+
+
+class Symmetric(Eigen):
+    """Eigenvalues (ascending) of symmetric matrices, of which only the lower (``UPLO='L'``)
+    or upper (``'U'``) triangle is read.  No gradient, as MXNet's ``_npi_eigh``."""
+
+    params = {"UPLO": Param(Choice("L", "U"), default="L",
+                            doc="which triangle holds the symmetric matrix")}
+
+    def _eigh(self, xp, a):
+        dtype = _eigen_dtype(self, a.dtype.name)
+        values, vectors = xp.linalg.eigh(a.astype(dtype, copy=False), UPLO=self.UPLO)
+        return values.astype(dtype, copy=False), vectors.astype(dtype, copy=False)
+
+
+def _lower_only(rng, shapes, dtype):
+    """A symmetric lower triangle above noise: ``UPLO='L'`` must not read the upper one."""
+    [symmetric] = _real_spectrum(rng, shapes, "float64")
+    symmetric = np.tril(symmetric) + np.tril(symmetric, -1).swapaxes(-1, -2)
+    return [(symmetric + np.triu(rng.uniform(5, 9, shapes[0]), 1)).astype(dtype)]
+
+
+@register_op
+class Eigh(Symmetric):
+    """Eigenvalues ``w`` (ascending) and eigenvectors ``v`` (columns) of symmetric matrices."""
+    name = "_npi_eigh"
+    outputs = ("w", "v")
+    test = TestHints(shapes=((3, 3),), inputs=_lower_only, grad=False,
+                     reference=lambda np, a, UPLO="L": tuple(np.linalg.eigh(a, UPLO)),
+                     cases=(({"UPLO": "U"}, ((2, 3, 3),)),))
+
+    def forward(self, xp, a):
+        return self._eigh(xp, a)
+
+
+@register_op
+class Eigvalsh(Symmetric):
+    """Eigenvalues (ascending) of symmetric matrices."""
+    name = "_npi_eigvalsh"
+    test = TestHints(shapes=((3, 3),), inputs=_lower_only, grad=False,
+                     reference=lambda np, a, UPLO="L": np.linalg.eigvalsh(a, UPLO),
+                     cases=(({"UPLO": "U"}, ((2, 3, 3),)),))
+
+    def infer_shape(self, a):
+        return super().infer_shape(a)[0]
+
+    def infer_type(self, a):
+        return super().infer_type(a)[0]
+
+    def forward(self, xp, a):
+        return self._eigh(xp, a)[0]
 
 
 def _invertible(rng, dtype):
