@@ -1,16 +1,18 @@
 """``np.linalg``'s general-matrix operators: ``pinv``, ``eig``/``eigvals``, ``eigh``/``eigvalsh``,
-``tensorinv`` and ``tensorsolve``.
+``svd``, ``tensorinv`` and ``tensorsolve``.
 
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/linalg/np_pinv.cc``,
-``np_eig.cc``, ``np_eigvals.cc``, ``np_tensorinv.cc`` and ``np_tensorsolve.cc`` under MXNet's
-names.  As in MXNet, ``pinv`` and the eigen-decompositions have a zero gradient
-(``differentiable = False``; ``nd.linalg.syevd`` is the differentiable symmetric one); ``tensorinv`` and ``tensorsolve`` are a reshaped
-``inv`` and ``solve``, and their gradients are those of the matrix ones.
+``np_eig.cc``, ``np_eigvals.cc``, ``np_gesvd.cc``, ``np_tensorinv.cc`` and
+``np_tensorsolve.cc`` under MXNet's names.  As in MXNet, ``pinv`` and the
+eigen-decompositions have a zero gradient (``differentiable = False``; ``nd.linalg.syevd``
+is the differentiable symmetric one); ``svd`` has one; ``tensorinv`` and ``tensorsolve``
+are a reshaped ``inv`` and ``solve``, and their gradients are those of the matrix ones.
 """
 import math
 
 import numpy as np
 
+from .linalg_products import transposed
 from .params import Choice, Param, Shape
 from .registry import OpDef, TestHints, register_op
 
@@ -178,6 +180,63 @@ class Eigvalsh(Symmetric):
 
     def forward(self, xp, a):
         return self._eigh(xp, a)[0]
+
+
+def _distinct_singular_values(rng, shapes, dtype):
+    """Matrices whose singular values are well apart (the gradient divides by their gaps)."""
+    shape = shapes[0]
+    m, n = shape[-2:]
+    left, _ = np.linalg.qr(rng.uniform(-1, 1, (*shape[:-2], m, m)))
+    right, _ = np.linalg.qr(rng.uniform(-1, 1, (*shape[:-2], n, m)))
+    values = np.arange(m, 0, -1) * 1.5 + rng.uniform(0, 0.5, (*shape[:-2], m))
+    return [((left * values[..., None, :]) @ right.swapaxes(-1, -2)).astype(dtype)]
+
+
+@register_op
+class Svd(OpDef):
+    """The singular value decomposition ``A = UT diag(L) V`` of matrices (..., m, n) with
+    m <= n: ``UT`` (..., m, m) orthogonal, ``L`` (..., m) descending, ``V`` (..., m, n) with
+    orthonormal rows.  (NumPy's ``svd(a, full_matrices=False)``, named as MXNet's.)"""
+
+    name = "_npi_svd"
+    inputs = ("A",)
+    outputs = ("UT", "L", "V")
+    saves = ("UT", "L", "V")
+    test = TestHints(shapes=((3, 4),), inputs=_distinct_singular_values,
+                     reference=lambda np, a: tuple(np.linalg.svd(a, full_matrices=False)),
+                     cases=(({}, ((2, 3, 3),)),))
+
+    def infer_shape(self, A):
+        if len(A) < 2 or A[-2] > A[-1]:
+            raise self.shape_error(f"the input must be matrices (..., m, n) with m <= n (as "
+                                   f"MXNet's gesvd), got {tuple(A)}")
+        return [(*A[:-1], A[-2]), tuple(A[:-1]), tuple(A)]
+
+    def infer_type(self, A):
+        return [A, A, A]
+
+    def forward(self, xp, A):
+        return tuple(xp.linalg.svd(A, full_matrices=False))
+
+    def backward(self, xp, grad_ut, grad_l, grad_v, UT, L, V):
+        # Townsend's identity, with U = UT, S = diag(L), V's rows the right vectors:
+        #   A-bar = U [(F o (J - J^T)) S + diag(L-bar) + S (F o (K - K^T))] V
+        #           + U S^-1 V-bar (I - V^T V)
+        # J = U^T U-bar, K = V V-bar^T, F_ij = 1 / (L_j^2 - L_i^2) off the diagonal.  Where
+        # two singular values are equal (or one is 0) the gradient is undefined; those
+        # terms are left out.
+        squares = L * L
+        gaps = squares[..., None, :] - squares[..., :, None]
+        inverse_gaps = xp.where(gaps != 0, 1.0 / xp.where(gaps != 0, gaps, 1.0), 0.0)
+        j = transposed(UT) @ grad_ut
+        k = V @ transposed(grad_v)
+        inner = (inverse_gaps * (j - transposed(j))) * L[..., None, :] \
+            + L[..., :, None] * (inverse_gaps * (k - transposed(k)))
+        inner = inner + xp.eye(L.shape[-1], dtype=L.dtype) * grad_l[..., None, :]
+        inverse_l = xp.where(L != 0, 1.0 / xp.where(L != 0, L, 1.0), 0.0)
+        scaled_grad_v = inverse_l[..., :, None] * grad_v
+        outside = scaled_grad_v - (scaled_grad_v @ transposed(V)) @ V   # the part outside V's rows
+        return (UT @ (inner @ V + outside)).astype(UT.dtype, copy=False)
 
 
 def _invertible(rng, dtype):

@@ -142,6 +142,13 @@ HAND_WRITTEN = {
     # linear algebra
     "norm": "np.linalg.norm(A)",
     "norm-axis": "np.linalg.norm(A, axis=1)",
+    "norm-inf-name": "np.linalg.norm(A, 'inf', axis=1)",
+    "norm-minus-inf-name": "np.linalg.norm(A, '-inf', axis=(1, 0))",
+    "norm-2-matrix": "np.linalg.norm(A, 2)",
+    "norm-p-keepdims": "np.linalg.norm(A, -3.2, axis=1, keepdims=True)",
+    "svd-values": "np.linalg.svd(np.stack([A, A * 2]))[1]",
+    "svd-reconstructed": "(lambda r: np.matmul(r[0] * r[1][None, :], r[2]))(np.linalg.svd(A))",
+    "svd-tall": "np.linalg.svd(A.T)[1]",
     "inv": "np.linalg.inv(S)",
     "det": "np.linalg.det(S)",
     "cholesky": "np.linalg.cholesky(S)",

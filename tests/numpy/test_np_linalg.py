@@ -7,6 +7,8 @@ import pytest
 import minimx as mx
 from minimx import autograd, np, npx
 
+from np_cases import SETUP
+
 
 def _numeric_gradient(function, value, step=1e-6):
     """Central differences of the scalar ``function`` (on host float64 arrays)."""
@@ -105,3 +107,132 @@ def test_softmax_of_zero_size_input(function, shape):
             y = function(x, axis=axis)
         y.backward()
         assert y.shape == shape and x.grad.shape == shape
+
+
+def _mxnet_svd_gradient(ut, s, v):
+    """The gradient of the sum of every output of ``svd`` (m x m input), as MXNet 1.9.1's
+    test_np_linalg_svd states it (its own formula, not minimx's)."""
+    m = v.shape[-2]
+    e = onp.zeros_like(ut)
+    for i in range(m):
+        for j in range(i + 1, m):
+            e[..., i, j] = 1.0 / (s[..., i] - s[..., j]) / (s[..., i] + s[..., j])
+            e[..., j, i] = -e[..., i, j]
+    ones_ut, ones_v = onp.ones_like(ut), onp.ones_like(v)
+    g1 = onp.matmul(1.0 / s[..., None] * ones_v, v.swapaxes(-1, -2)) * s[..., None, :]
+    x = (g1 + onp.matmul(ones_ut.swapaxes(-1, -2), ut)) * e
+    g2 = onp.eye(m) + (x + x.swapaxes(-1, -2)) * s[..., None, :] \
+        - 1.0 / s[..., None] * onp.matmul(ones_v, v.swapaxes(-1, -2)) * onp.eye(m)
+    return onp.matmul(ut, onp.matmul(g2, v) + 1.0 / s[..., None] * ones_v)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (3, 5), (2, 2, 3)])
+def test_svd_reconstructs_and_its_gradient_is_mxnets_and_numerical(shape):
+    a = onp.random.RandomState(1).uniform(-10, 10, shape)
+    x = np.array(a, dtype="float64")
+    x.attach_grad()
+    with autograd.record():
+        ut, s, v = np.linalg.svd(x)
+    autograd.backward([ut, s, v])
+    ut, s, v = ut.asnumpy(), s.asnumpy(), v.asnumpy()
+    onp.testing.assert_allclose((ut * s[..., None, :]) @ v, a, atol=1e-10)
+    onp.testing.assert_allclose(s, onp.linalg.svd(a, compute_uv=False), rtol=1e-10)
+    if shape[-1] == shape[-2]:          # MXNet's formula leaves out the non-square term
+        onp.testing.assert_allclose(x.grad.asnumpy(), _mxnet_svd_gradient(ut, s, v),
+                                    rtol=1e-6, atol=1e-8)
+    # sign-free losses: the sum of the singular values, and u1 v1^T against fixed weights
+    weights = onp.random.RandomState(2).uniform(-1, 1, shape)
+
+    def loss(values, module):
+        ut, s, v = module.linalg.svd(values) if module is np else \
+            onp.linalg.svd(values, full_matrices=False)
+        top = module.matmul(ut[..., :, :1], v[..., :1, :])
+        return s.sum() + (top * module.array(weights)).sum()
+
+    _, grad = _gradient(lambda x: loss(x, np), a)
+    onp.testing.assert_allclose(grad, _numeric_gradient(lambda b: loss(b, onp), a),
+                                rtol=1e-5, atol=1e-7)
+
+
+def test_svd_of_zero_size_input_and_wide_only():
+    with mx.util.np_shape(True):
+        for shape in [(0, 1), (5, 0, 3, 3), (3, 3, 0, 0)]:
+            ut, s, v = np.linalg.svd(np.ones(shape))
+            assert (ut.shape, s.shape, v.shape) == (shape[:-1] + shape[-2:-1], shape[:-1],
+                                                    shape)
+    with pytest.raises(ValueError, match="_npi_svd.*m <= n"):
+        np.linalg.svd(np.ones((3, 2)))
+
+
+@pytest.mark.parametrize("ord, axis", [(2, None), (-2, None), ("nuc", None), (2, (0, 2)),
+                                       ("nuc", (2, 1)), ("inf", 1), ("-inf", (1, 0)),
+                                       (1, None), ("fro", (0, 2)), (-3.2, 2), (4, 1)])
+def test_norm_gradients_are_numerical(ord, axis):
+    a = onp.random.RandomState(3).uniform(-10, 10, (2, 3, 4) if axis is not None else (3, 4))
+    named = {"inf": onp.inf, "-inf": -onp.inf}.get(ord, ord) if isinstance(ord, str) else ord
+    y, grad = _gradient(lambda x: np.linalg.norm(x, ord, axis).sum(), a)
+    expected = onp.linalg.norm(a, named, axis)
+    onp.testing.assert_allclose(y.asnumpy(), expected.sum(), rtol=1e-10)
+    onp.testing.assert_allclose(
+        grad, _numeric_gradient(lambda b: onp.linalg.norm(b, named, axis).sum(), a),
+        rtol=1e-5, atol=1e-7)
+
+
+GRADIENT_SETUP = SETUP + """
+W = np.array([[0.3, -0.7, 0.2], [0.9, 0.1, -0.4]])
+def grad_of(function, value):
+    x = np.array(value, dtype='float64')
+    x.attach_grad()
+    with mx.autograd.record():
+        y = function(x)
+    y.backward()
+    return x.grad
+"""
+# gradients MXNet 1.9.1 computes right; the svd losses do not depend on the vectors' signs
+GRADIENT_CASES = {
+    "svd-values": "grad_of(lambda x: np.linalg.svd(x)[1].sum(), A)",
+    "svd-top-pair": "grad_of(lambda x: (lambda r: (np.matmul(r[0][:, :1], r[2][:1]) * W)"
+                    ".sum())(np.linalg.svd(x)), A)",
+    "svd-squared-vectors": "grad_of(lambda x: (np.linalg.svd(x)[0] ** 2 * S[:2, :2]).sum() "
+                           "+ (np.linalg.svd(x)[2] ** 2 * W).sum(), A)",
+    "norm-2": "grad_of(lambda x: np.linalg.norm(x, 2), A)",
+    "norm-minus-2": "grad_of(lambda x: np.linalg.norm(x, -2), S)",
+    "norm-nuc": "grad_of(lambda x: np.linalg.norm(x, 'nuc'), A)",
+    "norm-inf-rows": "grad_of(lambda x: np.linalg.norm(x, 'inf', axis=1).sum(), A)",
+    "norm-p": "grad_of(lambda x: np.linalg.norm(x, 3.5, axis=0).sum(), A)",
+    "norm-1-matrix": "grad_of(lambda x: np.linalg.norm(x, 1), A)",
+    "norm-fro": "grad_of(lambda x: np.linalg.norm(x, 'fro'), A)",
+    "det": "grad_of(lambda x: np.linalg.det(x), S)",
+    "slogdet": "grad_of(lambda x: np.linalg.slogdet(x)[1], S)",
+}
+
+
+def test_gradients_match_mxnet(mxnet_python):
+    from test_np_vs_mxnet import ask_mxnet
+    wanted = ask_mxnet(mxnet_python, GRADIENT_SETUP, GRADIENT_CASES)
+    names = {"np": np, "npx": npx, "mx": mx}
+    with mx.util.np_shape(True), mx.util.np_array(True):
+        exec(GRADIENT_SETUP, names)
+        for name, source in GRADIENT_CASES.items():
+            assert "error" not in wanted[name], (name, wanted[name])
+            got = eval(source, dict(names)).asnumpy()
+            onp.testing.assert_allclose(got, onp.array(wanted[name]["value"]), rtol=1e-6,
+                                        atol=1e-9, err_msg=name)
+
+
+TALL_NORMS = {"nuc": "np.linalg.norm(np.stack([A.T, A.T * 2]), 'nuc', axis=(1, 2))",
+              "2": "np.linalg.norm(A.T, 2)", "-2": "np.linalg.norm(A.T, -2)"}
+
+
+def test_norms_of_tall_matrices_follow_numpy_where_mxnet_refuses(mxnet_python):
+    # MXNet 1.9.1's _npi_norm hands a tall matrix to gesvd, which takes rows <= columns
+    # only ("Check failed: V.size(0) <= V.size(1)"); NumPy answers, and so does minimx
+    from test_np_vs_mxnet import ask_mxnet
+    wanted = ask_mxnet(mxnet_python, SETUP, TALL_NORMS)
+    assert all(wanted[name].get("error") == "MXNetError" for name in TALL_NORMS), wanted
+    host, names = {"np": onp}, {"np": np}
+    exec(SETUP, host)
+    exec(SETUP, names)
+    for source in TALL_NORMS.values():
+        onp.testing.assert_allclose(eval(source, names).asnumpy(), eval(source, host),
+                                    rtol=1e-5)
