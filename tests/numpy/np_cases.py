@@ -137,6 +137,10 @@ HAND_WRITTEN = {
     "tensordot": "np.tensordot(A, A, axes=([1], [1]))",
     "einsum": "np.einsum('ij,jk->ik', A, S)",
     "einsum-trace": "np.einsum('ii', S)",
+    "einsum-optimize": "np.einsum('ij,jk,kl->il', A, S, S, optimize=True)",
+    "einsum-ellipsis-implicit": "np.einsum('...j,j', A, V)",
+    "einsum-repeated": "np.einsum('iij->j', np.stack([S, S * 2], axis=2))",
+    "einsum-size-1-broadcast": "np.einsum('ij,ij->i', V.reshape(1, 3), A)",
     "outer": "np.outer(V, V)",
     "inner": "np.inner(A, A)",
     # linear algebra

@@ -180,6 +180,8 @@ def test_norm_gradients_are_numerical(ord, axis):
 
 GRADIENT_SETUP = SETUP + """
 W = np.array([[0.3, -0.7, 0.2], [0.9, 0.1, -0.4]])
+T = np.arange(18.0).reshape(3, 3, 2) * 0.1 - 0.5
+A, S, V, W, T = (x.astype('float64') for x in (A, S, V, W, T))
 def grad_of(function, value):
     x = np.array(value, dtype='float64')
     x.attach_grad()
@@ -202,6 +204,13 @@ GRADIENT_CASES = {
     "norm-p": "grad_of(lambda x: np.linalg.norm(x, 3.5, axis=0).sum(), A)",
     "norm-1-matrix": "grad_of(lambda x: np.linalg.norm(x, 1), A)",
     "norm-fro": "grad_of(lambda x: np.linalg.norm(x, 'fro'), A)",
+    "einsum-trace": "grad_of(lambda x: np.einsum('ii', x), S)",
+    "einsum-diagonal": "grad_of(lambda x: (np.einsum('ii->i', x) * V).sum(), S)",
+    "einsum-iij": "grad_of(lambda x: (np.einsum('iij->j', x) * np.array([1.0, -2.0])).sum(), T)",
+    "einsum-ellipsis-broadcast": "grad_of(lambda x: (np.einsum('...ij,...jk->...ik', x, "
+                                 "T.reshape(2, 3, 3)) ** 2).sum(), A)",
+    "einsum-optimize": "grad_of(lambda x: (np.einsum('ij,jk,kl->il', x, S, S * W[0], "
+                       "optimize=True) ** 2).sum(), A)",
     "det": "grad_of(lambda x: np.linalg.det(x), S)",
     "slogdet": "grad_of(lambda x: np.linalg.slogdet(x)[1], S)",
 }
@@ -236,3 +245,20 @@ def test_norms_of_tall_matrices_follow_numpy_where_mxnet_refuses(mxnet_python):
     for source in TALL_NORMS.values():
         onp.testing.assert_allclose(eval(source, names).asnumpy(), eval(source, host),
                                     rtol=1e-5)
+
+
+def test_einsum_gradient_through_a_size_1_broadcast_follows_calculus_not_mxnet(mxnet_python):
+    # 'ij,ij->i' with x (1, 3) broadcast against A (2, 3): d/dx sum_i (x . A_i)^2 is
+    # sum_i 2 (x . A_i) A_i = [-127, -238.75, 276]; MXNet 1.9.1 gives [95, 66.5, -57]
+    # (its 'broadcast bug' test case only checks head gradients of ones)
+    case = {"grad": "grad_of(lambda x: (np.einsum('ij,ij->i', x, A) ** 2).sum(), "
+                    "V.reshape(1, 3))"}
+    from test_np_vs_mxnet import ask_mxnet
+    theirs = onp.array(ask_mxnet(mxnet_python, GRADIENT_SETUP, case)["grad"]["value"])
+    a = onp.array([[1.0, -2.0, 3.0], [4.0, 5.5, -6.0]])
+    x = onp.array([[0.5, -1.5, 2.0]])
+    _, ours = _gradient(lambda x: (np.einsum("ij,ij->i", x, np.array(a)) ** 2).sum(), x)
+    expected = _numeric_gradient(lambda b: (onp.einsum("ij,ij->i", b, a) ** 2).sum(), x)
+    onp.testing.assert_allclose(ours, expected, rtol=1e-6)
+    onp.testing.assert_allclose(ours, [[-127.0, -238.75, 276.0]], rtol=1e-12)
+    assert not onp.allclose(theirs, expected)
