@@ -253,6 +253,13 @@ HAND_WRITTEN = {
     "insert-float-into-int": "np.insert(np.arange(4, dtype='int32'), 2, 7.5)",
     "insert-int-values": "np.insert(A, 1, np.array([7, 8, 9], dtype='int32'), axis=0)",
     "insert-out-of-bounds": "np.insert(A, 5, np.array([1.0, 2.0]), axis=1)",
+    # reductions with dtype=: float16 adds up in float32, a narrower dtype casts the result
+    "sum-float16": "np.sum(np.linspace(0.01, 0.99, 300).astype('float16'))",
+    "sum-to-float16": "np.sum(U * 1000.1, axis=1, dtype='float16')",
+    "mean-float-to-int": "np.mean(A * 30.3, axis=0, dtype='int32')",
+    "sum-float-to-int8": "np.sum(A * 3.7, dtype='int8')",
+    "mean-int8-wraps": "np.mean(np.array([100, 100, 101], dtype='int8'), dtype='int8')",
+    "mean-int32-to-int8": "np.mean(I * 50, axis=1, dtype='int8')",
     # npx
     "npx-relu": "npx.relu(A)",
     "npx-sigmoid": "npx.sigmoid(A)",
