@@ -221,6 +221,10 @@ HAND_WRITTEN = {
     "bincount-weights": "np.bincount(np.array([0, 1, 1, 3], dtype='int64'), "
                         "weights=np.array([1.0, 2.0, 3.0, 4.0]))",
     "diag-indices-from": "np.diag_indices_from(S)[1]",
+    "diag-outside-below": "np.diag(A, k=-6)",
+    "diag-outside-above": "np.diag(A, 5)",
+    "diag-vector-below": "np.diag(V, -2)",
+    "diag-3d": "np.diag(np.ones((2, 2, 2)))",
     "diagflat": "np.diagflat(V, 1)",
     "diagflat-int": "np.diagflat(I, -1)",
     "indices": "np.indices((2, 3))",
