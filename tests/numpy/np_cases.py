@@ -286,6 +286,12 @@ HAND_WRITTEN = {
     "npx-erfinv": "npx.erfinv(np.array([0.3, -0.99, 0.999999, 1.0, -1.0, 1e-4]))",
     "npx-erfinv-outside": "npx.erfinv(np.array([1.5]))",
     "npx-activation": "npx.activation(A, act_type='tanh')",
+    "npx-constraint-check": "npx.constraint_check(A > -10, 'A too small')",
+    "npx-constraint-check-times": "V * npx.constraint_check(V < 3, 'V too big')",
+    # the error comes when the value is read, in both
+    "npx-constraint-check-violated": "np.array(npx.constraint_check(A > 0, 'A not positive')"
+                                     ".asnumpy())",
+    "npx-constraint-check-float": "npx.constraint_check(A).asnumpy()",
 }
 
 
