@@ -212,6 +212,13 @@ HAND_WRITTEN = {
     "percentile": "np.percentile(A, 50)",
     "percentile-array-axis": "np.percentile(A, np.array([25.0, 75.0]), axis=1)",
     "percentile-keepdims": "np.percentile(A, 50, keepdims=True)",
+    "percentile-int": "np.percentile(np.array([[1, 5, 3, 4], [7, 2, 9, 1]], dtype='int32'), 30, "
+                      "axis=1)",
+    "percentile-int8-lower": "np.percentile(I.astype('int8'), 35, interpolation='lower')",
+    "quantile-int64-array": "np.quantile(I.astype('int64'), np.array([0.3, 0.8]), axis=0, "
+                            "interpolation='midpoint')",
+    "percentile-float16": "np.percentile(A.astype('float16'), 30)",
+    "percentile-float64": "np.percentile(A.astype('float64'), 30)",
     "quantile-lower": "np.quantile(A, 0.3, interpolation='lower')",
     "quantile-nearest-axis": "np.quantile(S, np.array([0.2, 0.9]), axis=0, "
                              "interpolation='nearest')",
