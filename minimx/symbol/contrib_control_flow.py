@@ -105,19 +105,22 @@ def _placeholder_positions(sources):
 
 
 def _union_inputs(inputs, *bodies_sources):
-    """The loop node's inputs, each value once: ``inputs`` (what the placeholders stand
-    for) where a body reads them, then the cut values; with each body's input locations."""
-    values, index, locations = [], {}, []
+    """The loop node's inputs and each body's input locations among them.  As MXNet's, a
+    loop variable several bodies read is one input; every cut value is an input of its
+    own, even one the same as a loop variable's initial value (the loop changes the
+    variable, never the cut value)."""
+    values, placeholder_input, locations = [], {}, []
     for sources in bodies_sources:
         body_locations = []
         for source in sources:
-            symbol = inputs[source] if isinstance(source, int) else source
-            key = symbol._entries[0]
-            key = (id(key[0]), key[1])
-            if key not in index:
-                index[key] = len(values)
-                values.append(symbol)
-            body_locations.append(index[key])
+            if not isinstance(source, int):
+                body_locations.append(len(values))
+                values.append(source)
+                continue
+            if source not in placeholder_input:
+                placeholder_input[source] = len(values)
+                values.append(inputs[source])
+            body_locations.append(placeholder_input[source])
         locations.append(body_locations)
     return values, locations
 
