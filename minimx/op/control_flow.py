@@ -41,7 +41,7 @@ class SubgraphOp(OpDef):
     unnamed_inputs = True
     bodies = ()
     body_count = 1          # how many bodies the operator runs (MXNet's num_args counts them)
-    # built only by sym.contrib; the per-operator tests are in tests/symbol/test_control_flow*
+    # built only by sym.contrib; the per-operator tests are in tests/symbol/test_sym_control_flow_mxnet.py
     test = TestHints(generated=False)
 
     def with_subgraphs(self, subgraphs):

@@ -104,18 +104,22 @@ def _placeholder_positions(sources):
             if isinstance(source, int)}
 
 
-def _union_inputs(inputs, *bodies_sources):
+def _union_inputs(inputs, *bodies_sources, names=None):
     """The loop node's inputs and each body's input locations among them.  As MXNet's, a
     loop variable several bodies read is one input; every cut value is an input of its
     own, even one the same as a loop variable's initial value (the loop changes the
-    variable, never the cut value)."""
+    variable, never the cut value) -- except, with ``names`` (each body's input names,
+    ``cond``'s rule), a body input named as an input taken already is that input."""
     values, placeholder_input, locations = [], {}, []
-    for sources in bodies_sources:
+    for body, sources in enumerate(bodies_sources):
         body_locations = []
-        for source in sources:
+        for position, source in enumerate(sources):
             if not isinstance(source, int):
-                body_locations.append(len(values))
-                values.append(source)
+                taken = [k for k, value in enumerate(values)
+                         if names is not None and value.name == names[body][position]]
+                body_locations.append(taken[0] if taken else len(values))
+                if not taken:
+                    values.append(source)
                 continue
             if source not in placeholder_input:
                 placeholder_input[source] = len(values)
@@ -265,7 +269,9 @@ def cond(pred, then_func, else_func, name="cond"):
     if shape["_then"][0] != shape["_else"][0]:
         raise ValueError(f"cond: the then-branch gives {shape['_then'][0]} outputs, the "
                          f"else-branch {shape['_else'][0]}")
-    inputs, locations = _union_inputs([], *(sources for _, sources in traced))
+    names = [[node.name for node in topo_order(entries) if node.is_variable]
+             for entries, _ in traced]
+    inputs, locations = _union_inputs([], *(sources for _, sources in traced), names=names)
     count = shape["_then"][0]
     result = compose_op(Cond, inputs, dict(
         num_args=len(inputs) + 3, num_outputs=count, cond_input_locs=_locations(locations[0]),
