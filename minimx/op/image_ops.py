@@ -1,12 +1,16 @@
-"""``nd.image`` / ``sym.image`` operators: ``to_tensor`` and ``normalize``.
+"""``nd.image`` / ``sym.image`` operators: ``to_tensor``, ``normalize`` and ``resize``.
 
 Lesson: 11-data.  Mirrors ``src/operator/image/image_random.cc``.  ``to_tensor`` turns
 HWC (or NHWC) values in [0, 255] into CHW (NCHW) float32 in [0, 1]; ``normalize`` computes
 ``(x - mean) / std`` per channel of a CHW (or NCHW) tensor.  Gluon's ``ToTensor`` and
 ``Normalize`` transforms call them.
 """
-from .params import FloatTuple, Param
+import numpy as np
+
+from .common import on_host, to_device
+from .params import FloatTuple, Param, Shape
 from .registry import OpDef, TestHints, register_op
+from .resize_kernels import resize_array
 
 
 def _per_channel(values, channels, what, op):
@@ -74,3 +78,73 @@ class Normalize(OpDef):
     def backward(self, xp, out_grad):
         _, std = self._columns(xp, out_grad.shape[-3], out_grad.dtype)
         return out_grad / std
+
+
+def _resized_size(op, height, width):
+    """MXNet's output (height, width): ``size`` is (width, height), or one side length --
+    both sides, or with ``keep_ratio`` the shorter side, the other scaled (rounded down)."""
+    if len(op.size) not in (1, 2) or any(side <= 0 for side in op.size):
+        raise op.param_error(f"size must be one or two positive ints, got {op.size}")
+    if len(op.size) == 2:
+        return op.size[1], op.size[0]
+    side = op.size[0]
+    if not op.keep_ratio:
+        return side, side
+    if height > width:
+        return height * side // width, side
+    return side, width * side // height
+
+
+@register_op
+class Resize(OpDef):
+    """Resize an HWC image or an NHWC batch to ``size`` with OpenCV's interpolation ``interp``
+    (0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos); the dtype is kept (integers
+    rounded).  No gradient flows back through it."""
+    name = "_image_resize"
+    params = {"size": Param(Shape, default=(), doc="(width, height), or one side length"),
+              "keep_ratio": Param(bool, default=False,
+                                  doc="with one side length: scale the shorter side to it"),
+              "interp": Param(int, default=1, doc="interpolation, as OpenCV's (0-4)")}
+    differentiable = False
+    host_compute = True
+    # the other modes, batches and keep_ratio: tests/ndarray/test_image_resize_mxnet.py
+    test = TestHints(shapes=((5, 7, 3),), params={"size": (4, 6)}, low=0, high=255,
+                     grad=False, reference=lambda np, x, size: _bilinear_reference(np, x, size))
+
+    def check_params(self):
+        if self.interp not in (0, 1, 2, 3, 4):
+            raise self.param_error(f"interp must be 0, 1, 2, 3 or 4, got {self.interp}")
+
+    def infer_shape(self, data):
+        if len(data) not in (3, 4):
+            raise self.shape_error(f"expected an HWC image or an NHWC batch, got shape "
+                                   f"{tuple(data)}")
+        height, width = _resized_size(self, data[-3], data[-2])
+        return tuple(data[:-3]) + (height, width, data[-1])
+
+    def forward(self, xp, data):
+        if data.dtype == "float16":
+            raise self.type_error("float16 images are not supported (as OpenCV's resize)")
+        height, width = _resized_size(self, data.shape[-3], data.shape[-2])
+        images = on_host(xp, data)
+        if images.ndim == 3:
+            resized = resize_array(images, width, height, self.interp)
+        else:
+            resized = np.stack([resize_array(image, width, height, self.interp)
+                                for image in images])
+        return to_device(xp, resized)
+
+
+def _bilinear_reference(np, x, size):
+    """OpenCV's bilinear resize of an HWC image to (width, height) = ``size``, straight from
+    its formula: each output pixel centre mapped back into the input, clamped, and the four
+    pixels around it mixed."""
+    width, height = size
+    rows = np.clip((np.arange(height) + 0.5) * x.shape[0] / height - 0.5, 0, x.shape[0] - 1)
+    cols = np.clip((np.arange(width) + 0.5) * x.shape[1] / width - 0.5, 0, x.shape[1] - 1)
+    r0, c0 = np.floor(rows).astype(int), np.floor(cols).astype(int)
+    r1, c1 = np.minimum(r0 + 1, x.shape[0] - 1), np.minimum(c0 + 1, x.shape[1] - 1)
+    fr, fc = (rows - r0)[:, None, None], (cols - c0)[None, :, None]
+    out = (x[r0][:, c0] * (1 - fr) * (1 - fc) + x[r0][:, c1] * (1 - fr) * fc
+           + x[r1][:, c0] * fr * (1 - fc) + x[r1][:, c1] * fr * fc)
+    return out.astype(x.dtype)
