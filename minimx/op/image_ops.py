@@ -148,3 +148,119 @@ def _bilinear_reference(np, x, size):
     out = (x[r0][:, c0] * (1 - fr) * (1 - fc) + x[r0][:, c1] * (1 - fr) * fc
            + x[r1][:, c0] * fr * (1 - fc) + x[r1][:, c1] * fr * fc)
     return out.astype(x.dtype)
+
+
+def _image_axes(op, shape):
+    """The (height, width) axes of an HWC image or an NHWC batch."""
+    if len(shape) not in (3, 4):
+        raise op.shape_error(f"expected an HWC image or an NHWC batch, got shape "
+                             f"{tuple(shape)}")
+    return len(shape) - 3, len(shape) - 2
+
+
+@register_op
+class Crop(OpDef):
+    """The ``width`` x ``height`` region of an HWC image (or of each NHWC image) whose top
+    left corner is (``x``, ``y``)."""
+    name = "_image_crop"
+    params = {"x": Param(int, doc="left edge"), "y": Param(int, doc="top edge"),
+              "width": Param(int, doc="width of the region"),
+              "height": Param(int, doc="height of the region")}
+    saves = ("data_shape",)
+    test = TestHints(shapes=((4, 5, 3),), params={"x": 1, "y": 2, "width": 3, "height": 2},
+                     reference=lambda np, data, x, y, width, height:
+                     data[y:y + height, x:x + width])
+
+    def _region(self, shape):
+        rows, cols = _image_axes(self, shape)
+        if self.x < 0 or self.y < 0 or self.width <= 0 or self.height <= 0 or \
+                self.x + self.width > shape[cols] or self.y + self.height > shape[rows]:
+            raise self.shape_error(
+                f"the region x={self.x}, y={self.y}, width={self.width}, height="
+                f"{self.height} does not lie inside an image of height {shape[rows]} and "
+                f"width {shape[cols]}")
+        index = [slice(None)] * len(shape)
+        index[rows] = slice(self.y, self.y + self.height)
+        index[cols] = slice(self.x, self.x + self.width)
+        return tuple(index)
+
+    def infer_shape(self, data):
+        rows, cols = _image_axes(self, data)
+        self._region(data)
+        shape = list(data)
+        shape[rows], shape[cols] = self.height, self.width
+        return tuple(shape)
+
+    def forward(self, xp, data):
+        return data[self._region(data.shape)].copy()
+
+    def backward(self, xp, out_grad, data_shape):
+        grad = xp.zeros(data_shape, out_grad.dtype)
+        grad[self._region(data_shape)] = out_grad
+        return grad
+
+
+class _Flip(OpDef):
+    """Mirror an HWC image (or each NHWC image) along one of its axes."""
+    flips_width = True
+
+    def _axis(self, shape):
+        rows, cols = _image_axes(self, shape)
+        return cols if self.flips_width else rows
+
+    def infer_shape(self, data):
+        self._axis(data)
+        return tuple(data)
+
+    def forward(self, xp, data):
+        return xp.flip(data, axis=self._axis(data.shape)).copy()
+
+    def backward(self, xp, out_grad):
+        return xp.flip(out_grad, axis=self._axis(out_grad.shape)).copy()
+
+
+@register_op
+class FlipLeftRight(_Flip):
+    """Mirror an HWC image (or each NHWC image) left to right."""
+    name = "_image_flip_left_right"
+    test = TestHints(shapes=((3, 4, 2),), reference=lambda np, x: np.flip(x, x.ndim - 2),
+                     cases=(({}, ((2, 3, 4, 1),)),))
+
+
+@register_op
+class FlipTopBottom(_Flip):
+    """Mirror an HWC image (or each NHWC image) top to bottom."""
+    name = "_image_flip_top_bottom"
+    flips_width = False
+    test = TestHints(shapes=((3, 4, 2),), reference=lambda np, x: np.flip(x, x.ndim - 3),
+                     cases=(({}, ((2, 3, 4, 1),)),))
+
+
+class _RandomFlip(_Flip):
+    """Mirror the image with probability one half (the whole batch or none of it)."""
+    saves = ("output",)
+
+    def forward(self, xp, data, rng):
+        if rng.integers(2) == 1:      # one fair coin for the whole input, as MXNet's
+            return super().forward(xp, data)
+        return data.copy()
+
+    def backward(self, xp, out_grad, output):
+        raise NotImplementedError(f"operator {self.name} has no gradient")
+
+
+@register_op
+class RandomFlipLeftRight(_RandomFlip):
+    """Mirror an HWC image (or NHWC batch) left to right with probability one half."""
+    name = "_image_random_flip_left_right"
+    differentiable = False
+    test = TestHints(shapes=((3, 4, 2),), grad=False, random=True)
+
+
+@register_op
+class RandomFlipTopBottom(_RandomFlip):
+    """Mirror an HWC image (or NHWC batch) top to bottom with probability one half."""
+    name = "_image_random_flip_top_bottom"
+    flips_width = False
+    differentiable = False
+    test = TestHints(shapes=((3, 4, 2),), grad=False, random=True)
