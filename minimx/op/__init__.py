@@ -8,7 +8,7 @@ from . import arithmetic, compare, creation, getitem  # noqa: F401
 from . import elemwise, logexp, trig, rounding, activations, reduce  # noqa: F401
 from . import shape, join_split, slicing, broadcast, rearrange  # noqa: F401
 from . import indexing, linalg, linalg_products, linalg_factor, linalg_shapes  # noqa: F401
-from . import histogram, checks, image_ops  # noqa: F401
+from . import histogram, checks, image_ops, image_color  # noqa: F401
 from . import nn, normalization, conv, adaptive_pooling, upsampling, resize, spatial  # noqa: F401
 from . import deformable_conv  # noqa: F401
 from . import attention, correlation, pdf, im2col  # noqa: F401

@@ -17,7 +17,7 @@ import minimx as mx
 from minimx import nd, recordio
 from minimx.gluon import data as gdata
 from minimx.gluon.data.vision import transforms as T
-from minimx.gluon.data.vision.transforms import _contrast, _hue, _saturation
+from minimx.op.image_color import contrast as _contrast, hue as _hue, saturation as _saturation
 
 
 # -- datasets ------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 from .... import image
 from .... import ndarray as nd
 from ....base import InvalidParameterError
+from ....op import image_color as color
 from ...block import Block
 from ...hybrid_block import HybridBlock
 from ...nn import HybridSequential, Sequential
@@ -25,11 +26,6 @@ __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop",
            "RandomContrast", "RandomSaturation", "RandomHue", "RandomColorJitter",
            "RandomLighting"]
 
-_GRAY = np.array([0.299, 0.587, 0.114], dtype=np.float32)
-_EIGVAL = np.array([55.46, 4.794, 1.148], dtype=np.float32)
-_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009],
-                    [-0.5808, -0.0045, -0.8140],
-                    [-0.5836, -0.6948, 0.4203]], dtype=np.float32)
 
 
 class Compose(Sequential):
@@ -206,67 +202,10 @@ class _ColorTransform(Block):
     """Base of the colour transforms: ``adjust(pixels)`` on float32 numpy values."""
 
     def forward(self, x):
-        values = x.asnumpy()
-        out = self.adjust(values.astype(np.float32))
-        if np.issubdtype(values.dtype, np.integer):
-            info = np.iinfo(values.dtype)
-            out = np.clip(np.rint(out), info.min, info.max)
-        return image.image.as_ndarray(out.astype(values.dtype), like=x)
+        return image.image.as_ndarray(color.on_pixels(x.asnumpy(), self.adjust), like=x)
 
     def adjust(self, pixels):
         raise NotImplementedError
-
-
-def _brightness(pixels, alpha):
-    return pixels * alpha
-
-
-def _contrast(pixels, alpha):
-    gray_mean = float((pixels[..., :3] @ _GRAY).mean())
-    return pixels * alpha + gray_mean * (1 - alpha)
-
-
-def _saturation(pixels, alpha):
-    # MXNet 1.9.1's operator blends with 0.114 * blue alone, not the full grey level
-    # (its grey sum overwrites instead of adding); minimx gives the same images.
-    gray = pixels[..., 2:3] * _GRAY[2]
-    return pixels * alpha + gray * (1 - alpha)
-
-
-def _hue(pixels, alpha):
-    """Rotate the hue by ``alpha`` turns, in HLS space."""
-    if alpha == 0:
-        return pixels
-    hue, lightness, saturation = _rgb_to_hls(pixels[..., :3])
-    rgb = _hls_to_rgb((hue + alpha * 360.0) % 360.0, lightness, saturation)
-    return np.concatenate([rgb, pixels[..., 3:]], axis=-1)
-
-
-def _rgb_to_hls(rgb):
-    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
-    high, low = rgb.max(axis=-1), rgb.min(axis=-1)
-    lightness = (high + low) / 2
-    span = high - low
-    scale = np.where(lightness < 127.5, high + low, 510.0 - high - low)
-    saturation = np.where(span > 0, span / np.maximum(scale, 1e-12), 0.0)
-    safe = np.maximum(span, 1e-12)
-    hue = np.where(high == r, (g - b) / safe,
-                   np.where(high == g, 2 + (b - r) / safe, 4 + (r - g) / safe)) * 60.0
-    hue = np.where(span > 0, hue % 360.0, 0.0)
-    return hue, lightness, saturation
-
-
-def _hls_to_rgb(hue, lightness, saturation):
-    chroma = (255.0 - np.abs(2 * lightness - 255.0)) * saturation
-    sector = hue / 60.0
-    second = chroma * (1 - np.abs(sector % 2 - 1))
-    zero = np.zeros_like(chroma)
-    index = np.floor(sector).astype(int) % 6
-    table = [(chroma, second, zero), (second, chroma, zero), (zero, chroma, second),
-             (zero, second, chroma), (second, zero, chroma), (chroma, zero, second)]
-    channels = [np.choose(index, [row[c] for row in table]) for c in range(3)]
-    offset = lightness - chroma / 2
-    return np.stack([channel + offset for channel in channels], axis=-1)
 
 
 class RandomBrightness(_ColorTransform):
@@ -277,7 +216,7 @@ class RandomBrightness(_ColorTransform):
         self._brightness = brightness
 
     def adjust(self, pixels):
-        return _brightness(pixels, 1 + random.uniform(-self._brightness, self._brightness))
+        return color.brightness(pixels, 1 + random.uniform(-self._brightness, self._brightness))
 
 
 class RandomContrast(_ColorTransform):
@@ -288,7 +227,7 @@ class RandomContrast(_ColorTransform):
         self._contrast = contrast
 
     def adjust(self, pixels):
-        return _contrast(pixels, 1 + random.uniform(-self._contrast, self._contrast))
+        return color.contrast(pixels, 1 + random.uniform(-self._contrast, self._contrast))
 
 
 class RandomSaturation(_ColorTransform):
@@ -300,7 +239,7 @@ class RandomSaturation(_ColorTransform):
         self._saturation = saturation
 
     def adjust(self, pixels):
-        return _saturation(pixels, 1 + random.uniform(-self._saturation, self._saturation))
+        return color.saturation(pixels, 1 + random.uniform(-self._saturation, self._saturation))
 
 
 class RandomHue(_ColorTransform):
@@ -311,7 +250,7 @@ class RandomHue(_ColorTransform):
         self._hue = hue
 
     def adjust(self, pixels):
-        return _hue(pixels, random.uniform(-self._hue, self._hue))
+        return color.hue(pixels, random.uniform(-self._hue, self._hue))
 
 
 class RandomColorJitter(_ColorTransform):
@@ -320,14 +259,14 @@ class RandomColorJitter(_ColorTransform):
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
         super().__init__()
         self._jitters = [(fn, amount) for fn, amount in
-                         ((_brightness, brightness), (_contrast, contrast),
-                          (_saturation, saturation), (_hue, hue)) if amount > 0]
+                         ((color.brightness, brightness), (color.contrast, contrast),
+                          (color.saturation, saturation), (color.hue, hue)) if amount > 0]
 
     def adjust(self, pixels):
         order = list(self._jitters)
         random.shuffle(order)
         for fn, amount in order:
-            base = 0.0 if fn is _hue else 1.0
+            base = 0.0 if fn is color.hue else 1.0
             pixels = fn(pixels, base + random.uniform(-amount, amount))
         return pixels
 
@@ -343,5 +282,5 @@ class RandomLighting(_ColorTransform):
         if self._alpha == 0:
             return pixels
         weights = np.random.normal(0, self._alpha, size=3).astype(np.float32)
-        shift = _EIGVEC @ (weights * _EIGVAL)
+        shift = color.EIGVEC @ (weights * color.EIGVAL)
         return pixels + np.concatenate([shift, np.zeros(pixels.shape[-1] - 3, np.float32)])
