@@ -24,7 +24,7 @@ from ...nn import HybridSequential, Sequential
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop",
            "RandomResizedCrop", "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness",
            "RandomContrast", "RandomSaturation", "RandomHue", "RandomColorJitter",
-           "RandomLighting"]
+           "RandomLighting", "CropResize", "Rotate", "RandomRotation", "RandomApply"]
 
 
 
@@ -181,6 +181,91 @@ class RandomResizedCrop(Block):
 
     def forward(self, x):
         return image.random_size_crop(x, *self._args)[0]
+
+
+class CropResize(HybridBlock):
+    """The ``width`` x ``height`` region at (``x``, ``y``) of an HWC image (or NHWC batch),
+    resized to ``size`` (an int or (width, height)) when given.
+
+    Parameters
+    ----------
+    x, y : int
+        The region's top left corner.
+    width, height : int
+        The region's size.
+    size : int or (int, int), optional
+        Resize the region to this size.
+    interpolation : int, optional
+        OpenCV's interpolation code for the resize (default bilinear).
+    """
+
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        super().__init__()
+        self._region = (x, y, width, height)
+        self._size = size
+        self._interpolation = 1 if interpolation is None else interpolation
+
+    def hybrid_forward(self, F, x):
+        out = F.image.crop(x, *self._region)
+        if self._size:
+            out = F.image.resize(out, self._size, False, self._interpolation)
+        return out
+
+
+def _float32_only(x, name):
+    if x.dtype != np.float32:
+        raise TypeError(f"{name}: this transformation only supports float32, got "
+                        f"{np.dtype(x.dtype).name}; call it after ToTensor")
+
+
+class Rotate(Block):
+    """Rotate a float32 CHW image (or NCHW batch) by ``rotation_degrees`` (``mx.image.imrotate``;
+    ``zoom_in``/``zoom_out`` as there)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        _float32_only(x, "Rotate")
+        return image.imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """Rotate by an angle drawn from ``angle_limits`` (``mx.image.random_rotate``), with
+    probability ``rotate_with_proba``."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError(f"RandomRotation: angle_limits must be an ordered pair (low, "
+                             f"high), got {angle_limits}")
+        if not 0 <= rotate_with_proba <= 1:
+            raise ValueError(f"RandomRotation: rotate_with_proba must lie in [0, 1], got "
+                             f"{rotate_with_proba}")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._probability = rotate_with_proba
+
+    def forward(self, x):
+        if np.random.random() > self._probability:
+            return x
+        _float32_only(x, "RandomRotation")
+        return image.random_rotate(x, *self._args)
+
+
+class RandomApply(Sequential):
+    """Apply ``transforms`` (a Block) with probability ``p``, else pass the input through."""
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, x):
+        if self.p < random.random():
+            return x
+        return self.transforms(x)
 
 
 class RandomFlipLeftRight(Block):
