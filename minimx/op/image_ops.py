@@ -114,6 +114,8 @@ class Resize(OpDef):
     def check_params(self):
         if self.interp not in (0, 1, 2, 3, 4):
             raise self.param_error(f"interp must be 0, 1, 2, 3 or 4, got {self.interp}")
+        if self.size:                  # () is refused at shape inference, as MXNet's
+            _resized_size(self, 1, 1)
 
     def infer_shape(self, data):
         if len(data) not in (3, 4):

@@ -13,10 +13,15 @@ from same_program import on_minimx, on_mxnet
 
 GRAPHS = """
 import json
+from collections import defaultdict
 import numpy as np
 sym, nd = mx.sym, mx.nd
 rng = np.random.RandomState(0)
 out = {}
+# node and body names counted from 0, whatever ran before in this process
+mx.attribute.AttrScope._subgraph_names = defaultdict(int)
+names = mx.name.NameManager()
+names.__enter__()
 
 def run(name, graph, arrays):
     args = {k: nd.array(v) for k, v in arrays.items()}
@@ -56,6 +61,7 @@ for value in (1.0, 9.0):
     r = sym.contrib.cond(a * b < 5, lambda: [(a + 5) * (b + 5), a - b],
                          lambda: [(a - 5) * (b - 5), a + b])
     run(f"cond{value}", sym.Group(r), {"a": np.array([value]), "b": np.array([2.0])})
+names.__exit__(None, None, None)
 print(json.dumps(out))
 """
 

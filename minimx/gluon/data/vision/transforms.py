@@ -119,15 +119,9 @@ def _size_pair(size):
     return (size, size) if isinstance(size, int) else tuple(size)
 
 
-def _per_image(fn, x):
-    """``fn`` on an HWC image, or on each image of an NHWC batch."""
-    if len(x.shape) == 4:
-        return nd.stack(*(fn(x[i]) for i in range(x.shape[0])))
-    return fn(x)
-
-
-class Resize(Block):
-    """Resize to ``size`` (w, h) or, with an int and ``keep_ratio``, the short side to it.
+class Resize(HybridBlock):
+    """Resize to ``size`` (w, h) or, with an int and ``keep_ratio``, the short side to it
+    (the operator ``image.resize``: HWC images and NHWC batches).
 
     Parameters
     ----------
@@ -145,20 +139,8 @@ class Resize(Block):
         self._keep = keep_ratio
         self._interpolation = interpolation
 
-    def _target(self, height, width):
-        if isinstance(self._size, int):
-            if not self._keep:
-                return self._size, self._size
-            if height > width:
-                return self._size, int(self._size * height / width)
-            return int(self._size * width / height), self._size
-        return tuple(self._size)
-
-    def forward(self, x):
-        def resize(img):
-            width, height = self._target(img.shape[0], img.shape[1])
-            return image.imresize(img, width, height, self._interpolation)
-        return _per_image(resize, x)
+    def hybrid_forward(self, F, x):
+        return F.image.resize(x, self._size, self._keep, self._interpolation)
 
 
 class CenterCrop(Block):
