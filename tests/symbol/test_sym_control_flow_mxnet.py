@@ -26,7 +26,7 @@ names.__enter__()
 def run(name, graph, arrays):
     args = {k: nd.array(v) for k, v in arrays.items()}
     grads = {k: nd.zeros(v.shape) for k, v in arrays.items()}
-    ex = graph.bind(mx.cpu(), args, args_grad=grads)
+    ex = graph.bind(mx.current_context(), args, args_grad=grads)
     results = ex.forward(is_train=True)
     heads = [nd.array(rng.uniform(size=r.shape)) for r in results]
     ex.backward(heads)
@@ -96,7 +96,7 @@ names = graph.list_arguments()
 rng = np.random.RandomState(1)
 shapes = {"x": (4, 3), "y": (4, 3), "s": (3,), "w": (3,)}
 args = {n: mx.nd.array(rng.uniform(size=shapes[n])) for n in names}
-print(json.dumps([o.asnumpy().tolist() for o in graph.bind(mx.cpu(), args).forward()]))
+print(json.dumps([o.asnumpy().tolist() for o in graph.bind(mx.current_context(), args).forward()]))
 """
 
 
@@ -133,7 +133,7 @@ x, h = nd.array(rng.uniform(-1, 1, size=(5, 2, 4))), nd.array(rng.uniform(size=(
 weight, bias = rng.uniform(-1, 1, size=(3, 4)), rng.uniform(size=3)
 for hybrid in (False, True):
     net = Net(prefix="net_")
-    net.initialize()
+    net.initialize(ctx=mx.current_context())
     net.dense.weight.set_data(nd.array(weight))
     net.dense.bias.set_data(nd.array(bias))
     if hybrid:
@@ -146,7 +146,7 @@ for hybrid in (False, True):
                         x.grad.asnumpy().tolist(), net.dense.weight.grad().asnumpy().tolist()]
 net.export(INPUT + "/net")
 loaded = gluon.SymbolBlock.imports(INPUT + "/net-symbol.json", ["data0", "data1"],
-                                   INPUT + "/net-0000.params")
+                                   INPUT + "/net-0000.params", ctx=mx.current_context())
 out["imported"] = [o.asnumpy().tolist() for o in loaded(x, h)]
 print(json.dumps(out))
 """
@@ -200,7 +200,7 @@ for layout, shape in (("TNC", (5, 2, 3)), ("NTC", (2, 5, 3))):
                                    ("i2h_bias", (16,)), ("h2h_bias", (16,)))}
     for hybrid in (False, True):
         net = Unroll(layout, prefix="unroll_")
-        net.initialize()
+        net.initialize(ctx=mx.current_context())
         for name, value in weights.items():
             getattr(net.cell, name).set_data(nd.array(value))
         if hybrid:
@@ -231,7 +231,8 @@ def test_loop_node_runs_its_body_once_per_step_not_unrolled():
     outs, _ = mx.sym.contrib.foreach(lambda d, s: (d * s[0], [s[0] + d]), data, [state])
     assert [node.op_name() for node in outs.nodes() if not node.is_variable] == ["_foreach"]
     for steps in (2, 7):
-        ex = outs.bind(mx.cpu(), {"data": mx.nd.ones((steps, 3)), "state": mx.nd.ones(3)})
+        args = {"data": mx.nd.ones((steps, 3)), "state": mx.nd.ones(3)}
+        ex = outs.bind(mx.current_context(), args)
         assert ex.forward()[0].asnumpy()[:, 0].tolist() == list(range(1, steps + 1))
 
 
