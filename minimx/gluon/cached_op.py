@@ -17,7 +17,7 @@ from ..ndarray.ndarray import Chunk, NDArray
 from ..ndarray.sparse_dispatch import as_dense
 from ..op.call import own_buffers
 from ..symbol import inference
-from ..symbol.graph import (aux_variables, check_gradients_exist, entries_depending_on,
+from ..symbol.graph import (Node, aux_variables, check_gradients_exist, entries_depending_on,
                             topo_order)
 
 __all__ = ["CachedOp"]
@@ -36,10 +36,10 @@ class CachedOp:
         self.input_names = list(input_names)
         self._entries = symbol._entries
         variables = {node.name: node for node in topo_order(self._entries) if node.is_variable}
-        missing = [name for name in self.input_names if name not in variables]
-        if missing:
-            raise ValueError(f"CachedOp: the graph has no inputs named {missing}")
-        self._variables = [variables[name] for name in self.input_names]
+        # an input the graph does not read (a block that ignores an argument) is accepted,
+        # as MXNet's CachedOp accepts it: a variable of its own, whose gradient is zero
+        self._variables = [variables.get(name) or Node(None, name)
+                           for name in self.input_names]
         aux = aux_variables(self._entries)
         self._mutated = [id(node) in aux for node in self._variables]
         self._plans = {}

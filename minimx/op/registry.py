@@ -56,7 +56,9 @@ class TestHints:
     values are unspecified (``_empty``), so only shape and dtype are compared;
     ``inputs``: ``inputs(rng, shapes, dtype)`` returning the case's input arrays, for
     operators whose inputs need a structure random values lack (boxes whose corners are
-    ordered, labels padded with -1); ``rng`` is a ``numpy.random.RandomState``.
+    ordered, labels padded with -1); ``rng`` is a ``numpy.random.RandomState``;
+    ``generated``: False for an operator no generated case can call (a control-flow
+    operator needs a body graph), whose tests are written by hand.
     The generated tests live in ``tests/op/test_registry.py``.
     """
 
@@ -77,6 +79,7 @@ class TestHints:
     undefined_values: bool = False
     inputs: object = None
     input_dtypes: dict = field(default_factory=dict)
+    generated: bool = True
 
 
 class OpDef:
