@@ -1,7 +1,7 @@
 """``mx.np.linalg``: norms, inverses, determinants, factorizations and solves.
 
 Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy/linalg.py``.  Each function
-is a registered operator (``_linalg_inverse``, ``_linalg_det``, ``_linalg_potrf``,
+is a registered operator (``_linalg_inverse``, ``_npi_det``, ``_linalg_potrf``,
 ``_linalg_syevd``, ``_npi_solve``, ``_npi_pinv``, ``_npi_eig``, ``_npi_tensorinv``, ...) or
 a composition of them; ``svd`` and the names MXNet itself hands to host NumPy (``qr``,
 ``lstsq``, ...) compute on the host (``fallback.py``).
@@ -67,14 +67,11 @@ def inv(a):
 
 
 def det(a):
-    a = operand(a)
-    return numpy_shaped(call_np("_linalg_det", a), a.shape[:-2])
+    return call_np("_npi_det", operand(a))
 
 
 def slogdet(a):
-    a = operand(a)
-    sign, logdet = call_np("_linalg_slogdet", a)
-    return numpy_shaped(sign, a.shape[:-2]), numpy_shaped(logdet, a.shape[:-2])
+    return tuple(call_np("_npi_slogdet", operand(a)))
 
 
 def cholesky(a):

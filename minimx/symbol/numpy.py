@@ -166,7 +166,17 @@ def _compose_node(op_name, inputs, params):
         raise MXNetError(f"sym.np: {op_name}: out= cannot name a Symbol")
     params.pop("ctx", None)
     return as_np_symbol(compose_op(get_op(op_name), tuple(inputs), params,
-                                   op_name.lower().lstrip("_")))
+                                   _name_hint(op_name)))
+
+
+def _name_hint(op_name):
+    """A node's name hint: the operator's name without MXNet's NumPy prefixes, as MXNet's
+    ``mx.sym.np`` names its nodes (``_npi_tensordot`` makes ``tensordot0``)."""
+    name = op_name.lower()
+    for prefix in ("_npi_", "_npx_", "_np_"):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name.lstrip("_")
 
 
 def _refuse(name, why="it needs the operand's shape, which a Symbol does not know"):
