@@ -12,6 +12,7 @@ What cannot be hybridized: code that needs values (``if x.sum() > 0``,
 Python loops whose length depends on data.
 """
 import re
+import warnings
 
 from .. import ndarray as nd
 from .. import symbol as sym
@@ -221,8 +222,10 @@ class HybridBlock(Block):
             # comparing that one number per call proves the cache still right without
             # ``param.data(ctx)``'s context lookups (the largest per-call cost).
             self._param_cache = (ctx, self._cached_params, Parameter.data_version, params)
+        data = arrays if len(self._cached_data) == len(arrays) else \
+            [arrays[i] for i in self._cached_data]
         try:
-            out = self._cached_op(*arrays, *params)
+            out = self._cached_op(*data, *params, default_ctx=ctx)
         except InvalidShapeError as error:
             raise _unfit_input_error(_failing_layer(self, error.node_name), error,
                                      arrays[0].shape, network=self) from error
@@ -242,15 +245,29 @@ class HybridBlock(Block):
         return cache[3]
 
     def _build_cache(self, *args):
-        inputs, out = self._get_graph(*args)
+        self._cache_graph(*self._get_graph(*args))
+
+    def _cache_graph(self, inputs, out):
+        """The CachedOp of graph ``out`` over the data ``inputs`` and this block's parameters.
+        As MXNet's, it takes only the inputs the graph uses: a data input no computation
+        reads (a sampler's shape-only use of it, a constant result) is left out of each
+        call, with MXNet's warning."""
         data_names = [var.name for var in inputs]
+        used = out.list_inputs()
         params = self.collect_params()
-        param_names = [name for name in out.list_inputs() if name not in data_names]
+        param_names = [name for name in used if name not in data_names]
         unknown = [name for name in param_names if name not in params]
         if unknown:
             raise ValueError(f"{self.name}: the traced graph uses inputs {unknown} that are "
                              f"neither data nor parameters of this block")
-        self._cached_op = CachedOp(out, data_names + param_names)
+        self._cached_data = [i for i, name in enumerate(data_names) if name in used]
+        if len(self._cached_data) < len(data_names):
+            unused = ", ".join(f"{i}-th" for i, name in enumerate(data_names)
+                               if name not in used)
+            warnings.warn(f"The {unused} input to HybridBlock is not used by any computation. "
+                          f"Is this intended?", stacklevel=6)
+        self._cached_op = CachedOp(out, [data_names[i] for i in self._cached_data] +
+                                   param_names)
         self._cached_op.op_hook = getattr(self, "_op_hook", None)
         self._cached_params = [params[name] for name in param_names]
 

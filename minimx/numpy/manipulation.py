@@ -168,15 +168,14 @@ def repeat(a, repeats, axis=None):
 
 
 def broadcast_to(array, shape):
+    """``array`` broadcast to ``shape``: the ``_npi_broadcast_to`` operator (a zero-size
+    axis is a size, so the result of a recorded call is recorded too; ``-2`` keeps the
+    input's size, MXNet's extension; shapes that do not fit raise a ValueError)."""
     array = operand(array)
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    if array.shape == shape:
+    if not is_symbolic(array) and array.shape == shape:
         return array
-    onp.broadcast_shapes(array.shape, shape)              # NumPy's error when they do not fit
-    if 0 in shape:
-        return call_np("_zeros", shape=shape, dtype=array.dtype.name, ctx=array.context)
-    padded = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
-    return call_np("broadcast_to", padded, shape=shape)
+    return call_np("_npi_broadcast_to", array, shape=shape)
 
 
 def broadcast_arrays(*args):

@@ -123,7 +123,9 @@ def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, ou
     alpha, beta = broadcast_arrays(alpha, beta)
     if size is not None:
         alpha, beta = broadcast_to(alpha, _size(size)), broadcast_to(beta, _size(size))
-    return _into(call_np("_sample_gamma", alpha, beta), out)
+    samples = call_np("_sample_gamma", alpha, beta)
+    wanted = normalize_dtype(dtype).name            # dtype, not the parameters', as MXNet's
+    return _into(samples if samples.dtype == wanted else samples.astype(wanted), out)
 
 
 def poisson(lam=1.0, size=None, dtype=None, ctx=None, device=None, out=None):

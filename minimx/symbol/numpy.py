@@ -233,11 +233,6 @@ def _creation(name, source=_np):
     array_function = getattr(source, name)
 
     def function(*args, **kwargs):
-        fill_value = args[1] if name == "full" and len(args) > 1 else kwargs.get("fill_value")
-        if isinstance(fill_value, Symbol):          # np.full with an array value broadcasts
-            dtype = args[2] if len(args) > 2 else kwargs.get("dtype")
-            fill_value = fill_value if dtype is None else fill_value.astype(dtype)
-            return _np.broadcast_to(fill_value, args[0] if args else kwargs["shape"])
         with composing(_compose_node):
             return array_function(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
