@@ -1,6 +1,6 @@
 """np Symbols built by hand (``mx.sym.var('a').as_np_ndarray()``, no HybridBlock trace):
 functions whose result shape MXNet's operators infer at bind time (``tensordot``, ``inner``,
-``linalg.det``, ``linalg.slogdet``) compose one node, bind, run and differentiate, with
+``linalg.det``, ``linalg.slogdet``, ``npx.reshape``) compose one node, bind, run and differentiate, with
 MXNet 1.9.1's shapes, values, operator names and ``repr``.
 """
 import json
@@ -27,6 +27,9 @@ CASES = {
     "det-one": ("mx.sym.np.linalg.det(a)", (3, 3), (1,)),
     "det-batch": ("mx.sym.np.linalg.det(a)", (2, 3, 3), (1,)),
     "slogdet-one": ("mx.sym.np.linalg.slogdet(a)[1]", (3, 3), (1,)),
+    "npx-reshape-codes": ("mx.sym.npx.reshape(a, (-6, 2, -1, -3, -5))", (6, 1, 2, 3), (1,)),
+    "npx-reshape-reverse": ("mx.sym.npx.reshape(a, (-4, -1, 3, -6), reverse=True)",
+                            (8, 5, 6), (1,)),
 }
 
 MXNET_SCRIPT = """
@@ -145,3 +148,26 @@ def test_tensordot_refuses_unpaired_axes(np_mode, axes, message):
 def test_tensordot_names_the_axes_that_do_not_align(np_mode):
     with pytest.raises(mx.base.InvalidShapeError, match="_npi_tensordot.*axis 1 of a has 5"):
         mx.np.tensordot(mx.np.ones((3, 5)), mx.np.ones((4, 4)), ([1], [0]))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("shape, codes, reverse, expected", [
+    ((2, 3, 5, 5), (-2, -1), False, (2, 75)), ((1, 1, 1, 1), (-3, -3, -3, -3), False, ()),
+    ((64, 1, 2, 3), (-6, 16, -1, -4), False, (16, 4, 1, 2, 3)),
+    ((8, 5, 4, 6), (-4, -1, 3, -6), True, (8, 5, 4, 2, 3))])
+def test_npx_reshape_of_legacy_symbols(hybridize, shape, codes, reverse, expected):
+    """Outside np mode a HybridBlock traces legacy Symbols, and ``F.npx.reshape`` of one is
+    the ``_npx_reshape`` node (cases and shapes from MXNet's test_npx_reshape)."""
+    class Net(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, a):
+            return F.npx.reshape(a, codes, reverse=reverse)
+    net = Net()
+    net.hybridize(hybridize)
+    a = mx.np.array(onp.arange(onp.prod(shape), dtype="float32").reshape(shape))
+    a.attach_grad()
+    with mx.autograd.record():
+        out = net(a)
+    out.backward()
+    assert out.shape == expected
+    onp.testing.assert_array_equal(out.asnumpy(), a.asnumpy().reshape(expected))
+    assert a.grad.shape == shape and (a.grad.asnumpy() == 1).all()
