@@ -21,7 +21,7 @@ from ..numpy.multiarray import as_np
 from ..util import is_np_array
 from ..ndarray import NDArray
 from ..symbol import Symbol
-from ..symbol.numpy import tracing_with
+from ..symbol.numpy import ValueShapedError, tracing_with
 from .block import Block
 from .cached_op import CachedOp
 from .parameter import DeferredInitializationError, Parameter
@@ -50,6 +50,7 @@ class HybridBlock(Block):
         self._cached_op = None
         self._cached_params = []
         self._param_cache = None      # (ctx, _cached_params, Parameter.data_version, arrays)
+        self._value_shaped = None     # why the graph cannot be cached (runs imperatively)
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
@@ -76,6 +77,7 @@ class HybridBlock(Block):
     def _clear_cached_op(self):
         self._cached_graph = ()
         self._cached_op = None
+        self._value_shaped = None
 
     def register_op_hook(self, callback, monitor_all=False):
         """Call ``callback(name, op_name, array)`` on every operator output of the cached
@@ -170,7 +172,7 @@ class HybridBlock(Block):
         if first is None:
             raise ValueError(f"{type(self).__name__}: there must be at least one NDArray or "
                              f"Symbol among the inputs, got {type(x).__name__}")
-        if self._active:
+        if self._active and self._value_shaped is None:
             for item in flat:
                 if not isinstance(item, NDArray):
                     raise ValueError(
@@ -180,7 +182,10 @@ class HybridBlock(Block):
                     raise ValueError(f"{type(self).__name__}: when hybridized, every input "
                                      f"must be on one context, got {first.context} and "
                                      f"{item.context}")
-            return self._call_cached_op(x, *args)
+            try:
+                return self._call_cached_op(x, *args)
+            except ValueShapedError as error:
+                self._run_imperatively_from_now(error)
         ctx = first.context
         with ctx:
             try:
@@ -194,6 +199,16 @@ class HybridBlock(Block):
                 if getattr(error, "names_layer", False):
                     raise
                 raise _unfit_input_error(self, error, first.shape) from error
+
+    def _run_imperatively_from_now(self, error):
+        """The trace met a function whose result's shape depends on values (``np.unique``,
+        ``np.bincount``, a boolean mask): no graph can be planned ahead, so the block runs
+        ``hybrid_forward`` with ``F = nd`` on every call (until ``hybridize()`` again), op by
+        op as MXNet's CachedOp runs a graph of dynamic shapes; the results are the same."""
+        self._clear_cached_op()
+        self._value_shaped = str(error)
+        warnings.warn(f"{self.name}: the hybridized graph cannot be planned ahead ({error}); "
+                      f"the block runs imperatively", stacklevel=4)
 
     def _call_cached_op(self, *args):
         arrays, fmt = _flatten(args)        # None inputs left out, lists flattened
