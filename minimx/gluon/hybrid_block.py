@@ -17,11 +17,11 @@ import warnings
 from .. import ndarray as nd
 from .. import symbol as sym
 from ..base import InvalidShapeError
-from ..numpy.multiarray import as_np
+from ..numpy.multiarray import as_np, ndarray as np_ndarray
 from ..util import is_np_array
 from ..ndarray import NDArray
 from ..symbol import Symbol
-from ..symbol.numpy import ValueShapedError, tracing_with
+from ..symbol.numpy import ValueShapedError, _Symbol as NpSymbol, tracing_with
 from .block import Block
 from .cached_op import CachedOp
 from .parameter import DeferredInitializationError, Parameter
@@ -129,6 +129,7 @@ class HybridBlock(Block):
                 self._out_format = "single"
             else:
                 out, self._out_format = _flatten(out)
+                _check_same_symbol_kind(out)
                 out = sym.Group(out)
             self._cached_graph = (inputs, out)
         return self._cached_graph
@@ -194,11 +195,14 @@ class HybridBlock(Block):
                 self._finish_deferred_init(x, *args)
                 params = {name: p.data(ctx) for name, p in self._reg_params.items()}
             try:
-                return self.hybrid_forward(nd, x, *args, **params)
+                out = self.hybrid_forward(nd, x, *args, **params)
             except InvalidShapeError as error:
                 if getattr(error, "names_layer", False):
                     raise
                 raise _unfit_input_error(self, error, first.shape) from error
+        if is_np_array():
+            _check_np_outputs(out)
+        return out
 
     def _run_imperatively_from_now(self, error):
         """The trace met a function whose result's shape depends on values (``np.unique``,
@@ -339,6 +343,25 @@ def _unfit_input_error(layer, error, input_shape, network=None):
         f"re-initialize) the network for the new one.")
     error.names_layer = True
     return error
+
+
+def _check_np_outputs(out):
+    """In np mode a block returns np arrays: a legacy NDArray among its outputs is a
+    TypeError, as MXNet's."""
+    for item in _flatten(out)[0]:
+        if isinstance(item, NDArray) and not isinstance(item, np_ndarray):
+            raise TypeError(f"Block's output ndarrays/symbols must be of type "
+                            f"`mxnet.numpy.ndarray` or `mxnet.symbol.numpy._Symbol`, while got "
+                            f"output type {type(item)}")
+
+
+def _check_same_symbol_kind(outputs):
+    """A graph's outputs are all np Symbols or all legacy ones (MXNet's TypeError): one
+    graph gives one kind of array."""
+    if len({isinstance(item, NpSymbol) for item in outputs}) > 1:
+        raise TypeError("Found both classic symbol (mx.sym.Symbol) and numpy symbol "
+                        "(mx.sym.np._Symbol) in outputs: a graph's outputs must be of one kind; "
+                        "convert them with as_np_ndarray() or as_nd_ndarray()")
 
 
 def _flatten(args):
