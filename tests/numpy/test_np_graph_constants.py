@@ -3,15 +3,15 @@ to a zero-size shape, and samplers that read their array parameters only for the
 the graph uses none of the block's inputs.  As MXNet 1.9.1's CachedOp, the block then runs
 the graph without those inputs (with MXNet's warning), on the inputs' context.
 """
-import json
-import subprocess
 import warnings
 
 import numpy as onp
 import pytest
 
 import minimx as mx
-from minimx import gluon, np, npx
+from minimx import gluon, np
+
+from np_graph_helpers import ask_mxnet_json, defined, np_mode  # noqa: F401 (np_mode)
 
 BLOCKS = """
 class Full(gluon.HybridBlock):
@@ -79,26 +79,14 @@ print(json.dumps(results))
 """
 
 
-@pytest.fixture
-def np_mode():
-    npx.set_np()
-    yield
-    npx.reset_np()
-
-
 @pytest.fixture(scope="module")
 def namespace():
-    names = {"gluon": gluon, "np": np}
-    exec(BLOCKS, names)   # noqa: S102
-    return names
+    return defined(BLOCKS)
 
 
 @pytest.fixture(scope="module")
 def mxnet_results(mxnet_python):
-    done = subprocess.run([mxnet_python, "-c", MXNET_SCRIPT.format(blocks=BLOCKS)],
-                          input=json.dumps(CASES), capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return ask_mxnet_json(mxnet_python, MXNET_SCRIPT.format(blocks=BLOCKS), CASES)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

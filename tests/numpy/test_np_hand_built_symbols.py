@@ -1,16 +1,17 @@
 """np Symbols built by hand (``mx.sym.var('a').as_np_ndarray()``, no HybridBlock trace):
 functions whose result shape MXNet's operators infer at bind time (``tensordot``, ``inner``,
-``linalg.det``, ``linalg.slogdet``, ``npx.reshape``) compose one node, bind, run and differentiate, with
-MXNet 1.9.1's shapes, values, operator names and ``repr``.
+``linalg.det``, ``linalg.slogdet``, ``npx.reshape``) compose one node, bind, run and
+differentiate, with MXNet 1.9.1's shapes, values, operator names and ``repr``.
 """
 import json
-import subprocess
 
 import numpy as onp
 import pytest
 
 import minimx as mx
 from minimx.test_utils import check_numeric_gradient
+
+from np_graph_helpers import ask_mxnet_json, np_mode  # noqa: F401 (a fixture)
 
 # name -> (expression over the np Symbols a and b, shape of a, shape of b)
 CASES = {
@@ -73,13 +74,6 @@ def load_values(shape, seed):
     return namespace["load_values"](shape, seed)
 
 
-@pytest.fixture
-def np_mode():
-    mx.npx.set_np()
-    yield
-    mx.npx.reset_np()
-
-
 def _symbols():
     return mx.sym.var("a").as_np_ndarray(), mx.sym.var("b").as_np_ndarray()
 
@@ -87,10 +81,7 @@ def _symbols():
 @pytest.fixture(scope="module")
 def mxnet_results(mxnet_python):
     script = MXNET_SCRIPT.replace("npx.set_np()", "npx.set_np()\n" + VALUES)
-    done = subprocess.run([mxnet_python, "-c", script], input=json.dumps(CASES),
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return ask_mxnet_json(mxnet_python, script, CASES)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

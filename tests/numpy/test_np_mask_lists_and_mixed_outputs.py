@@ -3,13 +3,14 @@ a tuple or an assignment MXNet 1.9.1 reads its items as integers), scalar ``True
 among the indices of an assignment, and np blocks whose outputs mix legacy and np arrays (a
 TypeError), each against MXNet 1.9.1.
 """
-import json
 import subprocess
 
 import pytest
 
 import minimx as mx
-from minimx import gluon, np, npx
+from minimx import gluon, np
+
+from np_graph_helpers import ask_mxnet_json, np_mode  # noqa: F401 (a fixture)
 
 # name -> statements over x (a 2x3x3 int32 array of 0..17); the result is x[...] or x itself
 CASES = {
@@ -37,19 +38,9 @@ print(json.dumps(results))
 """
 
 
-@pytest.fixture
-def np_mode():
-    npx.set_np()
-    yield
-    npx.reset_np()
-
-
 @pytest.fixture(scope="module")
 def mxnet_results(mxnet_python):
-    done = subprocess.run([mxnet_python, "-c", MXNET_SCRIPT], input=json.dumps(CASES),
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return ask_mxnet_json(mxnet_python, MXNET_SCRIPT, CASES)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
