@@ -140,3 +140,19 @@ def test_gamma_of_array_parameters_gives_the_asked_dtype(np_mode):
     assert np.random.gamma(a, 1.0, size=(2,)).dtype == onp.float32
     assert np.random.beta(a, a, size=(2,), dtype="float64").dtype == onp.float64
     assert np.random.chisquare(a, dtype="float16").dtype == onp.float16
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_hsplit_of_a_vector_and_ediff1d_with_numbers_in_a_graph(np_mode, hybridize):
+    """A traced Symbol knows its rank (hsplit of a vector splits axis 0, as NumPy's), and
+    ediff1d's number ``to_begin`` / ``to_end`` are constant nodes of the graph."""
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, a):
+            return F.np.hsplit(a, 2) + [F.np.ediff1d(a, to_end=9, to_begin=-1)]
+    net = Net()
+    net.hybridize(hybridize)
+    x = onp.array([1.0, 4.0, 2.0, 8.0], dtype="float32")
+    out = net(np.array(x))
+    expected = onp.hsplit(x, 2) + [onp.ediff1d(x, to_end=9, to_begin=-1)]
+    assert [o.asnumpy().tolist() for o in out] == [e.tolist() for e in expected]
+    assert all(o.dtype == onp.float32 for o in out)
