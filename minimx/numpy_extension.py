@@ -13,6 +13,7 @@ from .context import cpu, current_context, gpu, num_gpus
 from .ndarray import op as _nd_op
 from .ndarray import utils as _nd_utils
 from .numpy import extension_random as random  # noqa: F401 (npx.random)
+from .numpy.adapter import call_np, operand
 from .numpy.multiarray import as_np
 from .random_state import seed
 from .util import is_np_array, is_np_shape, reset_np, set_np, use_np
@@ -98,41 +99,6 @@ def load(file):
 def reshape(a, newshape, reverse=False, order="C"):
     """Reshape with npx's codes: -1 infer, -2 copy this axis, -3 drop this axis (size 1),
     -4 copy all remaining axes, -5 merge two axes, -6 split one axis in two (the next two
-    values, one may be -1)."""
+    values, one may be -1).  The ``_npx_reshape`` operator, on arrays and on Symbols."""
     newshape = (newshape,) if isinstance(newshape, numbers.Integral) else tuple(newshape)
-    shape = a.shape[::-1] if reverse else a.shape
-    target = _npx_target(tuple(shape), newshape[::-1] if reverse else newshape)
-    return a.reshape(target[::-1] if reverse else target)
-
-
-def _npx_target(shape, codes):
-    target, axis, index = [], 0, 0
-    while index < len(codes):
-        code = codes[index]
-        if code >= 0 or code == -1:
-            target.append(code)
-            axis += 1
-        elif code == -2:
-            target.append(shape[axis])
-            axis += 1
-        elif code == -3:
-            if shape[axis] != 1:
-                raise ValueError(f"npx.reshape: -3 drops an axis of size 1, axis {axis} of "
-                                 f"shape {shape} has size {shape[axis]}")
-            axis += 1
-        elif code == -4:
-            target.extend(shape[axis:])
-            axis = len(shape)
-        elif code == -5:
-            target.append(shape[axis] * shape[axis + 1])
-            axis += 2
-        elif code == -6:
-            first, second = codes[index + 1], codes[index + 2]
-            first = shape[axis] // second if first == -1 else first
-            second = shape[axis] // first if second == -1 else second
-            target.extend((first, second))
-            axis, index = axis + 1, index + 2
-        else:
-            raise ValueError(f"npx.reshape: unknown code {code} in {codes}")
-        index += 1
-    return tuple(target)
+    return call_np("_npx_reshape", operand(a), newshape=newshape, reverse=reverse, order=order)

@@ -2,6 +2,7 @@
 
     .venv/bin/python tools/run_mxnet_tests.py SUITE [--reference PYTHON] [--files a,b]
                                              [--timeout S] [--json FILE] [--keep DIR]
+                                             [-k EXPRESSION]
 
 SUITE is a folder holding ``tests/python/unittest`` (and ``common``, ``train``) of MXNet
 1.9.1, extracted from its repository; none of it is part of minimx.  Each in-scope test
@@ -108,8 +109,9 @@ def scope_of(source, own=(set(), set())):
     return None
 
 
-def run_file(python, unittest_dir, name, target, timeout, folder):
-    """{test name: (outcome, message)} of one file, from pytest's JUnit XML."""
+def run_file(python, unittest_dir, name, target, timeout, folder, keyword=None):
+    """{test name: (outcome, message)} of one file, from pytest's JUnit XML; ``keyword``:
+    pytest's ``-k`` expression, to run only some of the file's tests."""
     report = folder / f"{name}-{target}.xml"
     env = dict(os.environ, MXSUITE_TARGET=target, MPLBACKEND="Agg",
                PYTHONPATH=os.pathsep.join([str(PLUGIN_DIR), str(HERE.parent),
@@ -117,6 +119,7 @@ def run_file(python, unittest_dir, name, target, timeout, folder):
     command = [python, "-m", "pytest", f"{name}.py", "-p", "mxsuite_plugin",
                "-p", "no:cacheprovider", "-q", f"--timeout={timeout}", f"--junitxml={report}",
                "-o", "addopts=", "--rootdir", str(unittest_dir)]
+    command += ["-k", keyword] if keyword else []
     try:
         done = subprocess.run(command, cwd=unittest_dir, env=env, capture_output=True,
                               text=True, timeout=timeout * 40, stdin=subprocess.DEVNULL)
@@ -178,6 +181,8 @@ def main(argv=None):
     parser.add_argument("--python", default=sys.executable, help="minimx's interpreter")
     parser.add_argument("--reference-only", action="store_true",
                         help="run only the reference (to keep its reports with --keep)")
+    parser.add_argument("-k", dest="keyword", help="pytest's -k expression: run only the "
+                        "tests it selects (the reference's kept reports are cut to the same)")
     options = parser.parse_args(argv)
     unittest_dir = (pathlib.Path(options.suite) / "tests" / "python" / "unittest").resolve()
     if not unittest_dir.is_dir():
@@ -190,17 +195,21 @@ def main(argv=None):
     for name in names:
         sources = test_sources(unittest_dir / f"{name}.py")
         mine = {} if options.reference_only else run_file(options.python, unittest_dir, name,
-                                                          "minimx", options.timeout, folder)
+                                                          "minimx", options.timeout, folder,
+                                                          options.keyword)
         if options.reference_reports:
             kept = pathlib.Path(options.reference_reports) / f"{name}-mxnet.xml"
             theirs = parse_report(kept) if kept.exists() else {}
         elif options.reference:
             theirs = run_file(options.reference, unittest_dir, name, "mxnet", options.timeout,
-                              folder)
+                              folder, options.keyword)
         else:
             theirs = None
         counts = collections.Counter()
-        for test in sorted(set(mine) | set(theirs or {})):
+        tests = set(mine) | set(theirs or {})
+        if options.keyword and mine:      # kept reports hold every test: keep those -k chose
+            tests = set(mine)
+        for test in sorted(tests):
             reference_ok = theirs is None or theirs.get(test, ("missing",))[0] == "passed"
             ours = mine.get(test, ("missing", "not run on minimx"))
             scope = scope_of(sources.get(test.split("[")[0]), sources[None])

@@ -49,8 +49,7 @@ class CachedOp:
         self.calls = 0
         self.op_hook = None      # (callback(name, op_name, array), monitor_all) or None
 
-    def _plan_for(self, arrays, is_train, record):
-        ctx = arrays[0].context
+    def _plan_for(self, arrays, ctx, is_train, record):
         # The key is computed on every call, so it holds only plain tuples, strings and
         # ints: a Context as key element would cost a Python-level __hash__/__eq__ per call.
         key = (tuple([(a._shape, a._dtype) for a in arrays]), (ctx.device_type, ctx.device_id),
@@ -93,8 +92,10 @@ class CachedOp:
             check_gradients_exist(self._entries)
             self._gradients_checked = True
 
-    def __call__(self, *arrays):
-        """Run the graph; returns one NDArray or a list (one per output)."""
+    def __call__(self, *arrays, default_ctx=None):
+        """Run the graph; returns one NDArray or a list (one per output).  The graph runs on
+        the inputs' context, or on ``default_ctx`` when it has no inputs (a graph of
+        constants, as a block's whose inputs no computation uses)."""
         self.calls += 1
         if any(a.stype != "default" for a in arrays):     # graphs compute on dense arrays
             arrays = [as_dense(a) for a in arrays]
@@ -102,8 +103,8 @@ class CachedOp:
         entries = [live_entry(a._autograd) for a in arrays] if recording.is_recording() \
             else None
         record = entries is not None and any(e is not None for e in entries)
-        entry = self._plan_for(arrays, is_train, record)
-        ctx = arrays[0]._chunk.ctx
+        ctx = arrays[0]._chunk.ctx if arrays else default_ctx
+        entry = self._plan_for(arrays, ctx, is_train, record)
         outputs = [NDArray._empty(shape, dtype, ctx) for shape, dtype in entry.output_meta]
         if record:
             saved = {}

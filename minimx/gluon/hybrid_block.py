@@ -12,15 +12,16 @@ What cannot be hybridized: code that needs values (``if x.sum() > 0``,
 Python loops whose length depends on data.
 """
 import re
+import warnings
 
 from .. import ndarray as nd
 from .. import symbol as sym
 from ..base import InvalidShapeError
-from ..numpy.multiarray import as_np
+from ..numpy.multiarray import as_np, ndarray as np_ndarray
 from ..util import is_np_array
 from ..ndarray import NDArray
 from ..symbol import Symbol
-from ..symbol.numpy import tracing_with
+from ..symbol.numpy import ValueShapedError, _Symbol as NpSymbol, tracing_with
 from .block import Block
 from .cached_op import CachedOp
 from .parameter import DeferredInitializationError, Parameter
@@ -49,6 +50,7 @@ class HybridBlock(Block):
         self._cached_op = None
         self._cached_params = []
         self._param_cache = None      # (ctx, _cached_params, Parameter.data_version, arrays)
+        self._value_shaped = None     # why the graph cannot be cached (runs imperatively)
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
@@ -75,6 +77,7 @@ class HybridBlock(Block):
     def _clear_cached_op(self):
         self._cached_graph = ()
         self._cached_op = None
+        self._value_shaped = None
 
     def register_op_hook(self, callback, monitor_all=False):
         """Call ``callback(name, op_name, array)`` on every operator output of the cached
@@ -126,6 +129,7 @@ class HybridBlock(Block):
                 self._out_format = "single"
             else:
                 out, self._out_format = _flatten(out)
+                _check_same_symbol_kind(out)
                 out = sym.Group(out)
             self._cached_graph = (inputs, out)
         return self._cached_graph
@@ -169,7 +173,7 @@ class HybridBlock(Block):
         if first is None:
             raise ValueError(f"{type(self).__name__}: there must be at least one NDArray or "
                              f"Symbol among the inputs, got {type(x).__name__}")
-        if self._active:
+        if self._active and self._value_shaped is None:
             for item in flat:
                 if not isinstance(item, NDArray):
                     raise ValueError(
@@ -179,7 +183,10 @@ class HybridBlock(Block):
                     raise ValueError(f"{type(self).__name__}: when hybridized, every input "
                                      f"must be on one context, got {first.context} and "
                                      f"{item.context}")
-            return self._call_cached_op(x, *args)
+            try:
+                return self._call_cached_op(x, *args)
+            except ValueShapedError as error:
+                self._run_imperatively_from_now(error)
         ctx = first.context
         with ctx:
             try:
@@ -188,11 +195,24 @@ class HybridBlock(Block):
                 self._finish_deferred_init(x, *args)
                 params = {name: p.data(ctx) for name, p in self._reg_params.items()}
             try:
-                return self.hybrid_forward(nd, x, *args, **params)
+                out = self.hybrid_forward(nd, x, *args, **params)
             except InvalidShapeError as error:
                 if getattr(error, "names_layer", False):
                     raise
                 raise _unfit_input_error(self, error, first.shape) from error
+        if is_np_array():
+            _check_np_outputs(out)
+        return out
+
+    def _run_imperatively_from_now(self, error):
+        """The trace met a function whose result's shape depends on values (``np.unique``,
+        ``np.bincount``, a boolean mask): no graph can be planned ahead, so the block runs
+        ``hybrid_forward`` with ``F = nd`` on every call (until ``hybridize()`` again), op by
+        op as MXNet's CachedOp runs a graph of dynamic shapes; the results are the same."""
+        self._clear_cached_op()
+        self._value_shaped = str(error)
+        warnings.warn(f"{self.name}: the hybridized graph cannot be planned ahead ({error}); "
+                      f"the block runs imperatively", stacklevel=4)
 
     def _call_cached_op(self, *args):
         arrays, fmt = _flatten(args)        # None inputs left out, lists flattened
@@ -221,8 +241,10 @@ class HybridBlock(Block):
             # comparing that one number per call proves the cache still right without
             # ``param.data(ctx)``'s context lookups (the largest per-call cost).
             self._param_cache = (ctx, self._cached_params, Parameter.data_version, params)
+        data = arrays if len(self._cached_data) == len(arrays) else \
+            [arrays[i] for i in self._cached_data]
         try:
-            out = self._cached_op(*arrays, *params)
+            out = self._cached_op(*data, *params, default_ctx=ctx)
         except InvalidShapeError as error:
             raise _unfit_input_error(_failing_layer(self, error.node_name), error,
                                      arrays[0].shape, network=self) from error
@@ -242,15 +264,29 @@ class HybridBlock(Block):
         return cache[3]
 
     def _build_cache(self, *args):
-        inputs, out = self._get_graph(*args)
+        self._cache_graph(*self._get_graph(*args))
+
+    def _cache_graph(self, inputs, out):
+        """The CachedOp of graph ``out`` over the data ``inputs`` and this block's parameters.
+        As MXNet's, it takes only the inputs the graph uses: a data input no computation
+        reads (a sampler's shape-only use of it, a constant result) is left out of each
+        call, with MXNet's warning."""
         data_names = [var.name for var in inputs]
+        used = out.list_inputs()
         params = self.collect_params()
-        param_names = [name for name in out.list_inputs() if name not in data_names]
+        param_names = [name for name in used if name not in data_names]
         unknown = [name for name in param_names if name not in params]
         if unknown:
             raise ValueError(f"{self.name}: the traced graph uses inputs {unknown} that are "
                              f"neither data nor parameters of this block")
-        self._cached_op = CachedOp(out, data_names + param_names)
+        self._cached_data = [i for i, name in enumerate(data_names) if name in used]
+        if len(self._cached_data) < len(data_names):
+            unused = ", ".join(f"{i}-th" for i, name in enumerate(data_names)
+                               if name not in used)
+            warnings.warn(f"The {unused} input to HybridBlock is not used by any computation. "
+                          f"Is this intended?", stacklevel=6)
+        self._cached_op = CachedOp(out, [data_names[i] for i in self._cached_data] +
+                                   param_names)
         self._cached_op.op_hook = getattr(self, "_op_hook", None)
         self._cached_params = [params[name] for name in param_names]
 
@@ -307,6 +343,25 @@ def _unfit_input_error(layer, error, input_shape, network=None):
         f"re-initialize) the network for the new one.")
     error.names_layer = True
     return error
+
+
+def _check_np_outputs(out):
+    """In np mode a block returns np arrays: a legacy NDArray among its outputs is a
+    TypeError, as MXNet's."""
+    for item in _flatten(out)[0]:
+        if isinstance(item, NDArray) and not isinstance(item, np_ndarray):
+            raise TypeError(f"Block's output ndarrays/symbols must be of type "
+                            f"`mxnet.numpy.ndarray` or `mxnet.symbol.numpy._Symbol`, while got "
+                            f"output type {type(item)}")
+
+
+def _check_same_symbol_kind(outputs):
+    """A graph's outputs are all np Symbols or all legacy ones (MXNet's TypeError): one
+    graph gives one kind of array."""
+    if len({isinstance(item, NpSymbol) for item in outputs}) > 1:
+        raise TypeError("Found both classic symbol (mx.sym.Symbol) and numpy symbol "
+                        "(mx.sym.np._Symbol) in outputs: a graph's outputs must be of one kind; "
+                        "convert them with as_np_ndarray() or as_nd_ndarray()")
 
 
 def _flatten(args):

@@ -37,7 +37,7 @@ def shown_shape(shape):
     semantics (``npx.set_np()``), where 0 is a real size."""
     if shape is None or not is_np_shape():
         return shape
-    return tuple(-1 if size == 0 else size for size in shape)
+    return tuple(-1 if size <= 0 else size for size in shape)
 
 
 def shape_is_known(shape):
@@ -136,7 +136,7 @@ class Parameter:
         self.grad_req = grad_req
 
     def __repr__(self):
-        return f"Parameter {self.name} (shape={shown_shape(self.shape)}, dtype={self.dtype})"
+        return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
 
     # -- attributes ------------------------------------------------------------------------
     @property
@@ -171,8 +171,9 @@ class Parameter:
 
     @property
     def shape(self):
-        """The shape, with 0 for dimensions not known yet (None if not given at all)."""
-        return self._shape
+        """The shape, with 0 for dimensions not known yet, -1 under NumPy's shape semantics
+        (``npx.set_np()``), where 0 is a size, as MXNet's (None if not given at all)."""
+        return shown_shape(self._shape)
 
     @shape.setter
     def shape(self, new_shape):
@@ -181,7 +182,7 @@ class Parameter:
             self._shape = new_shape
             return
         compatible = len(self._shape) == len(new_shape) and all(
-            old in (0, new) for new, old in zip(new_shape, self._shape))
+            old in (0, -1, new) for new, old in zip(new_shape, self._shape))
         if not compatible:
             raise InvalidShapeError(
                 f"Parameter '{self.name}': shape {new_shape} is incompatible with its "
@@ -294,7 +295,7 @@ class Parameter:
 
     def _check_loaded_shape(self, saved_shape):
         matches = len(saved_shape) == len(self._shape) and all(
-            mine in (0, saved) for mine, saved in zip(self._shape, saved_shape))
+            mine in (0, -1, saved) for mine, saved in zip(self._shape, saved_shape))
         if not matches:
             raise InvalidShapeError(f"Failed loading Parameter '{self.name}' from saved params: "
                                     f"shape incompatible expected {self._shape} vs saved "
@@ -465,10 +466,7 @@ class Parameter:
     def var(self):
         """This parameter as a Symbol variable (carrying shape, dtype, lr/wd mult, init)."""
         if self._var is None:
-            shape = self.shape
-            if shape is not None and is_np_shape():     # there, an unknown size is -1
-                shape = tuple(-1 if size == 0 else size for size in shape)
-            self._var = symbol.var(self.name, shape=shape, dtype=self.dtype,
+            self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype,
                                    lr_mult=self.lr_mult, wd_mult=self.wd_mult, init=self.init)
         return self._var
 
@@ -495,7 +493,7 @@ class Constant(Parameter):
                          init=initializer.Constant(value))
 
     def __repr__(self):
-        return f"Constant {self.name} (shape={shown_shape(self.shape)}, dtype={self.dtype})"
+        return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"
 
     @property
     def grad_req(self):

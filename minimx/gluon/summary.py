@@ -6,6 +6,7 @@ what each leaf layer returns while the inputs run through the model once.
 import math
 
 from ..ndarray import NDArray
+from .parameter import shape_is_known
 
 __all__ = ["print_summary"]
 
@@ -21,7 +22,7 @@ def _shape_text(value):
 
 
 def _count(param):
-    return math.prod(param.shape) if param.shape and 0 not in param.shape else 0
+    return math.prod(param.shape) if shape_is_known(param.shape) else 0
 
 
 def print_summary(block, inputs):

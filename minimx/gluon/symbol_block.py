@@ -85,13 +85,7 @@ class SymbolBlock(HybridBlock):
             return self._call_cached_op(x, *args)
 
     def _build_cache(self, *args):
-        inputs, out = self._cached_graph
-        from .cached_op import CachedOp
-        data_names = [var.name for var in inputs]
-        param_names = [name for name in out.list_inputs() if name not in data_names]
-        params = self.collect_params()
-        self._cached_op = CachedOp(out, data_names + param_names)
-        self._cached_params = [params[name] for name in param_names]
+        self._cache_graph(*self._cached_graph)
 
     def _clear_cached_op(self):
         self._cached_op = None

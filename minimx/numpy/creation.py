@@ -75,9 +75,9 @@ def empty(shape, dtype=None, order="C", ctx=None, device=None):
 
 def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=None):
     """An array of ``fill_value`` (float32 unless ``dtype``; an array value broadcasts)."""
-    if isinstance(fill_value, NDArray):
-        return call_np("broadcast_to", fill_value.astype(dtype or fill_value.dtype),
-                       shape=_shape(shape))
+    if isinstance(fill_value, NDArray) or is_symbolic(fill_value):
+        value = fill_value if dtype is None else fill_value.astype(dtype)
+        return call_np("_npi_broadcast_to", value, shape=_shape(shape))
     return _filled("_full", shape, dtype, _ctx(ctx, device), value=float(fill_value))
 
 

@@ -1,7 +1,7 @@
 """``mx.np.linalg``: norms, inverses, determinants, factorizations and solves.
 
 Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy/linalg.py``.  Each function
-is a registered operator (``_linalg_inverse``, ``_linalg_det``, ``_linalg_potrf``,
+is a registered operator (``_linalg_inverse``, ``_npi_det``, ``_linalg_potrf``,
 ``_linalg_syevd``, ``_npi_solve``, ``_npi_pinv``, ``_npi_eig``, ``_npi_tensorinv``, ...) or
 a composition of them (``_npi_svd`` included); the names MXNet itself hands to host
 NumPy (``qr``, ``lstsq``, ...) compute on the host (``fallback.py``).

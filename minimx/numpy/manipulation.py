@@ -13,7 +13,8 @@ import numpy as onp
 from ..base import MXNetError
 from ..ndarray import NDArray
 from ..util import np_shape
-from .adapter import call_np, is_symbolic, normalize_axis, numpy_shaped, operand
+from .adapter import (as_operand_like, call_np, is_symbolic, normalize_axis, numpy_shaped,
+                      operand)
 from .multiarray import as_np
 
 __all__ = ["reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "vstack",
@@ -168,15 +169,14 @@ def repeat(a, repeats, axis=None):
 
 
 def broadcast_to(array, shape):
+    """``array`` broadcast to ``shape``: the ``_npi_broadcast_to`` operator (a zero-size
+    axis is a size, so the result of a recorded call is recorded too; ``-2`` keeps the
+    input's size, MXNet's extension; shapes that do not fit raise a ValueError)."""
     array = operand(array)
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    if array.shape == shape:
+    if not is_symbolic(array) and array.shape == shape:
         return array
-    onp.broadcast_shapes(array.shape, shape)              # NumPy's error when they do not fit
-    if 0 in shape:
-        return call_np("_zeros", shape=shape, dtype=array.dtype.name, ctx=array.context)
-    padded = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
-    return call_np("broadcast_to", padded, shape=shape)
+    return call_np("_npi_broadcast_to", array, shape=shape)
 
 
 def broadcast_arrays(*args):
@@ -245,11 +245,13 @@ def clip(a, a_min, a_max, out=None):
 def _split_along(axis, min_ndim, name):
     def function(ary, indices_or_sections):
         ary = operand(ary)
-        if is_symbolic(ary):            # ndim unknown while a graph is built: assume >= 2
+        shapes = _traced_shapes([ary])
+        if shapes is None:              # a Symbol outside a trace: ndim unknown, assume >= 2
             return split(ary, indices_or_sections, axis=axis)
-        if ary.ndim < min_ndim:
+        ndim = len(shapes[0])
+        if ndim < min_ndim:
             raise ValueError(f"{name} only works on arrays of {min_ndim} or more dimensions")
-        return split(ary, indices_or_sections, axis=axis if ary.ndim > 1 else 0)
+        return split(ary, indices_or_sections, axis=axis if ndim > 1 else 0)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``split`` along axis {axis} (of arrays of {min_ndim}+ dimensions)."
     return function
@@ -368,8 +370,11 @@ def ediff1d(ary, to_end=None, to_begin=None):
     ary = operand(ary)
 
     def flat(extra):        # numbers and lists take ``ary``'s dtype, as NumPy's
-        is_array = isinstance(extra, NDArray) or is_symbolic(extra)
-        return (extra if is_array else operand(extra, dtype=ary.dtype)).reshape(-1)
+        if isinstance(extra, NDArray) or is_symbolic(extra):
+            return extra.reshape(-1)
+        if is_symbolic(ary) and isinstance(extra, numbers.Number):
+            return as_operand_like(extra, ary).reshape(-1)     # a constant node of the graph
+        return operand(extra, dtype=ary.dtype).reshape(-1)
     parts = [diff(ary.reshape(-1))]
     if to_begin is not None:
         parts.insert(0, flat(to_begin))

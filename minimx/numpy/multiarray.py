@@ -150,6 +150,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key):
+        if _is_bool_list(key):      # a list of bools is a mask (as MXNet's, in reads only)
+            key = onp.asarray(key)
         if _is_mask(key) and key.ndim == 0:      # x[True] is x[None]; x[False] is empty
             return self[None] if bool(key) else self[None][0:0]
         key = mask_to_indices(key, self._shape)
@@ -164,6 +166,8 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def __setitem__(self, key, value):
         # nd's rule while recording (ndarray/indexing.py): writing into an array of the graph
         # is refused, an array outside it may be written, as in MXNet's np
+        if isinstance(key, tuple) and any(_is_bool(k) and not k for k in key):
+            return                  # a False among the indices selects nothing to write
         nd_indexing.setitem(self, mask_to_indices(key, self._shape), value)
 
     # -- operators are the np functions (dtype promotion; comparisons give bool) ------------
@@ -283,8 +287,8 @@ def mask_to_indices(key, shape):
     if isinstance(key, range):
         key = onp.arange(key.start, key.stop, key.step)
     if isinstance(key, tuple):
-        key = tuple(onp.arange(k.start, k.stop, k.step) if isinstance(k, range) else k
-                    for k in key)
+        key = tuple(onp.arange(k.start, k.stop, k.step) if isinstance(k, range) else
+                    None if _is_bool(k) and k else k for k in key)   # True: a new axis
         if not any(_is_mask(item) for item in key):
             return key
         parts = []
@@ -293,6 +297,17 @@ def mask_to_indices(key, shape):
             parts.extend(_mask_positions(item, shape[axis:]) if _is_mask(item) else (item,))
         return tuple(parts)
     return tuple(_mask_positions(key, shape)) if _is_mask(key) else key
+
+
+def _is_bool(item):
+    return isinstance(item, (bool, onp.bool_))
+
+
+def _is_bool_list(item):
+    """Whether ``item`` is a (nested) Python list of bools, a mask written as a list."""
+    return isinstance(item, list) and bool(item) and all(
+        _is_bool_list(value) if isinstance(value, list) else
+        isinstance(value, (bool, onp.bool_)) for value in item)
 
 
 def _is_mask(item):

@@ -3,8 +3,8 @@ compositions of the registered ``dot``, ``batch_dot``, ``transpose``, ``Reshape`
 ``broadcast_to`` operators, so autograd and every device get them for free.
 
 Lesson: 03-two-frontends-one-engine.  NumPy's ``dot`` of two vectors is zero-dimensional;
-``matmul`` broadcasts the leading (batch) axes; ``tensordot`` moves the summed axes to the
-end of ``a`` and the front of ``b`` and makes one matrix product.
+``matmul`` broadcasts the leading (batch) axes; ``tensordot`` (and ``inner``, over the last
+axes) is its own operator, ``_npi_tensordot``, as in MXNet.
 """
 import numbers
 
@@ -13,7 +13,7 @@ import numpy as onp
 from ..base import InvalidShapeError
 from ..op.numpy_einsum import einsum_parts
 from .adapter import call_np, is_symbolic, numpy_shaped, operand, promote
-from .manipulation import broadcast_to, transpose
+from .manipulation import broadcast_to
 
 __all__ = ["dot", "matmul", "tensordot", "inner", "outer", "vdot", "einsum"]
 
@@ -30,23 +30,19 @@ def dot(a, b, out=None):
 
 def tensordot(a, b, axes=2):
     """The sum of products over ``axes`` of ``a`` and ``b`` (an int: the last ``axes`` of
-    ``a`` with the first of ``b``)."""
+    ``a`` with the first of ``b``; else two sequences of paired axes).  One operator, which
+    resolves the axes against the shapes itself, so a Symbol needs no shape."""
     a, b = operand(a), operand(b)
     if isinstance(axes, numbers.Integral):
-        a_axes, b_axes = list(range(a.ndim - axes, a.ndim)), list(range(axes))
-    else:
-        a_axes, b_axes = ([x] if isinstance(x, numbers.Integral) else list(x) for x in axes)
-    a_axes = [axis % a.ndim for axis in a_axes]
-    b_axes = [axis % b.ndim for axis in b_axes]
-    a_free = [axis for axis in range(a.ndim) if axis not in a_axes]
-    b_free = [axis for axis in range(b.ndim) if axis not in b_axes]
-    summed = int(onp.prod([a.shape[axis] for axis in a_axes], dtype=onp.int64))
-    left_shape = tuple(a.shape[axis] for axis in a_free)
-    right_shape = tuple(b.shape[axis] for axis in b_free)
-    left = transpose(a, a_free + a_axes).reshape(int(onp.prod(left_shape)), summed)
-    right = transpose(b, b_axes + b_free).reshape(summed, int(onp.prod(right_shape)))
-    shape = left_shape + right_shape
-    return call_np("dot", left, right).reshape(shape)
+        return call_np("_npi_tensordot_int_axes", a, b, axes=axes)
+    if len(axes) != 2:
+        raise ValueError("tensordot: axes must consist of two sequences, got "
+                         f"{len(axes)} items")
+    a_axes, b_axes = ([x] if isinstance(x, numbers.Integral) else list(x) for x in axes)
+    if len(a_axes) != len(b_axes):
+        raise ValueError(f"tensordot: axes length mismatch: {len(a_axes)} axes of a and "
+                         f"{len(b_axes)} of b")
+    return call_np("_npi_tensordot", a, b, a_axes_summed=a_axes, b_axes_summed=b_axes)
 
 
 def matmul(a, b, out=None):
@@ -72,8 +68,11 @@ def matmul(a, b, out=None):
 
 
 def inner(a, b):
+    """The sum of products over the last axes (a zero-dimensional operand multiplies)."""
     a, b = operand(a), operand(b)
-    return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 1])) if a.ndim and b.ndim else a * b
+    if not is_symbolic(a) and not is_symbolic(b) and (a.ndim == 0 or b.ndim == 0):
+        return a * b
+    return tensordot(a, b, axes=([-1], [-1]))
 
 
 def outer(a, b):

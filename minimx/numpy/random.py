@@ -123,7 +123,9 @@ def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, ou
     alpha, beta = broadcast_arrays(alpha, beta)
     if size is not None:
         alpha, beta = broadcast_to(alpha, _size(size)), broadcast_to(beta, _size(size))
-    return _into(call_np("_sample_gamma", alpha, beta), out)
+    samples = call_np("_sample_gamma", alpha, beta)
+    wanted = normalize_dtype(dtype).name            # dtype, not the parameters', as MXNet's
+    return _into(samples if samples.dtype == wanted else samples.astype(wanted), out)
 
 
 def poisson(lam=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
@@ -142,9 +144,11 @@ def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
     population = a if isinstance(a, numbers.Integral) else operand(a).shape[0]
     if p is not None:
         probabilities = operand(p, ctx=ctx)
-        picked = call_np("_sample_multinomial", probabilities, shape=(count,), dtype="int32")
-        if not replace:
-            raise NotImplementedError("choice: replace=False with p= is not supported")
+        if replace:
+            picked = call_np("_sample_multinomial", probabilities, shape=(count,),
+                             dtype="int32")
+        else:
+            picked = _first_arrivals(probabilities, count, ctx)
     elif replace:
         picked = randint(0, population, size=(count,), ctx=ctx)
     else:
@@ -154,8 +158,22 @@ def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
                                             dtype="int64", ctx=ctx))
         picked = order[:count]
     picked = picked.reshape(_size(size))
-    result = picked if isinstance(a, numbers.Integral) else operand(a)[picked]
+    from .manipulation import take
+    result = picked if isinstance(a, numbers.Integral) else take(operand(a), picked, axis=0)
     return _into(result, out)
+
+
+def _first_arrivals(p, count, ctx):
+    """``count`` distinct indices drawn one after another with probabilities ``p`` (NumPy's
+    ``choice(..., replace=False, p=p)``), in one pass: index ``i`` "arrives" after an
+    exponential time of rate ``p[i]``, ``-log(u) / p[i]``, and the first ``count`` to arrive
+    are such a draw (Efraimidis and Spirakis, 2006).  Operators only, so a graph has it."""
+    if count > p.shape[0]:
+        raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+    rates = p.astype("float32") + 1e-30     # p = 0: never first (and no division by 0)
+    arrivals = -call_np("log", uniform(0.0, 1.0, size=p.shape, ctx=ctx)) / rates
+    return call_np("topk", arrivals, k=count, ret_typ="indices", is_ascend=True,
+                   dtype="int64")
 
 
 def multinomial(n, pvals, size=None):

@@ -55,6 +55,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     found = onp.unique(wait_for_values(ar), return_index, return_inverse, return_counts, axis)
     if not isinstance(found, tuple):
         return _to_array(found, ar)
+    if return_inverse and axis is None:     # flat, as numpy 1 and MXNet (numpy 2.0: ar's shape)
+        position = 1 + bool(return_index)
+        found = found[:position] + (found[position].reshape(-1),) + found[position + 1:]
     return tuple(_to_array(part, ar) for part in found)
 
 

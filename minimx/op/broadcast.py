@@ -60,6 +60,34 @@ class BroadcastTo(Broadcasting):
 
 
 @register_op
+class NumpyBroadcastTo(Broadcasting):
+    """NumPy's ``broadcast_to``: the input's axes meet the last axes of ``shape`` (ones are
+    prepended), and every size of ``shape`` is a size, 0 included (``-2`` keeps the input's,
+    MXNet's mark).  Needing no rank of the input, a graph gives it without a shape."""
+    name = "_npi_broadcast_to"
+    method = False
+    params = {"shape": Param(Shape, doc="the target shape (-2: the input's size)")}
+    test = TestHints(shapes=((3, 1),), params={"shape": (2, 3, 4)},
+                     reference=lambda np, x, shape: np.broadcast_to(x, tuple(
+                         x.shape[i - len(shape)] if want == -2 else want
+                         for i, want in enumerate(shape))),
+                     cases=(({"shape": (0, 3)}, ((1, 3),)), ({"shape": (2, -2)}, ((1, 3),))))
+
+    def infer_shape(self, data):
+        target = list(self.shape)
+        if len(data) > len(target):
+            raise self.broadcast_error(data, self.shape)
+        for i in range(1, len(data) + 1):
+            target[-i] = data[-i] if target[-i] == -2 else target[-i]
+            if data[-i] not in (1, target[-i]):
+                raise self.broadcast_error(data, self.shape)
+        if any(size < 0 for size in target):
+            raise self.shape_error(f"the target shape {tuple(self.shape)} must be known: -2 "
+                                   f"keeps only an axis the input has")
+        return tuple(target)
+
+
+@register_op
 class BroadcastAxis(Broadcasting):
     """Broadcast axes ``axis`` (each of length 1) to sizes ``size``."""
     name = "broadcast_axis"

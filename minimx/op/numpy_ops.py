@@ -193,9 +193,13 @@ class NumpyReshape(NewShape):
                      reference=lambda np, x, newshape, **_: x.reshape(newshape))
 
     def infer_shape(self, data):
+        return self.inferred(data, tuple(self.newshape))
+
+    def inferred(self, data, newshape):
+        """``newshape`` with its one ``-1`` inferred from the size of ``data``."""
         if self.order != "C":
             raise self.param_error(f"order={self.order!r}: only 'C' is supported")
-        size, newshape = math.prod(data), tuple(self.newshape)
+        size = math.prod(data)
         known = math.prod(s for s in newshape if s != -1)
         if newshape.count(-1) == 1 and known:
             newshape = tuple(size // known if s == -1 else s for s in newshape)

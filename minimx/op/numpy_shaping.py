@@ -1,5 +1,5 @@
 """NumPy operators that shape, grid or summarise arrays: ``pad``, ``diagflat``, ``indices``,
-``diag_indices_from``, ``percentile``, ``unravel_index`` and ``resize``.
+``diag_indices_from``, ``percentile``, ``unravel_index``, ``resize`` and ``npx.reshape``.
 
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/np_pad_op.cc``,
 ``np_matrix_op.cc`` (``_np_diagflat``, ``_npi_diag_indices_from``), ``np_init_op.cc``
@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from .common import normalize_axes
+from .numpy_ops import NumpyReshape
 from .params import Choice, DType, Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
 
@@ -240,3 +241,73 @@ class Resize(OpDef):
         if flat.size == 0:
             return xp.zeros(self.new_shape, dtype=data.dtype)
         return xp.tile(flat, -(-size // flat.size))[:size].reshape(self.new_shape)
+
+
+# npx.reshape's codes (input shape, codes, reverse) -> NumPy's result shape, for the tests
+_NPX_RESHAPE_EXAMPLES = {((2, 3, 4), (-2, -1), False): (2, 12),
+                         ((2, 1, 4), (-2, -3, -2), False): (2, 4),
+                         ((2, 3, 4), (-5, -2), False): (6, 4),
+                         ((6, 4), (-6, 2, -1, -4), False): (2, 3, 4),
+                         ((8, 5, 6), (-4, -1, 3, -6), True): (8, 5, 2, 3)}
+
+
+@register_op
+class NpxReshape(NumpyReshape):
+    """``npx.reshape``: NumPy's reshape with MXNet's codes, resolved against the input's
+    shape: ``-1`` infers one size, ``-2`` copies an axis, ``-3`` drops an axis of size 1,
+    ``-4`` copies every remaining axis, ``-5`` merges two axes, ``-6`` splits one into the
+    next two values (one may be ``-1``); ``reverse`` reads the codes from the right.  A
+    graph needs no shape to give it (``F.npx.reshape`` on any Symbol)."""
+
+    name = "_npx_reshape"
+    params = {"newshape": Param(Shape, doc="the target shape, with npx's codes"),
+              "reverse": Param(bool, default=False, doc="apply the codes right to left"),
+              "order": Param(str, default="C", doc="only 'C' (row-major) is supported")}
+    test = TestHints(shapes=((2, 3, 4),), params={"newshape": (-2, -1)},
+                     cases=tuple(({"newshape": codes, "reverse": reverse}, (shape,))
+                                 for shape, codes, reverse in list(_NPX_RESHAPE_EXAMPLES)[1:]),
+                     reference=lambda np, x, newshape, reverse=False, **_: x.reshape(
+                         _NPX_RESHAPE_EXAMPLES[x.shape, tuple(newshape), bool(reverse)]))
+
+    def infer_shape(self, data):
+        shape, codes = tuple(data), tuple(self.newshape)
+        if self.reverse:
+            shape, codes = shape[::-1], codes[::-1]
+        target = self._decoded(shape, codes)
+        return self.inferred(data, target[::-1] if self.reverse else target)
+
+    def _decoded(self, shape, codes):
+        """The target shape the codes say (one ``-1`` may remain)."""
+        target, axis, index = [], 0, 0
+        while index < len(codes):
+            code = codes[index]
+            if code not in (-1, -4) and code < 0 and axis >= len(shape):
+                raise self.shape_error(f"code {code} of {tuple(self.newshape)} has no axis "
+                                       f"left in shape {tuple(shape)}")
+            if code >= -1:
+                target.append(code)
+                axis += 1
+            elif code == -2:
+                target.append(shape[axis])
+                axis += 1
+            elif code == -3:
+                if shape[axis] != 1:
+                    raise self.shape_error(f"-3 drops an axis of size 1, but axis {axis} of "
+                                           f"{tuple(shape)} has size {shape[axis]}")
+                axis += 1
+            elif code == -4:
+                target.extend(shape[axis:])
+                axis = len(shape)
+            elif code == -5:
+                target.append(shape[axis] * shape[axis + 1])
+                axis += 2
+            elif code == -6:
+                first, second = codes[index + 1:index + 3]
+                first = shape[axis] // second if first == -1 else first
+                second = shape[axis] // first if second == -1 else second
+                target.extend((first, second))
+                axis, index = axis + 1, index + 2
+            else:
+                raise self.shape_error(f"unknown code {code} in {tuple(self.newshape)}")
+            index += 1
+        return tuple(target)

@@ -19,8 +19,11 @@ traced with, and the block traces again when they change (``Trace.read``).  With
 trace, a function that needs the shape raises an error naming it.
 
 What a graph cannot do:
-- Functions whose result shape depends on the values (``nonzero``, ``unique``, boolean-mask
-  indexing, the host-NumPy fallbacks) cannot be a node: they raise an error saying why.
+- Functions whose result shape depends on the values (``nonzero``, ``unique``, ``bincount``,
+  the host-NumPy fallbacks) cannot be a node: they raise ``ValueShapedError``, saying why.
+  A HybridBlock that meets one while tracing runs imperatively instead, as MXNet's CachedOp
+  runs a graph of dynamic shapes op by op.
+- Indexing by arrays, masks, ``None`` or ``Ellipsis`` raises an IndexError, as MXNet's.
 """
 import threading
 import types
@@ -35,7 +38,8 @@ from ..op import get_op
 from . import inference
 from .symbol import Symbol, compose_op
 
-__all__ = ["np", "npx", "_Symbol", "as_np_symbol", "Trace", "tracing_with"]
+__all__ = ["np", "npx", "_Symbol", "as_np_symbol", "Trace", "tracing_with", "ValueShapedError",
+           "SymbolIndexError"]
 
 
 class Trace:
@@ -67,6 +71,18 @@ class tracing_with:  # noqa: N801 (a context manager, used as ``with tracing_wit
 def _current_trace():
     stack = getattr(_TRACES, "stack", None)
     return stack[-1] if stack else None
+
+
+class SymbolIndexError(MXNetError, IndexError):
+    """An index a Symbol cannot take (MXNet raises an IndexError)."""
+
+
+class ValueShapedError(MXNetError):
+    """A graph asked for a function whose result's shape depends on the values of its input
+    (``unique``, ``nonzero``, ``bincount``, ...) or that NumPy computes on the host: no
+    node can say its shape before the graph runs.  A HybridBlock whose trace raises it runs
+    imperatively instead (``gluon/hybrid_block.py``)."""
+
 
 # the names whose result shape depends on the values, or that compute on the host
 _VALUE_SHAPED = {"nonzero", "flatnonzero", "argwhere", "unique", "genfromtxt",
@@ -134,8 +150,10 @@ class _Symbol(Symbol):
             return as_np_symbol(Symbol.__getitem__(self, index))
         key = index if isinstance(index, tuple) else (index,)
         if not all(isinstance(k, (int, slice)) and not isinstance(k, bool) for k in key):
-            return _refuse("indexing", "only integers and slices index a Symbol (None, "
-                                       "Ellipsis, arrays and masks need its shape)")
+            raise SymbolIndexError(f"sym.np indexing: only integers and slices (and tuples of "
+                                   f"them) index a Symbol, got {index!r} (None and Ellipsis "
+                                   f"need its shape; an array's or a mask's result depends "
+                                   f"on values)")
         begin, end, step, dropped = [], [], [], []
         for axis, k in enumerate(key):
             if isinstance(k, slice):
@@ -166,7 +184,17 @@ def _compose_node(op_name, inputs, params):
         raise MXNetError(f"sym.np: {op_name}: out= cannot name a Symbol")
     params.pop("ctx", None)
     return as_np_symbol(compose_op(get_op(op_name), tuple(inputs), params,
-                                   op_name.lower().lstrip("_")))
+                                   _name_hint(op_name)))
+
+
+def _name_hint(op_name):
+    """A node's name hint: the operator's name without MXNet's NumPy prefixes, as MXNet's
+    ``mx.sym.np`` names its nodes (``_npi_tensordot`` makes ``tensordot0``)."""
+    name = op_name.lower()
+    for prefix in ("_npi_", "_npx_", "_np_"):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name.lstrip("_")
 
 
 def _refuse(name, why="it needs the operand's shape, which a Symbol does not know"):
@@ -223,11 +251,6 @@ def _creation(name, source=_np):
     array_function = getattr(source, name)
 
     def function(*args, **kwargs):
-        fill_value = args[1] if name == "full" and len(args) > 1 else kwargs.get("fill_value")
-        if isinstance(fill_value, Symbol):          # np.full with an array value broadcasts
-            dtype = args[2] if len(args) > 2 else kwargs.get("dtype")
-            fill_value = fill_value if dtype is None else fill_value.astype(dtype)
-            return _np.broadcast_to(fill_value, args[0] if args else kwargs["shape"])
         with composing(_compose_node):
             return array_function(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
@@ -237,8 +260,9 @@ def _creation(name, source=_np):
 
 def _value_shaped(name):
     def function(*args, **kwargs):
-        _refuse(name, "its result's shape depends on the values of its input (or NumPy "
-                      "computes it on the host), which a graph cannot know before it runs")
+        raise ValueShapedError(f"sym.np.{name} cannot be used on Symbols: its result's shape "
+                               f"depends on the values of its input (or NumPy computes it on "
+                               f"the host), which a graph cannot know before it runs")
     function.__name__ = function.__qualname__ = name
     return function
 

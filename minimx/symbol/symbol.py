@@ -316,9 +316,10 @@ class Symbol(NDArrayOnly):
         return "\n".join(lines)
 
     def __repr__(self):
+        kind = type(self).__name__            # ``_Symbol`` for an np Symbol, as MXNet's
         if len(self._entries) == 1:
-            return f"<Symbol {self.name}>"
-        return f"<Symbol group [{', '.join(node.name for node, _ in self._entries)}]>"
+            return f"<{kind} {self.name}>"
+        return f"<{kind} group [{', '.join(node.name for node, _ in self._entries)}]>"
 
     __str__ = __repr__
 
