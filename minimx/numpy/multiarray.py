@@ -23,6 +23,7 @@ from ..base import InvalidTypeError
 from ..ndarray import NDArray
 from ..ndarray import indexing as nd_indexing
 from ..ndarray.register import call
+from ..op.registry import get_op
 from ..tape import recording
 from ..util import np_shape
 
@@ -231,17 +232,13 @@ def zero_dim(array):
 
 
 def numpy_reshape_target(shape, newshape):
-    """The shape NumPy's ``reshape`` gives ``shape`` for ``newshape`` (one ``-1`` inferred)."""
+    """The shape NumPy's ``reshape`` gives ``shape`` for ``newshape`` (one ``-1`` inferred):
+    the ``_np_reshape`` operator's own rule, so a size that does not fit raises its error
+    (MXNet's ``MXNetError``, naming the operator and the shape asked for)."""
     if isinstance(newshape, (numbers.Integral, onp.integer)):
         newshape = (newshape,)
     newshape = tuple(int(size) for size in newshape)
-    size = int(onp.prod(shape, dtype=onp.int64))
-    known = int(onp.prod([s for s in newshape if s != -1], dtype=onp.int64))
-    if newshape.count(-1) == 1 and known:
-        newshape = tuple(size // known if s == -1 else s for s in newshape)
-    if newshape.count(-1) or int(onp.prod(newshape, dtype=onp.int64)) != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
-    return newshape
+    return tuple(get_op("_np_reshape").create(newshape=newshape).infer_shape(tuple(shape)))
 
 
 def _basic_view(array, key):
