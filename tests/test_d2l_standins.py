@@ -62,7 +62,7 @@ def test_ml_100k_ids_are_contiguous_and_every_user_has_a_sequence():
     text = archive(d2l_standins.ml_100k(rng())).read("ml-100k/u.data").decode()
     table = np.array([line.split("\t") for line in text.splitlines()], dtype=np.int64)
     users, items, ratings, times = table.T
-    assert sorted(set(users)) == list(range(1, 121)) and sorted(set(items)) == list(range(1, 201))
+    assert sorted(set(users)) == list(range(1, 151)) and sorted(set(items)) == list(range(1, 601))
     assert set(ratings) <= {1, 2, 3, 4, 5} and len(set(ratings)) > 2
     assert np.bincount(users)[1:].min() >= 20
     assert len(set(zip(users, items))) == len(users)  # no user rates an item twice

@@ -106,11 +106,12 @@ def banana_detection(rng, train=40, val=10, size=256):
     return zipped(files)
 
 
-def ml_100k(rng, users=120, items=200, per_user=(20, 40)):
+def ml_100k(rng, users=150, items=600, per_user=(20, 40)):
     """``ml-100k.zip``: ``ml-100k/u.data``, ``user<TAB>item<TAB>rating<TAB>timestamp``; user
     ids 1..users and item ids 1..items all occur (the book sizes its embeddings by the count
-    of distinct ids), every user rates at least 20 items (the sequence-aware pages need 5 in
-    a row), ratings 1..5 from user and item tastes."""
+    of distinct ids; AutoRec batches the items by 256, dropping a short last batch), every
+    user rates at least 20 items (the sequence-aware pages need 5 in a row), ratings 1..5
+    from user and item tastes."""
     taste_user, taste_item = rng.normal(size=(users, 3)), rng.normal(size=(items, 3))
     ratings = [(user, int(item)) for user in range(users)
                for item in rng.choice(items, size=int(rng.integers(*per_user)), replace=False)]
@@ -125,10 +126,11 @@ def ml_100k(rng, users=120, items=200, per_user=(20, 40)):
     return zipped({"ml-100k/u.data": ("\n".join(lines) + "\n").encode()})
 
 
-def ctr(rng, train=3000, test=600, fields=34):
+def ctr(rng, train=12000, test=2000, fields=34):
     """``ctr.zip``: ``ctr/train.csv`` and ``ctr/test.csv``, a click (0/1) then 34 categorical
     fields a line, tab-separated; each field's values are hex-like tokens of a few dozen
-    kinds, and the click depends on some of them."""
+    kinds, and the click depends on some of them.  The book's ``train_ch13`` reports every
+    fifth of an epoch, so the training file holds at least 5 batches of 2048."""
     vocab = rng.integers(4, 40, size=fields)
     weights = [rng.normal(size=int(n)) for n in vocab]
 

@@ -9,7 +9,8 @@
 # generated scripts and both sides' output to WORK/keep, the table to WORK/out.json.
 # Pages read ../data relative to their own folder: run on a copy of the book per session.
 # Settings (environment): MINIMX_PYTHON (default /work/main/.venv/bin/python),
-# MXNET_PYTHON (/work/main/.venv-mxnet/bin/python), SITE_MINI / SITE_MX (folders put on
+# MXNET_PYTHON (/work/main/.venv-mxnet/bin/python), D2L_CPU_DEVICES=1 (d2l.try_all_gpus() gives
+# [cpu()] without a GPU: tools/d2l_site/sitecustomize.py), SITE_MINI / SITE_MX (folders put on
 # PYTHONPATH for packages a venv lacks: pandas for minimx's, matplotlib/pandas/PIL for
 # MXNet's), TIMEOUT (seconds per page and side, default 600), JSON (default WORK/out.json).
 set -euo pipefail

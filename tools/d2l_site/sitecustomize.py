@@ -48,3 +48,34 @@ if _HOME and os.environ.get("D2L_ACCEPT_MXNET_HOME") == "1":
         return _check_sha1(name, digest)
 
     _gluon_utils.check_sha1 = _accept_home
+
+# With ``D2L_CPU_DEVICES=1`` (both sides), ``d2l.try_all_gpus()`` gives ``[cpu()]`` on a machine
+# without a GPU, as its docstring says (d2l 1.0.3 returns ``[]``, and the pages that split
+# batches over it divide by zero): the recommender-system pages then run on the CPU.
+if os.environ.get("D2L_CPU_DEVICES") == "1":
+    import importlib.abc
+    import sys
+
+    class _CpuDevicesFinder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name != "d2l.mxnet":
+                return None
+            sys.meta_path.remove(self)
+            try:
+                import importlib.util
+                spec = importlib.util.find_spec(name)
+            finally:
+                sys.meta_path.insert(0, self)
+            if spec is None:
+                return None
+            run_module = spec.loader.exec_module
+
+            def exec_module(module):
+                run_module(module)
+                gpus = module.try_all_gpus
+                module.try_all_gpus = lambda: gpus() or [module.cpu()]
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, _CpuDevicesFinder())
