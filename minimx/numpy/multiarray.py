@@ -149,6 +149,15 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
             return call("_np_reshape", self, newshape=target)
         return ndarray(self._chunk, target, self._dtype, (self._view or ()) + (target,))
 
+    def __iter__(self):
+        """A zero-dimensional array iterates as an empty sequence, as MXNet 1.9.1's (its
+        ``np.ndarray`` iterates by indexing until ``IndexError``, and ``x[0]`` of a scalar
+        raises one): plotting libraries then take it for a number (d2l-en's statistics
+        page: ``plt.axvline(x=np.mean(xs))``)."""
+        if not self._shape:
+            return iter(())
+        return super().__iter__()
+
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key):
         if _is_mask(key) and key.ndim == 0:      # x[True] is x[None]; x[False] is empty
