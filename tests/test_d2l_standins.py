@@ -99,3 +99,13 @@ def test_write_all_names_the_files_as_d2l_download_saves_them(tmp_path, monkeypa
     for folder in ("fashion-mnist", "mnist"):
         images = tmp_path / "mxhome" / "datasets" / folder / "train-images-idx3-ubyte.gz"
         assert struct.unpack(">IIII", gzip.open(images).read(16)) == (2051, 2000, 28, 28)
+
+
+def test_default_sizes_give_the_pages_full_batches():
+    """AutoRec batches the items by 256 and the CTR pages the lines by 2048, each dropping a
+    short last batch; train_ch13 reports every fifth of an epoch (5 batches at least)."""
+    import inspect
+    ml = inspect.signature(d2l_standins.ml_100k).parameters
+    ctr = inspect.signature(d2l_standins.ctr).parameters
+    assert ml["items"].default >= 256
+    assert ctr["train"].default >= 5 * 2048 and ctr["test"].default >= 2048

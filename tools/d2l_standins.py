@@ -126,11 +126,12 @@ def ml_100k(rng, users=150, items=600, per_user=(20, 40)):
     return zipped({"ml-100k/u.data": ("\n".join(lines) + "\n").encode()})
 
 
-def ctr(rng, train=12000, test=2000, fields=34):
+def ctr(rng, train=12000, test=2500, fields=34):
     """``ctr.zip``: ``ctr/train.csv`` and ``ctr/test.csv``, a click (0/1) then 34 categorical
     fields a line, tab-separated; each field's values are hex-like tokens of a few dozen
     kinds, and the click depends on some of them.  The book's ``train_ch13`` reports every
-    fifth of an epoch, so the training file holds at least 5 batches of 2048."""
+    fifth of an epoch and both loaders drop a short last batch, so the training file holds
+    at least 5 batches of 2048 and the test file one."""
     vocab = rng.integers(4, 40, size=fields)
     weights = [rng.normal(size=int(n)) for n in vocab]
 
