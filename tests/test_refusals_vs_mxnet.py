@@ -217,6 +217,11 @@ ERROR_KINDS = {
     "Symbol.save to a number": "sym.var('a').save(3)",
     "sym.load of a number": "sym.load(3)",
     "reshape to another size": "nd.ones(6).reshape((4,))",
+    # d2l-en's geometry page reshapes a test set of another size: X.reshape(2000, -1)
+    "np reshape, a -1 that does not fit": "mx.np.ones((93, 784)).reshape(2000, -1)",
+    "np.reshape, a -1 that does not fit": "mx.np.reshape(mx.np.ones(6), (4, -1))",
+    "np reshape to another size": "mx.np.ones(6).reshape(4)",
+    "np reshape with a -1 that fits": "result = mx.np.ones((93, 784)).reshape(-1, 4).shape",
     "split_v2 unequal": "nd.split_v2(nd.ones(5), 2)",
     "broadcast_to a wrong shape": "nd.ones((2, 3)).broadcast_to((4, 3))",
     "slice step 0": "nd.ones(5)[::0]",
@@ -299,6 +304,7 @@ def _error(code):
 MESSAGES = [
     ("nd BatchNorm axis=1 on 1-d", ["BatchNorm", "axis 1", "(4,)"]),
     ("sym BatchNorm infer_shape", ["'bn'", "axis 1"]),
+    ("np reshape, a -1 that does not fit", ["_np_reshape", "72912", "(2000, -1)"]),
     # the words MXNet's own tests look for, then minimx's reason and remedy
     ("plain x[0] = graph value", ["Inplace operations (+=, -=, x[:]=, etc) are not supported "
                                   "when recording", "x[:] = y", "autograd.record()"]),

@@ -23,6 +23,7 @@ from ..base import InvalidTypeError
 from ..ndarray import NDArray
 from ..ndarray import indexing as nd_indexing
 from ..ndarray.register import call
+from ..op.registry import get_op
 from ..tape import recording
 from ..util import np_shape
 
@@ -148,6 +149,15 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
             return call("_np_reshape", self, newshape=target)
         return ndarray(self._chunk, target, self._dtype, (self._view or ()) + (target,))
 
+    def __iter__(self):
+        """A zero-dimensional array iterates as an empty sequence, as MXNet 1.9.1's (its
+        ``np.ndarray`` iterates by indexing until ``IndexError``, and ``x[0]`` of a scalar
+        raises one): plotting libraries then take it for a number (d2l-en's statistics
+        page: ``plt.axvline(x=np.mean(xs))``)."""
+        if not self._shape:
+            return iter(())
+        return super().__iter__()
+
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key):
         if _is_bool_list(key):      # a list of bools is a mask (as MXNet's, in reads only)
@@ -235,17 +245,13 @@ def zero_dim(array):
 
 
 def numpy_reshape_target(shape, newshape):
-    """The shape NumPy's ``reshape`` gives ``shape`` for ``newshape`` (one ``-1`` inferred)."""
+    """The shape NumPy's ``reshape`` gives ``shape`` for ``newshape`` (one ``-1`` inferred):
+    the ``_np_reshape`` operator's own rule, so a size that does not fit raises its error
+    (MXNet's ``MXNetError``, naming the operator and the shape asked for)."""
     if isinstance(newshape, (numbers.Integral, onp.integer)):
         newshape = (newshape,)
     newshape = tuple(int(size) for size in newshape)
-    size = int(onp.prod(shape, dtype=onp.int64))
-    known = int(onp.prod([s for s in newshape if s != -1], dtype=onp.int64))
-    if newshape.count(-1) == 1 and known:
-        newshape = tuple(size // known if s == -1 else s for s in newshape)
-    if newshape.count(-1) or int(onp.prod(newshape, dtype=onp.int64)) != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
-    return newshape
+    return tuple(get_op("_np_reshape").create(newshape=newshape).infer_shape(tuple(shape)))
 
 
 def _basic_view(array, key):

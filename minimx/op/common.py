@@ -5,6 +5,8 @@ Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_
 __all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "normalize_axis", "reduced_shape",
            "channel_view", "on_host", "to_device"]
 
+import numpy as np
+
 
 def broadcast_shape(op, lhs, rhs):
     """numpy's broadcasting rule for two shapes, with an error naming ``op``."""
@@ -84,10 +86,14 @@ def to_device(xp, array, dtype=None):
 
 
 def sigmoid(xp, x):
-    """``1 / (1 + exp(-x))`` computed as ``(1 + tanh(x / 2)) / 2``: four ufuncs on one new
-    buffer instead of four new buffers, and no overflow warning for very negative x."""
-    result = xp.asarray(xp.multiply(x, 0.5), dtype=x.dtype)  # a 0-d input: an array, too
-    xp.tanh(result, out=result)
-    result *= 0.5
-    result += 0.5
+    """``1 / (1 + exp(-x))``, as MXNet computes it, in place on one new buffer.  (Not
+    ``(1 + tanh(x / 2)) / 2``: in float32 that cancels to exactly 0 below x = -17, where
+    MXNet gives 2e-22 at -50 -- and code that compares probabilities with labels counts
+    the difference.)  Below -88 in float32 ``exp(-x)`` overflows to inf and the result is
+    0, as in MXNet, without numpy's overflow warning."""
+    result = xp.asarray(xp.negative(x), dtype=x.dtype)  # a 0-d input: an array, too
+    with np.errstate(over="ignore"):
+        xp.exp(result, out=result)
+    result += 1
+    xp.reciprocal(result, out=result)
     return result
