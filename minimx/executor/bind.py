@@ -12,11 +12,12 @@ from ..ndarray import NDArray, zeros
 from ..ndarray.sparse import zeros as sparse_zeros
 from ..ndarray.sparse_array import class_of
 from ..symbol.graph import topo_order
-from ..symbol.storage import variable_storage_type
+from ..symbol import inference
+from ..symbol.storage import gradient_storage_types, variable_storage_type
 from .executor import Executor
 from .placement import check_group2ctx, variable_contexts
 
-__all__ = ["bind", "simple_bind", "argument_storage_types", "gradient_storage_type",
+__all__ = ["bind", "simple_bind", "argument_storage_types", "argument_gradient_storage_types",
            "new_array"]
 
 
@@ -66,10 +67,11 @@ def argument_storage_types(symbol, stype_dict=None):
             for name in symbol.list_arguments() + symbol.list_auxiliary_states()}
 
 
-def gradient_storage_type(stype):
-    """The gradient of a row_sparse argument is row_sparse (a sparse weight's update touches
-    the rows the batch reached); any other argument's is dense."""
-    return "row_sparse" if stype == "row_sparse" else "default"
+def argument_gradient_storage_types(symbol, shapes, stypes):
+    """{argument name: its gradient's storage type} (``symbol/storage.py``), for arguments
+    of these shapes (name -> shape) and storage types."""
+    return gradient_storage_types(symbol._entries, inference.infer_shapes(
+        symbol._entries, shapes)[1], stypes)
 
 
 def new_array(shape, ctx, dtype, stype):
@@ -132,7 +134,9 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     ``shared_buffer`` (name -> NDArray) with the right shape and dtype is reused, and
     the new ones are added to it.  ``stype_dict`` (name -> 'csr', 'row_sparse' or
     'default') gives an argument its storage type, else its Variable's ``stype`` does; a
-    row_sparse argument gets a row_sparse gradient.  ``group2ctx`` puts each group's arrays on its context (``placement.py``).
+    gradient gets the storage type backward gives it (``symbol/storage.py``: ``dot(csr, w)``
+    makes ``w``'s row_sparse).  ``group2ctx`` puts each group's arrays on its context
+    (``placement.py``).
     """
     ctx = ctx or current_context()
     stypes = argument_storage_types(symbol, stype_dict)
@@ -151,8 +155,11 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(arg_names, grad_req)
     shared = set(shared_arg_names or ()) if shared_exec is not None else set()
+    grad_stypes = argument_gradient_storage_types(symbol, dict(zip(arg_names, arg_shapes)),
+                                                  stypes)
     source = _SharedArrays(ctx, shared_exec, shared_buffer, variable_contexts(symbol, ctx,
-                                                                             group2ctx), stypes)
+                                                                             group2ctx),
+                           stypes, grad_stypes)
     args, grads = [], []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         args.append(source.get(name, shape, dtype, name in shared, gradient=False))
@@ -167,12 +174,12 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
 class _SharedArrays:
     """Where simple_bind finds an array: ``shared_exec``, then ``shared_buffer``, then new."""
 
-    def __init__(self, ctx, shared_exec, shared_buffer, contexts, stypes):
+    def __init__(self, ctx, shared_exec, shared_buffer, contexts, stypes, grad_stypes):
         self.ctx, self.shared_exec, self.buffer = ctx, shared_exec, shared_buffer
-        self.contexts, self.stypes = contexts, stypes
+        self.contexts, self.stypes, self.grad_stypes = contexts, stypes, grad_stypes
 
     def get(self, name, shape, dtype, shared, gradient, aux=False):
-        stype = gradient_storage_type(self.stypes[name]) if gradient else self.stypes[name]
+        stype = self.grad_stypes.get(name, "default") if gradient else self.stypes[name]
         if shared:
             pool = (self.shared_exec.aux_dict if aux else
                     self.shared_exec.grad_dict if gradient else self.shared_exec.arg_dict)

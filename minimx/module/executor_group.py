@@ -14,7 +14,8 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import cpu
 from ..executor.placement import check_group2ctx, group2ctx_per_device, variable_contexts
-from ..executor.bind import argument_storage_types, gradient_storage_type, new_array
+from ..executor.bind import (argument_gradient_storage_types, argument_storage_types,
+                             new_array)
 from ..io import DataDesc
 
 __all__ = ["DataParallelExecutorGroup", "split_input_slice"]
@@ -198,6 +199,8 @@ class DataParallelExecutorGroup:
         check_group2ctx(ctx, group2ctx, "Module.bind")
         where = variable_contexts(self.symbol, ctx, group2ctx)      # each group's context
         stypes = argument_storage_types(self.symbol)     # a Variable's stype='csr' ...
+        grad_stypes = argument_gradient_storage_types(
+            self.symbol, dict(zip(self.arg_names, arg_shapes)), stypes)
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
             args.append(_or_zeros(shared.arg(name, shape), shape, where[name], dtype,
@@ -206,7 +209,7 @@ class DataParallelExecutorGroup:
                 grads.append(None)
             else:
                 grads.append(_or_zeros(shared.grad(name, shape), shape, where[name], dtype,
-                                       gradient_storage_type(stypes[name])))
+                                       grad_stypes.get(name, "default")))
         aux = [_or_zeros(shared.aux(name, shape), shape, where[name], dtype, stypes[name])
                for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types)]
         reqs = [self.grad_req[name] for name in self.arg_names]

@@ -11,7 +11,7 @@ from ..base import STORAGE_TYPE_KEY, storage_type_name
 from ..op.sparse_kernels import graph_kernel
 from .graph import topo_order
 
-__all__ = ["variable_storage_type", "infer_storage_types"]
+__all__ = ["variable_storage_type", "infer_storage_types", "gradient_storage_types"]
 
 
 def variable_storage_type(node):
@@ -47,3 +47,36 @@ def node_storage_type(op, input_stypes, input_shapes):
         return "default"
     found = graph_kernel(op, list(input_stypes), [tuple(s) for s in input_shapes])
     return "default" if found is None else found[1]
+
+
+def gradient_storage_types(entries, shapes, known=None):
+    """{variable name: the storage type of its gradient}, as MXNet's backward storage
+    inference gives it: row_sparse when every node reading the variable gives it a
+    row_sparse gradient -- ``dot(csr, w)`` for ``w`` (``csr.T @ grad``), an
+    ``Embedding(sparse_grad=True)`` for its weight, a node that keeps a row_sparse input
+    row_sparse (``abs``, ``_square_sum``, ``retain``) -- else 'default'."""
+    stypes = infer_storage_types(entries, shapes, known)
+    kinds = {}
+    for node in topo_order(entries):
+        if node.is_variable:
+            continue
+        inputs = [stypes[entry] for entry in node.inputs]
+        for position, (source, _) in enumerate(node.inputs):
+            if source.is_variable:
+                kinds.setdefault(source.name, set()).add(_input_gradient_storage_type(
+                    node.instance, inputs, stypes[(node, 0)], position))
+    return {name: "row_sparse" if found == {"row_sparse"} else "default"
+            for name, found in kinds.items()}
+
+
+def _input_gradient_storage_type(op, inputs, output, position):
+    declared = op.input_grad_stypes()
+    if declared is not None:
+        return declared[position]
+    if op.name == "dot" and inputs[0] == "csr" and position == 1 and not (
+            op.transpose_a or op.transpose_b):
+        return "row_sparse"
+    if inputs[position] == "row_sparse" and (output == "row_sparse" or
+                                             op.name == "_square_sum"):
+        return "row_sparse"
+    return "default"
