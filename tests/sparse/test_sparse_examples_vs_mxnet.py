@@ -3,8 +3,9 @@
 The factorization machine (csr data, row_sparse weights pulled per batch with
 ``Module.prepare(sparse_row_id_fn=...)``, Adam's lazy update in the KVStore) and the sparse
 linear classifier (``sym.sparse.dot``, a Custom loss, lazy SGD/Adam/AdaGrad without a
-KVStore and with one) read a small LibSVM set written here (``libsvm_data.py``) and start
-from the same weights (``example_driver.py``); every metric figure they log must agree.
+KVStore and with one) read a small LibSVM set written here (``libsvm_data.py``), the
+matrix factorization a small MovieLens-format file; all start from the same weights
+(``example_driver.py``), and every metric figure they log must agree.
 The programs are read from MXNet's source (``MINIMX_MXNET_REPO``, a git clone at 1.9.1).
 """
 import os
@@ -12,6 +13,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from libsvm_data import write_libsvm
@@ -83,4 +85,28 @@ def test_sparse_linear_classification(mxnet_python, tmp_path, options):
     theirs = _figures(mxnet_python, args, tmp_path, minimx=False)
     mine = _figures(sys.executable, args, tmp_path, minimx=True)
     assert [where for where, _ in mine] == ["epoch 0", "epoch 1"]
+    _same_figures(mine, theirs)
+
+
+def _write_ratings(path, rows, seed):
+    """MovieLens' ``user::item::rating::time`` lines: 300 users, 400 items."""
+    rng = np.random.RandomState(seed)
+    with open(path, "w") as file:
+        for _ in range(rows):
+            user, item = rng.randint(1, 300), rng.randint(1, 400)
+            file.write(f"{user}::{item}::{(user * 7 + item * 3) % 5 + 1}::0\n")
+
+
+def test_matrix_factorization(mxnet_python, tmp_path):
+    """Two row_sparse Embedding weights (sparse_grad=True) pulled per batch, momentum SGD
+    in a 'device' KVStore, a shuffled NDArrayIter behind a PrefetchingIter."""
+    _example("matrix_factorization", ["data.py", "model.py", "train.py"], tmp_path)
+    (tmp_path / "data" / "ml-10M100K").mkdir(parents=True)
+    _write_ratings(tmp_path / "data" / "ml-10M100K" / "r1.train", 600, seed=5)
+    _write_ratings(tmp_path / "data" / "ml-10M100K" / "r1.test", 200, seed=6)
+    args = ["train.py", "--num-epoch", "2", "--batch-size", "50", "--log-interval", "4",
+            "--factor-size", "8"]
+    theirs = _figures(mxnet_python, args, tmp_path, minimx=False)
+    mine = _figures(sys.executable, args, tmp_path, minimx=True)
+    assert len(mine) == 8           # 3 logged intervals and the evaluation, per epoch
     _same_figures(mine, theirs)
