@@ -6,7 +6,9 @@ Three ways to run the same graph, each timed per training step (forward with
   one for backward (the plan built by minimx/executor/plan.py);
 - op by op: the same Symbol run node by node through ``nd`` under
   ``autograd.record`` (one engine push per operator, a tape for backward);
-- MXNet 1.9.1's executor on the same graph (a subprocess; skipped without it).
+- MXNet 1.9.1's executor on the same graph (a subprocess; skipped without it), run
+  alternately with the same program on minimx (``best_of_rounds``): the ratio to MXNet
+  is taken between those two, measured side by side.
 It also prints the executor's plan report: what each pass changed, planned
 memory against keeping every intermediate.
 """
@@ -16,7 +18,7 @@ import time
 
 import numpy as np
 
-from _util import REPO, fmt, print_table, ratio, run_mxnet  # noqa: F401  (REPO: sys.path)
+from _util import REPO, best_of_rounds, fmt, print_table, ratio  # noqa: F401  (REPO: sys.path)
 
 import minimx as mx
 from minimx import autograd, nd
@@ -111,8 +113,8 @@ def op_by_op_step(symbol, executor):
     return step
 
 
-MXNET_CODE = """
-import time, numpy as np, mxnet as mx
+SIDE_BY_SIDE = """
+import json, time, numpy as np, {{lib}} as mx
 {source}
 def per_step(builder, shape):
     executor = builder(mx).simple_bind(mx.cpu(), data=shape)
@@ -133,18 +135,19 @@ def per_step(builder, shape):
         return (time.perf_counter() - start) / {steps} * 1e3
     timed()
     return min(timed() for _ in range({repeats}))
-print([per_step(builder, shape) for builder, shape in {workloads}])
+print(json.dumps({{{{title: per_step(builder, shape) for title, builder, shape in {workloads}}}}}))
 """
+ROUNDS = 3
 
 
-def mxnet_ms():
-    """MXNet 1.9.1's executor on the same graphs: one figure per workload, or Nones."""
+def side_by_side_ms():
+    """({title: ms}, {title: ms}): the planned executor on minimx and MXNet 1.9.1's, the same
+    program run alternately in fresh processes, best of ROUNDS (MXNet's empty without it)."""
     source = inspect.getsource(mlp) + "\n" + inspect.getsource(cnn)
-    workloads = "[" + ", ".join(f"({builder.__name__}, {shape})"
-                                for _, builder, shape in WORKLOADS) + "]"
-    output = run_mxnet(MXNET_CODE.format(source=source, steps=STEPS, repeats=REPEATS,
-                                         workloads=workloads))
-    return json.loads(output) if output else [None] * len(WORKLOADS)
+    workloads = "[" + ", ".join(f"({title!r}, {builder.__name__}, {shape})"
+                                for title, builder, shape in WORKLOADS) + "]"
+    return best_of_rounds(SIDE_BY_SIDE.format(source=source, steps=STEPS, repeats=REPEATS,
+                                              workloads=workloads), ROUNDS)
 
 
 def main():
@@ -155,14 +158,18 @@ def main():
         figures[title] = best_interleaved({"planned": planned,
                                            "op by op": op_by_op_step(symbol, executor)})
         reports[title] = (executor.plan_report(is_train=True), executor.plan_report())
-    for title, mxnet in zip(figures, mxnet_ms()):
-        figures[title]["MXNet 1.9.1"] = mxnet
+    ours, theirs = side_by_side_ms()
+    for title in figures:
+        figures[title]["minimx, side by side"] = ours.get(title)
+        figures[title]["MXNet 1.9.1"] = theirs.get(title)
     rows = [(title, fmt(f["planned"], " ms"), fmt(f["op by op"], " ms"),
-             ratio(f["op by op"], f["planned"]), fmt(f["MXNet 1.9.1"], " ms"),
-             ratio(f["planned"], f["MXNet 1.9.1"])) for title, f in figures.items()]
+             ratio(f["op by op"], f["planned"]), fmt(f["minimx, side by side"], " ms"),
+             fmt(f["MXNet 1.9.1"], " ms"), ratio(f["minimx, side by side"], f["MXNet 1.9.1"]))
+            for title, f in figures.items()]
     print_table(f"Forward+backward per training step (best of {REPEATS} x {STEPS} steps)",
                 ("graph", "planned executor", "op by op (nd)", "speedup",
-                 "MXNet 1.9.1 executor", "planned / MXNet"), rows)
+                 "planned, alternating with MXNet", "MXNet 1.9.1 executor", "planned / MXNet"),
+                rows)
     for title, (training, inference) in reports.items():
         print(f"\nPlan report, {title}, training:\n{training}")
         print(f"\nPlan report, {title}, inference:\n{inference}")

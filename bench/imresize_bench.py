@@ -4,9 +4,9 @@
 
 The same code runs on minimx and on MXNet 1.9.1 (OpenCV underneath), each in a fresh
 process, in alternating rounds; each figure is the best of its rounds (milliseconds per
-call).  minimx computes nearest with two gathers and the other OpenCV modes as two matrix
-products with cached per-axis weight matrices (``minimx/image_codec.py``); lanczos goes
-through Pillow.
+call).  minimx computes nearest with two gathers and the other OpenCV modes (Lanczos too)
+as two passes of a few weighted taps per axis, cached per size
+(``minimx/op/resize_kernels.py``).
 """
 import json
 

@@ -4,6 +4,7 @@ Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/attribute.py``
 (e.g. ``with mx.AttrScope(ctx_group='dev1'):``).
 """
 import threading
+from collections import defaultdict
 
 __all__ = ["AttrScope", "current"]
 
@@ -12,6 +13,10 @@ _local = threading.local()
 
 class AttrScope:
     """Attributes (strings) given to every symbol made in this scope."""
+
+    # how many control-flow bodies of each name were traced (``sym.contrib.foreach`` names
+    # its body ``foreach0``, ``foreach1``...); MXNet's tests reset it
+    _subgraph_names = defaultdict(int)
 
     def __init__(self, **attrs):
         for key, value in attrs.items():

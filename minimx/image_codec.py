@@ -1,20 +1,17 @@
 """Image encoding, decoding and resizing on numpy arrays (HWC, uint8), through Pillow.
 
 Lesson: 11-data.  The codec layer below RecordIO, the data iterators and ``mx.image``
-(it imports nothing of minimx but ``base``).  MXNet calls OpenCV for these; minimx uses
-Pillow for the codecs and numpy for OpenCV's interpolations (nearest, bilinear, bicubic
-and area, with OpenCV's pixel-centre convention), so a resized image matches MXNet's to
-within rounding.  Every interpolation but nearest is *separable*: an output pixel is a
-weighted sum over rows, then over columns, each with a few taps (2 for bilinear, 4 for
-bicubic) whose positions and weights are computed once per size and cached.
+(it imports nothing of minimx but ``base`` and the resize kernels).  MXNet calls OpenCV
+for these; minimx uses Pillow for the codecs and ``op/resize_kernels.py`` for OpenCV's
+interpolations (the operator ``nd.image.resize`` uses the same kernels).
 Mirrors src/io/image_io.cc (imdecode, imresize) in its conventions.
 """
-import functools
 import io
 
 import numpy as np
 
 from .base import FileFormatError, MXNetError
+from .op.resize_kernels import resize_array
 
 __all__ = ["decode_array", "encode_array", "resize_array", "pil"]
 
@@ -67,164 +64,3 @@ def encode_array(img, quality=95, img_fmt=".jpg", from_rgb=True):
     else:
         raise MXNetError(f"pack_img: unsupported image format {img_fmt!r}; use .jpg or .png")
     return out.getvalue()
-
-
-def source_coords(out_size, in_size):
-    """For each output pixel, the two input pixels and the weight of the second."""
-    scale = in_size / out_size
-    pos = (np.arange(out_size) + 0.5) * scale - 0.5
-    pos = np.clip(pos, 0, in_size - 1)
-    low = np.floor(pos).astype(np.int64)
-    high = np.minimum(low + 1, in_size - 1)
-    return low, high, pos - low
-
-
-def linear_weights(out_size, in_size):
-    """(out_size, in_size) matrix of bilinear weights: two taps per output pixel."""
-    low, high, frac = source_coords(out_size, in_size)
-    weights = np.zeros((out_size, in_size), dtype=np.float64)
-    rows = np.arange(out_size)
-    np.add.at(weights, (rows, low), 1 - frac)
-    np.add.at(weights, (rows, high), frac)
-    return weights
-
-
-def cubic_weights(out_size, in_size, a=-0.75):
-    """(out_size, in_size) matrix of OpenCV's bicubic weights (a = -0.75, borders
-    replicated): row i mixes the four input pixels around output pixel i's centre."""
-    pos = (np.arange(out_size) + 0.5) * (in_size / out_size) - 0.5
-    base = np.floor(pos).astype(np.int64)
-    frac = pos - base
-    weights = np.zeros((out_size, in_size), dtype=np.float64)
-    for tap in range(-1, 3):
-        distance = np.abs(frac - tap)
-        near = ((a + 2) * distance - (a + 3)) * distance * distance + 1
-        far = ((a * distance - 5 * a) * distance + 8 * a) * distance - 4 * a
-        weight = np.where(distance <= 1, near, np.where(distance < 2, far, 0.0))
-        np.add.at(weights, (np.arange(out_size), np.clip(base + tap, 0, in_size - 1)), weight)
-    return weights
-
-
-def box_weights(out_size, in_size):
-    """(out_size, in_size): the share of input pixel j inside output pixel i's footprint
-    [i * s, (i + 1) * s), s = in/out >= 1 (OpenCV's INTER_AREA when shrinking)."""
-    scale = in_size / out_size
-    starts = np.arange(out_size)[:, None] * scale
-    pixels = np.arange(in_size)[None, :]
-    overlap = np.minimum(starts + scale, pixels + 1) - np.maximum(starts, pixels)
-    return np.maximum(overlap, 0) / scale
-
-
-def area_linear_weights(out_size, in_size):
-    """OpenCV's INTER_AREA when an image grows on some axis: two taps per output pixel,
-    the second weighted by how far the pixel's right edge passes an input pixel edge."""
-    inv_scale = out_size / in_size
-    x = np.arange(out_size)
-    sx = np.floor(x * in_size / out_size).astype(np.int64)
-    fx = (x + 1) - (sx + 1) * inv_scale
-    fx = np.where(fx <= 0, 0.0, fx - np.floor(fx))
-    last = sx >= in_size - 1
-    sx, fx = np.where(last, in_size - 1, sx), np.where(last, 0.0, fx)
-    weights = np.zeros((out_size, in_size), dtype=np.float64)
-    np.add.at(weights, (x, sx), 1 - fx)
-    np.add.at(weights, (x, np.minimum(sx + 1, in_size - 1)), fx)
-    return weights
-
-
-def area_weights(out_size, in_size, shrinking):
-    return box_weights(out_size, in_size) if shrinking else area_linear_weights(out_size,
-                                                                                in_size)
-
-
-@functools.lru_cache(maxsize=256)
-def axis_taps(kind, out_size, in_size, *extra):
-    """One interpolation along one axis as taps: ``(index, weight)``, both (out_size, K).
-
-    Output pixel i is ``sum_k weight[i, k] * input[index[i, k]]``.  The weight matrix has
-    only K non-zeros a row (2 for bilinear, 4 for bicubic), so gathering K rows beats a
-    dense matrix product by far.  Cached per size: the same sizes come back every batch.
-    """
-    make = {"linear": linear_weights, "cubic": cubic_weights, "area": area_weights}[kind]
-    weights = make(out_size, in_size, *extra)
-    nonzero = weights != 0
-    count = max(int(nonzero.sum(axis=1).max()), 1)
-    index = np.argsort(~nonzero, axis=1, kind="stable")[:, :count]
-    tap_weights = np.take_along_axis(weights, index, axis=1).astype(np.float32)
-    index.flags.writeable = tap_weights.flags.writeable = False
-    return index, tap_weights
-
-
-def along(src, taps, axis):
-    """Interpolate a float32 HxWxC image along ``axis`` (0: rows, 1: columns)."""
-    index, weights = taps
-    shape = (-1, 1, 1) if axis == 0 else (1, -1, 1)
-    out = None
-    for k in range(index.shape[1]):
-        term = src.take(index[:, k], axis=axis)
-        term *= weights[:, k].reshape(shape)
-        out = term if out is None else np.add(out, term, out=out)
-    return out
-
-
-def separable(img, rows, cols):
-    """Interpolate every channel of a HxWxC image over rows, then over columns."""
-    return along(along(img.astype(np.float32, copy=False), rows, 0), cols, 1)
-
-
-def nearest(img, w, h):
-    rows = np.minimum((np.arange(h) * img.shape[0] / h).astype(np.int64), img.shape[0] - 1)
-    cols = np.minimum((np.arange(w) * img.shape[1] / w).astype(np.int64), img.shape[1] - 1)
-    return img.take(rows, axis=0).take(cols, axis=1)     # two gathers: fastest in numpy
-
-
-def bilinear(img, w, h):
-    return separable(img, axis_taps("linear", h, img.shape[0]),
-                     axis_taps("linear", w, img.shape[1]))
-
-
-def bicubic(img, w, h):
-    return separable(img, axis_taps("cubic", h, img.shape[0]),
-                     axis_taps("cubic", w, img.shape[1]))
-
-
-def area(img, w, h):
-    in_h, in_w = img.shape[:2]
-    shrinking = bool(in_h >= h and in_w >= w)      # OpenCV picks the kind for both axes
-    return separable(img, axis_taps("area", h, in_h, shrinking),
-                     axis_taps("area", w, in_w, shrinking))
-
-
-PIL_FILTERS = {4: "LANCZOS"}
-
-
-def resize_array(img, w, h, interp=1):
-    """Resize a HxWxC numpy array to ``(h, w)``; interp as OpenCV: 0 nearest, 1 bilinear,
-    2 bicubic and 3 area (OpenCV's weights), 4 lanczos (through Pillow, per channel, on
-    float32)."""
-    if w <= 0 or h <= 0:
-        raise MXNetError(f"imresize: target size must be positive, got w={w}, h={h}")
-    img = np.asarray(img)
-    squeeze = img.ndim == 2
-    if squeeze:
-        img = img[:, :, None]
-    if interp == 0:
-        out = nearest(img, w, h)         # picks pixels: nothing to round
-        return out[:, :, 0] if squeeze else out
-    if interp == 2:
-        out = bicubic(img, w, h)
-    elif interp == 3:
-        out = area(img, w, h)
-    elif interp in PIL_FILTERS:
-        image_module = pil()
-        method = getattr(image_module, PIL_FILTERS[interp])
-        channels = [np.asarray(image_module.fromarray(img[:, :, c].astype(np.float32), "F")
-                               .resize((w, h), method)) for c in range(img.shape[2])]
-        out = np.stack(channels, axis=2)
-    else:
-        out = bilinear(img, w, h)
-    if np.issubdtype(img.dtype, np.integer):
-        info = np.iinfo(img.dtype)
-        out = np.rint(out, out=out if out.dtype == np.float32 else None)
-        np.clip(out, info.min, info.max, out=out)
-    out = out.astype(img.dtype, copy=False)
-    return out[:, :, 0] if squeeze else out

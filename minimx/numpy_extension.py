@@ -31,6 +31,7 @@ OPERATORS = {
     "gather_nd": "gather_nd", "scatter_nd": "scatter_nd", "broadcast_like": "broadcast_like",
     "reshape_like": "reshape_like", "shape_array": "shape_array",
     "gamma": "gamma", "gammaln": "gammaln", "erf": "erf", "erfinv": "erfinv",
+    "constraint_check": "_npx_constraint_check",
     # detection (MXNet's _npx_ aliases; d2l's rcnn and ssd pages call them)
     "roi_pooling": "ROIPooling", "multibox_prior": "_contrib_MultiBoxPrior",
     "multibox_target": "_contrib_MultiBoxTarget",

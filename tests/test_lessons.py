@@ -88,6 +88,8 @@ CHECKS = {
         assert isinstance(branch_error, mx.base.NotImplementedForSymbol)
         pushes = {row["mode"]: row["pushes_per_forward"] for row in big_batch["results"]}
         assert pushes == {"imperative": 5, "hybridized": 1}
+        assert loop_sizes == {3: 1, 12: 1} and graph_operators(loop_sum) == ["_foreach"]
+        assert unrolled_sizes == {3: 3 * 3 + 1, 12: 3 * 12 + 1}
     """,
     "11": """
         assert handled["roll_over", 1][0] == ([8, 9, 0, 1], 2)

@@ -85,9 +85,10 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
          group2ctx=None, shared_exec=None):
     """An Executor over the given argument arrays (list in ``list_arguments`` order, or dict).
 
-    ``shared_exec``: in MXNet the new executor draws its temporary memory from that
-    executor's pool; minimx's executors plan their own buffers, so it changes nothing (the
-    results are the same).  ``group2ctx``: see ``placement.py``.
+    ``shared_exec``: in MXNet the new executor draws its memory from that executor's pool;
+    in minimx the two keep one forward's saved values between them, the last one's
+    (``Executor._claim_saved_memory``; the results are the same).  ``group2ctx``: see
+    ``placement.py``.
     """
     check_group2ctx(ctx, group2ctx, "bind")
     arg_names = symbol.list_arguments()
@@ -108,7 +109,8 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
     _check_device_type(ctx, [("argument", arg_names, arg_arrays),
                              ("gradient", arg_names, grad_arrays or []),
                              ("auxiliary state", aux_names, aux_arrays)])
-    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
+    return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx,
+                    shared_exec)
 
 
 def _check_device_type(ctx, groups):
@@ -168,7 +170,7 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     aux_names = symbol.list_auxiliary_states()
     aux = [source.get(name, shape, dtype, name in shared, gradient=False, aux=True)
            for name, shape, dtype in zip(aux_names, aux_shapes, aux_types)]
-    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx)
+    return Executor(symbol, ctx, args, grads, reqs, aux, group2ctx, shared_exec)
 
 
 class _SharedArrays:

@@ -6,6 +6,7 @@ engine push that runs the whole plan (see ``run.py``): this is where the
 speed of ``hybridize()`` comes from.
 """
 import os
+import weakref
 
 from .. import backend, engine, random_state
 from ..base import InvalidParameterError, InvalidShapeError, MXNetError
@@ -32,7 +33,7 @@ class Executor:
     """Runs one Symbol with fixed arrays (use ``Symbol.bind`` or ``simple_bind``)."""
 
     def __init__(self, symbol, ctx, arg_arrays, grad_arrays, grad_reqs, aux_arrays,
-                 group2ctx=None):
+                 group2ctx=None, shared_exec=None):
         self._symbol = symbol
         # read at bind, as MXNet's graph executor reads it (see get_optimized_symbol)
         self._eliminate_common_expr = os.environ.get("MXNET_ELIMINATE_COMMON_EXPR", "1") != "0"
@@ -56,10 +57,16 @@ class Executor:
                         for e in self._entries]
         self._plans = {}
         self._programs = {}           # id(inference plan) -> its ForwardProgram
+        self._resolved = {}           # id(plan) -> the value keys of the outputs in it
+        # the value key of each argument, then of each auxiliary state (their arrays' order)
+        self._value_keys = [(self._variables[name], 0)
+                            for name in self._arg_names + self._aux_names]
         self._state = engine.new_var()      # orders forward's saved values before backward
         self._saved = {}
         self._saved_from = []      # (bound array or output, the buffer forward saved of it)
         self._saving = False       # does the last forward pushed save what backward reads?
+        # shared with the executors bound with ``shared_exec`` (``_claim_saved_memory``)
+        self._memory = shared_exec._memory if shared_exec is not None else _SavedMemory()
         self._forward_mode = None  # is_train of the last forward pushed (None: none yet)
         self._backward_cache = None
         self._monitor = None
@@ -127,10 +134,9 @@ class Executor:
         if self._monitor is not None or self._sparse or not can_lower(plan):
             return None
         if id(plan) not in self._programs:       # cleared whenever _plans is
-            inputs = [key for key, _ in self._input_keys()]
-            results = [plan.resolve(entry) for entry in self._entries]
-            self._programs[id(plan)] = ForwardProgram(plan, backend.get_xp(self._ctx), inputs,
-                                                      results, False)
+            self._programs[id(plan)] = ForwardProgram(plan, backend.get_xp(self._ctx),
+                                                      self._value_keys,
+                                                      self._resolved_entries(plan), False)
         return self._programs[id(plan)]
 
     def plan_report(self, is_train=False):
@@ -162,25 +168,26 @@ class Executor:
             else:
                 target[:] = value
         plan = self._plan(is_train or save)        # backward reads the training plan's nodes
+        if save:
+            self._claim_saved_memory()
         self._saving = save
         self._forward_mode = is_train
         xp = backend.get_xp(self._ctx)
         ctx = self._ctx
-        seeds = {id(node): random_state.next_seed(ctx) for step in plan.steps
-                 for node in step.nodes if node.call().random}
-        inputs = self._input_keys()
+        seeds = {id(node): random_state.next_seed(ctx) for node in plan.random_nodes}
+        keys, arrays = self._value_keys, self.arg_arrays + self.aux_arrays
         outputs = list(self.outputs)
-        entries = [plan.resolve(e) for e in self._entries]
+        entries = self._resolved_entries(plan)
         saved = {} if save else None
         monitor, monitor_all = self._monitor, self._monitor_all
         program = None if save else self._program(plan)
 
         def run():
-            raw = [array._read() for _, array in inputs]
+            raw = [array._read() for array in arrays]
             if program is not None:          # inference: the lowered program, no dicts
                 results = program.run(raw)
             else:
-                values = {key: value for (key, _), value in zip(inputs, raw)}
+                values = dict(zip(keys, raw))
                 run_forward(plan, xp, values, is_train, seeds,
                             lambda seed: backend.make_rng(ctx, seed), saved, monitor,
                             monitor_all, monitor_variables=True)
@@ -189,16 +196,43 @@ class Executor:
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(dense_of(value) if target.stype == "default" else value)
             self._saved = saved if save else {}
-            self._saved_from = (list(zip([a for _, a in inputs], raw)) +
-                                list(zip(outputs, computed))) if save else []
+            self._saved_from = ([(a, a._chunk.data, buffer) for a, buffer in
+                                 zip([*arrays, *outputs], [*raw, *computed])] if save else [])
 
-        reads = [array._chunk.var for _, array in inputs]
+        reads = [array._chunk.var for array in arrays]
         writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in self.aux_arrays]
-        engine.push(run, reads, writes + [self._state], ctx, "executor_forward", plan.work)
+        engine.push(run, reads, writes + [self._state], ctx, "executor_forward", plan.work,
+                    plan.small)
         return self.outputs
 
-    def _input_keys(self):
-        return [((self._variables[name], 0), array) for name, array in self._named_arrays()]
+    def _claim_saved_memory(self):
+        """Become the executor of its memory group that keeps what its forward saved.
+
+        Executors bound with ``shared_exec`` (a BucketingModule's buckets, a reshaped
+        executor) share one memory in MXNet: a forward of one overwrites the values another
+        saved for its backward.  minimx keeps saved values per executor, so every bucket
+        trained once would hold its activations for good; instead the previous holder lets
+        them go (after its pending backward: the release writes its ``_state``), and a
+        ``backward`` of it without a new forward runs that forward again (see ``backward``).
+        """
+        memory = self._memory
+        previous = memory.holder() if memory.holder is not None else None
+        memory.holder = weakref.ref(self)
+        if previous is None or previous is self or not previous._saving:
+            return
+        previous._saving = False
+
+        def release():
+            previous._saved, previous._saved_from = {}, []
+
+        engine.push(release, [], [previous._state], previous._ctx, "executor_release_saved",
+                    small=True)
+
+    def _resolved_entries(self, plan):
+        """The value keys that hold the outputs in ``plan`` (worked out once per plan)."""
+        if id(plan) not in self._resolved:          # cleared whenever _plans is
+            self._resolved[id(plan)] = [plan.resolve(entry) for entry in self._entries]
+        return self._resolved[id(plan)]
 
     def backward(self, out_grads=None, is_train=True):
         """Compute gradients of the arguments into ``grad_arrays`` (per ``grad_req``)."""
@@ -232,7 +266,7 @@ class Executor:
             saved = _as_now(self._saved, self._saved_from)
             grads = run_backward(plan, xp, head, saved, needs_grad, is_train, meta, monitor)
             values = own_buffers([grads.get((node, 0)) for node, _, _ in targets],
-                                 [*head.values(), *(a._read() for _, a in inputs)])
+                                 [*head.values(), *(a._read() for a in arrays)])
             for (_, array, req), value in zip(targets, values):
                 if value is None:
                     value = xp.zeros(array.shape, array._dtype)
@@ -241,12 +275,12 @@ class Executor:
         # Forward saved raw buffers of the bound arrays for this step: declaring them read
         # keeps a later in-place write (``arg_dict['data'][:] = next_batch``) behind it.
         reads = [self._state] + [g._chunk.var for g in heads if g is not None]
-        inputs = self._input_keys()
-        reads += [array._chunk.var for _, array in inputs]
+        arrays = self.arg_arrays + self.aux_arrays
+        reads += [array._chunk.var for array in arrays]
         reads += [o._chunk.var for o in self.outputs]      # an in-place change is read too
         writes = [array._chunk.var for _, array, _ in targets]
         writes += [a._chunk.var for a in self.aux_arrays]    # BatchNorm's backward moves them
-        engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work)
+        engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work, plan.small)
 
     def _check_head_gradients(self, heads, needs_grad):
         """As MXNet: an output that is not a loss needs its head gradient in ``out_grads``
@@ -308,6 +342,7 @@ class Executor:
         self._monitor_all = monitor_all
         self._plans.clear()
         self._programs.clear()
+        self._resolved.clear()
 
     def get_optimized_symbol(self):
         """The bound symbol after MXNet's graph pass: a new Symbol.
@@ -334,6 +369,16 @@ class Executor:
 
 
 
+class _SavedMemory:
+    """The memory a group of executors shares (``Executor._claim_saved_memory``): which of
+    them holds saved values now (a weak reference, or None)."""
+
+    __slots__ = ("holder",)
+
+    def __init__(self):
+        self.holder = None
+
+
 def _as_ndarray(value, ctx):
     from ..ndarray.ndarray import Chunk
     return NDArray(Chunk(ctx, value.copy()), value.shape, value.dtype)
@@ -343,12 +388,17 @@ def _as_now(saved, saved_from):
     """``saved`` with each buffer of a bound array or an output replaced by what that array
     holds now.  MXNet's backward reads the arrays themselves, so an in-place change between
     forward and backward is seen (MXNet's stochastic-depth example adds to a module's
-    outputs in place: ``outputs[i] += ...``, and the ReLU before reads the sum)."""
+    outputs in place: ``outputs[i] += ...``, and the ReLU before reads the sum).
+
+    ``saved_from`` has ``(array, the buffer its chunk held after forward, the buffer
+    forward saved of it)``: a write gives the chunk a new buffer; one into the same buffer
+    (a view's, a pinned chunk's) is seen through the saved one, which is a view of it --
+    unless forward's value was copied into the chunk, so then the chunk is read anyway."""
     now = {}
-    for array, buffer in saved_from:
-        current = array._read()
-        if current is not buffer:
-            now[id(buffer)] = current
+    for array, held, buffer in saved_from:
+        chunk = array._chunk
+        if chunk.data is not held or (chunk.pinned and buffer is not held):
+            now[id(buffer)] = array._read()
     if not now:
         return saved
     return {node: {name: now.get(id(value), value) for name, value in values.items()}

@@ -12,11 +12,15 @@ before and after:
    intermediate results nobody else reads become one step.
 4. ``plan_memory``: each intermediate buffer is released right after its last
    reader, and the peak of live bytes is compared with keeping them all.
+
+A plan also knows whether it is *small* (``plan_is_small``): cheap enough that the engine
+runs it in the pushing thread rather than handing it to a worker.
 """
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import engine
 from ..op.call import op_call
 from ..symbol.graph import topo_order
 
@@ -76,7 +80,10 @@ class Plan:
     aliases: dict             # value key removed by a pass -> the key that replaces it
     constants: list = field(default_factory=list)   # folded arrays, shared by every run
     work: int = 0             # multiply-adds of the plan's largest product (thread budget)
-
+    small: bool = False       # run in the pushing thread when ready (``plan_is_small``)
+    forward_schedule: list = None                             # run.forward_schedule's
+    backward_schedules: dict = field(default_factory=dict)   # run.backward_schedule's
+    random_nodes: list = field(default_factory=list)   # nodes that draw (a seed per call)
 
     def resolve(self, key):
         """The value key that holds ``key``'s value after the passes removed nodes."""
@@ -115,19 +122,43 @@ def build_plan(entries, shapes, dtypes, is_train, xp):
     release_after = plan_memory(steps, shapes, dtypes, outputs, is_train, report)
     report.steps_after = len(steps)
     constants = [value for step in steps if step.constant is not None for value in step.constant]
-    return Plan(steps, release_after, report, aliases, constants, largest_work(steps, shapes))
+    works = node_works(steps, shapes)
+    random = [node for step in steps if step.constant is None for node in step.nodes
+              if node.call().random]
+    return Plan(steps, release_after, report, aliases, constants, max(works, default=0),
+                plan_is_small(steps, shapes, works), random_nodes=random)
 
 
-def largest_work(steps, shapes):
-    """The multiply-adds of the largest matrix product any node of the plan makes: the
-    whole plan runs as one engine operation, which gets BLAS threads by it."""
-    work = 0
+def node_works(steps, shapes):
+    """The multiply-adds of each node's matrix product (0 for the others).  The largest is
+    the plan's ``work``: the whole plan runs as one engine operation, which gets BLAS
+    threads by it."""
+    works = []
     for step in steps:
         for node in step.nodes:
             call = node.call()
             if call.uses_blas and all(shapes.get(key) is not None for key in node.inputs):
-                work = max(work, call.work([shapes[key] for key in node.inputs]))
-    return work
+                works.append(call.work([shapes[key] for key in node.inputs]))
+    return works
+
+
+def plan_is_small(steps, shapes, works):
+    """Whether the whole plan is an engine ``small`` operation (``engine.is_small``): its
+    matrix products together, and the values its other nodes read or compute together,
+    stay under the limits one imperative operator is measured by.  (Backward writes a
+    gradient of each value: a product's inputs get theirs from products of the same
+    work, an Embedding's weight a pass over all of it.)  Such a plan (a batch-1 MLP)
+    runs in the pushing thread when its inputs are ready: handing it to a Python worker
+    and back cost more than the plan itself (0.37 against 0.20 ms per training step of
+    bench/executor_bench.py's batch-1 MLP)."""
+    keys = {}
+    for step in steps:
+        for node in step.nodes if step.constant is None else ():
+            keys.update(dict.fromkeys((node, i) for i in range(node.num_outputs())))
+            if not node.call().uses_blas:
+                keys.update(dict.fromkeys(node.inputs))
+    values = [shapes.get(key) for key in keys]
+    return None not in values and engine.is_small(values, sum(works))
 
 
 def _resolve(aliases, key):

@@ -52,7 +52,7 @@ def reshaped(executor, partial_shaping, allow_up_sizing, shapes):
     aux = [share(name, old, shape, partial_shaping)
            for name, old, shape in zip(aux_names, executor.aux_arrays, aux_shapes)]
     new = Executor(symbol, executor._ctx, args, grads if executor.grad_arrays else None,
-                   list(executor._grad_reqs), aux, executor._group2ctx)
+                   list(executor._grad_reqs), aux, executor._group2ctx, executor)
     new.outputs = [_front_view(name, old, fresh.shape, True, allocate=fresh)
                    for name, old, fresh in zip(symbol.list_outputs(), executor.outputs,
                                                new.outputs)]

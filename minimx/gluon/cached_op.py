@@ -18,7 +18,7 @@ from ..ndarray.ndarray import Chunk, NDArray
 from ..ndarray.sparse_dispatch import as_dense
 from ..op.call import own_buffers
 from ..symbol import inference
-from ..symbol.graph import (aux_variables, check_gradients_exist, entries_depending_on,
+from ..symbol.graph import (Node, aux_variables, check_gradients_exist, entries_depending_on,
                             topo_order)
 
 __all__ = ["CachedOp"]
@@ -37,10 +37,10 @@ class CachedOp:
         self.input_names = list(input_names)
         self._entries = symbol._entries
         variables = {node.name: node for node in topo_order(self._entries) if node.is_variable}
-        missing = [name for name in self.input_names if name not in variables]
-        if missing:
-            raise ValueError(f"CachedOp: the graph has no inputs named {missing}")
-        self._variables = [variables[name] for name in self.input_names]
+        # an input the graph does not read (a block that ignores an argument) is accepted,
+        # as MXNet's CachedOp accepts it: a variable of its own, whose gradient is zero
+        self._variables = [variables.get(name) or Node(None, name)
+                           for name in self.input_names]
         aux = aux_variables(self._entries)
         self._mutated = [id(node) in aux for node in self._variables]
         self._plans = {}
@@ -137,7 +137,7 @@ class CachedOp:
         writes = [o._chunk.var for o in outputs]
         writes += [arrays[i]._chunk.var for i in entry.mutated]
         engine.push(run, [a._chunk.var for a in arrays], writes, ctx, "CachedOp",
-                    entry.plan.work)
+                    entry.plan.work, entry.plan.small)
 
     def _push_forward(self, entry, arrays, outputs, ctx, is_train, saved):
         """The interpreter path: recorded calls (``saved`` collects what backward needs)
@@ -164,7 +164,7 @@ class CachedOp:
             for target, value in zip(outputs, results):
                 target._write(value)
 
-        engine.push(run, reads, writes, ctx, "CachedOp", plan.work)
+        engine.push(run, reads, writes, ctx, "CachedOp", plan.work, plan.small)
 
 
     def _hook_monitor(self, ctx):
@@ -247,7 +247,7 @@ class _Backward:
         writes = [g._chunk.var for g in grads if g is not None]
         # auxiliary states (BatchNorm's moving statistics) move in the backward pass
         writes += [self.arrays[i]._chunk.var for i in self.mutated]
-        engine.push(run, reads, writes, ctx, "CachedOp_backward", plan.work)
+        engine.push(run, reads, writes, ctx, "CachedOp_backward", plan.work, plan.small)
         return grads
 
 

@@ -35,7 +35,8 @@ class SymbolBlock(HybridBlock):
                     self._params.get(name, grad_req="null" if name in auxiliary else "write",
                                      allow_deferred_init=True)
         self._cached_graph = (inputs, outputs)
-        self._out_format = "single" if len(outputs) == 1 else list
+        # a list of one NDArray per output (``_flatten``'s format: the kind, then each item's)
+        self._out_format = "single" if len(outputs) == 1 else (list, [0] * len(outputs))
         # as MXNet's: the parameters are this block's own, named without their common
         # prefix ('weight' for 'dense0_weight'), which is what save_parameters writes
         names = list(self._params.keys())

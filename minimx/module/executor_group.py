@@ -215,7 +215,7 @@ class DataParallelExecutorGroup:
         reqs = [self.grad_req[name] for name in self.arg_names]
         grads_given = grads if any(g is not None for g in grads) else None
         return self.symbol.bind(ctx, args, args_grad=grads_given, grad_req=reqs,
-                                aux_states=aux, group2ctx=group2ctx)
+                                aux_states=aux, group2ctx=group2ctx, shared_exec=shared_exec)
 
     def _infer_shapes(self, shapes):
         try:

@@ -9,10 +9,12 @@ import math
 
 import numpy as np
 
+from .contrib_control_flow import cond, foreach, while_loop
 from .ndarray import NDArray
 
 __all__ = ["isinf", "isfinite", "isnan", "rand_zipfian", "getnnz", "adamw_update",
-           "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"]
+           "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update", "foreach",
+           "while_loop", "cond"]
 
 
 def _check(data, name):

@@ -14,8 +14,9 @@ The design (JAX's ``jax.numpy`` over ``lax``, not MXNet's second operator tree):
   through ``nd``'s dispatcher with NumPy's names, keywords and semantics translated once:
   zero-dimensional results (a full reduction, a vector ``dot``, ``x[i, j]``), ``bool``
   comparisons, ``size=`` for ``shape=``, float32 by default, NumPy's reshape.  Where no
-  operator existed one was declared in ``minimx/op/numpy_ops.py`` (``_np_cumsum``,
-  ``_npi_solve``, ``_npi_einsum``), with its gradient and test hints like every other.
+  operator existed one was declared in ``minimx/op/numpy_*.py`` (``_np_cumsum``,
+  ``_npi_solve``, ``_npi_einsum``, ``_npi_svd``), with its gradient and test hints like
+  every other.
 - Value-dependent shapes (``nonzero``, ``unique``, boolean-mask indexing) wait for their
   input: a sync point (``value_shapes.py``).  The functions MXNet 1.9.1 hands to host NumPy
   are handed there too (``fallback.py``), and are sync points as well.

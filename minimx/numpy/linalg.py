@@ -3,8 +3,8 @@
 Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy/linalg.py``.  Each function
 is a registered operator (``_linalg_inverse``, ``_linalg_det``, ``_linalg_potrf``,
 ``_linalg_syevd``, ``_npi_solve``, ``_npi_pinv``, ``_npi_eig``, ``_npi_tensorinv``, ...) or
-a composition of them; ``svd`` and the names MXNet itself hands to host NumPy (``qr``,
-``lstsq``, ...) compute on the host (``fallback.py``).
+a composition of them (``_npi_svd`` included); the names MXNet itself hands to host
+NumPy (``qr``, ``lstsq``, ...) compute on the host (``fallback.py``).
 """
 import numbers
 
@@ -12,20 +12,24 @@ import numpy as onp
 
 from .fallback_linalg import *  # noqa: F401,F403
 from .fallback_linalg import __all__ as _fallback_linalg
-from .host import host_function
 from .adapter import call_np, numpy_shaped, operand, reduced_shape
-from .manipulation import moveaxis, swapaxes
-from .products import matmul
+from .manipulation import moveaxis
 from .reductions import max as _max, min as _min, sum as _sum
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "solve", "eigh", "eigvalsh", "svd",
            "pinv", "eig", "eigvals", "tensorinv", "tensorsolve", *_fallback_linalg]
 
 
+# the names MXNet 1.9.1 also accepts for ``ord``
+_ORD_NAMES = {"inf": onp.inf, "-inf": -onp.inf, "f": "fro"}
+
+
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
     """Vector and matrix norms: the 2-norm (Frobenius) by default, ``ord`` 1, 2, inf, ..."""
     x = operand(x)
-    vector = isinstance(axis, int) or (axis is None and x.ndim == 1)
+    ord = _ORD_NAMES.get(ord, ord) if isinstance(ord, str) else ord     # noqa: A001
+    vector = isinstance(axis, int) or (axis is None and x.ndim == 1) or \
+        (isinstance(axis, tuple) and len(axis) == 1)
     if ord is None or ord == "fro" or (ord == 2 and vector):
         return call_np("sqrt", _sum(x * x, axis=axis, keepdims=keepdims))
     magnitude = call_np("abs", x)
@@ -53,11 +57,11 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
 
 
 def _singular_norm(x, ord, rows, cols, keepdims):  # noqa: A002 (NumPy's name)
-    """The largest (2), smallest (-2) or summed ('nuc') singular value: the square roots of
-    the eigenvalues of ``x^T x``, computed by the ``_linalg_syevd`` operator (differentiable)."""
-    matrices = moveaxis(x, (rows, cols), (-2, -1))
-    singular = call_np("sqrt", call_np("relu", eigvalsh(matmul(swapaxes(matrices, -1, -2),
-                                                                 matrices))))
+    """The largest (2), smallest (-2) or summed ('nuc') singular value, from the ``_npi_svd``
+    operator (differentiable) of the matrices laid out wide (a transpose has the same
+    singular values; the operator takes rows <= columns)."""
+    wide = (rows, cols) if x.shape[rows] <= x.shape[cols] else (cols, rows)
+    singular = svd(moveaxis(x, wide, (-2, -1)))[1]
     found = {2: _max, -2: _min, "nuc": _sum}[ord](singular, axis=-1)
     return numpy_shaped(found, reduced_shape(x.shape, (rows, cols), keepdims))
 
@@ -67,14 +71,11 @@ def inv(a):
 
 
 def det(a):
-    a = operand(a)
-    return numpy_shaped(call_np("_linalg_det", a), a.shape[:-2])
+    return call_np("_npi_det", operand(a))
 
 
 def slogdet(a):
-    a = operand(a)
-    sign, logdet = call_np("_linalg_slogdet", a)
-    return numpy_shaped(sign, a.shape[:-2]), numpy_shaped(logdet, a.shape[:-2])
+    return tuple(call_np("_npi_slogdet", operand(a)))
 
 
 def cholesky(a):
@@ -87,16 +88,19 @@ def solve(a, b):
 
 
 def eigh(a, UPLO="L"):  # noqa: N803 (NumPy's name)
-    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix."""
-    rows, values = call_np("_linalg_syevd", operand(a))
-    return values, swapaxes(rows, -1, -2)
+    """Eigenvalues (ascending) and eigenvectors (columns) of a symmetric matrix, read from
+    its lower (``UPLO='L'``) or upper triangle.  No gradient, as MXNet's."""
+    return tuple(call_np("_npi_eigh", operand(a), UPLO=UPLO))
 
 
 def eigvalsh(a, UPLO="L"):  # noqa: N803 (NumPy's name)
-    return eigh(a, UPLO)[0]
+    return call_np("_npi_eigvalsh", operand(a), UPLO=UPLO)
 
 
-svd = host_function("svd", onp.linalg)      # no operator yet: host NumPy, no gradient
+def svd(a):
+    """``(ut, s, v)`` with ``a = (ut * s[..., None, :]) @ v`` for matrices (..., m, n), m <= n:
+    MXNet's form of NumPy's ``svd(a, full_matrices=False)``.  Differentiable."""
+    return tuple(call_np("_npi_svd", operand(a)))
 
 
 def pinv(a, rcond=1e-15, hermitian=False):

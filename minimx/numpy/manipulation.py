@@ -284,8 +284,9 @@ def take(a, indices, axis=None, mode="raise", out=None):
 
 
 def diag(v, k=0):
-    """The ``k``-th diagonal of a matrix, or a matrix with vector ``v`` on it."""
-    return call_np("diag", operand(v), k=k)
+    """The ``k``-th diagonal of a matrix (empty outside it), or a matrix with vector ``v``
+    on it."""
+    return call_np("_npi_diag", operand(v), k=k)
 
 
 # -- the operators of op/numpy_rearrange.py, with NumPy's arguments -------------------------

@@ -11,7 +11,7 @@ import numbers
 import numpy as onp
 
 from ..base import InvalidShapeError
-from ..op.numpy_ops import _einsum_parts
+from ..op.numpy_einsum import einsum_parts
 from .adapter import call_np, is_symbolic, numpy_shaped, operand, promote
 from .manipulation import broadcast_to, transpose
 
@@ -86,8 +86,9 @@ def vdot(a, b):
 
 
 def einsum(subscripts, *operands, optimize=False):
-    """Einstein summation: the ``_npi_einsum`` operator."""
+    """Einstein summation: the ``_npi_einsum`` operator (``optimize``: True or False, as
+    MXNet's; True lets NumPy choose the order of the pairwise contractions)."""
     arrays = [operand(x) for x in operands]
-    result = call_np("_npi_einsum", *arrays, subscripts=subscripts)
-    _, output = _einsum_parts(subscripts, len(arrays))
+    result = call_np("_npi_einsum", *arrays, subscripts=subscripts, optimize=int(bool(optimize)))
+    _, output = einsum_parts(subscripts)
     return numpy_shaped(result, ()) if not output and "." not in subscripts else result

@@ -4,7 +4,7 @@ and ``cumsum``: the reduction operators with NumPy's arguments and result shapes
 Lesson: 03-two-frontends-one-engine.  The operators reduce as MXNet's ``nd`` does; the adapter
 gives the result NumPy's shape (a full reduction is zero-dimensional).  NumPy's dtype rules
 as MXNet 1.9.1 applies them: ``mean`` of integers is float32, ``argmax`` is int64, ``dtype=``
-casts the input first.
+casts the input first, except a float input's result is cast when ``dtype`` is narrower.
 """
 import builtins
 
@@ -32,12 +32,23 @@ def _prepared(a, dtype, op_name):
     return a
 
 
+def _narrowed_float(dtype, wanted):
+    """Whether ``wanted`` is narrower than the floating ``dtype`` (unknown: False)."""
+    return dtype is not None and onp.issubdtype(dtype, onp.floating) and \
+        not onp.can_cast(dtype, wanted, "safe")
+
+
 def _reduction(name, op_name):
     def function(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
         if initial is not None:
             raise NotImplementedError(f"np.{name}: initial= is not supported")
-        a = _prepared(a, dtype, op_name)
-        return _into(call_reduction(op_name, a, axis, keepdims), out)
+        a = operand(a)
+        if dtype is not None and _narrowed_float(a.dtype, dtype):
+            # float32 -> float16, float -> int: MXNet reduces in the input's dtype and
+            # casts the result, so no precision is lost on the way
+            result = call_reduction(op_name, _prepared(a, None, op_name), axis, keepdims)
+            return _into(result.astype(dtype, copy=False), out)
+        return _into(call_reduction(op_name, _prepared(a, dtype, op_name), axis, keepdims), out)
     return public(function, name, f"``np.{name}``: the ``{op_name}`` operator over ``axis``.")
 
 

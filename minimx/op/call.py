@@ -134,7 +134,11 @@ class OpCall:
         ``out_grads``: one per visible output; ``saved``: what ``saved()`` kept;
         ``wanted``: one bool per input.
         """
-        needs = tuple([bool(w) and g for w, g in zip(wanted, self.gets_grad)])
+        return self.backward_needs(xp, out_grads, saved, self.needs(wanted), is_train)
+
+    def backward_needs(self, xp, out_grads, saved, needs, is_train=True):
+        """``backward`` with ``needs`` (``self.needs(wanted)``) worked out by the caller,
+        once for many calls (an executor's backward schedule)."""
         op = self.op
         if self.backward_takes_needs:
             result = (op.backward(xp, *out_grads, **saved, is_train=is_train, needs=needs)

@@ -1,10 +1,13 @@
-"""Whole-array checks that answer with one number: ``all_finite``, ``multi_all_finite``
-and ``contrib.allclose``.
+"""Whole-array checks that answer with one number: ``all_finite``, ``multi_all_finite``,
+``contrib.allclose`` and ``npx.constraint_check``.
 
 Lesson: 13-optimizers (mixed precision: a loss scaler skips a step whose gradients
-overflowed).  Mirrors ``src/operator/contrib/all_finite.cc`` and ``allclose_op.cc``.  None
-has a gradient: each answers a yes/no question about its inputs.
+overflowed).  Mirrors ``src/operator/contrib/all_finite.cc``, ``allclose_op.cc`` and
+``src/operator/numpy/np_constraint_check.cc``.  None has a gradient: each answers a yes/no
+question about its inputs.
 """
+import numpy as np
+
 from .params import Param
 from .registry import OpDef, TestHints, register_op
 
@@ -103,3 +106,28 @@ class AllClose(_Check):
     def forward(self, xp, a, b):
         close = xp.allclose(a, b, self.rtol, self.atol, self.equal_nan)
         return xp.asarray(close, dtype="uint8")
+
+
+@register_op
+class ConstraintCheck(_Check):
+    """``True`` (bool, shape ()) when every element of the boolean ``input`` is true; else
+    the computation fails with ``msg`` (a ValueError where the value is read)."""
+    name = "_npx_constraint_check"
+    inputs = ("input",)
+    params = {"msg": Param(str, default="Constraint violated.", doc="the error's message")}
+    test = TestHints(shapes=((2, 3),), grad=False, dtypes=("bool",),
+                     inputs=lambda rng, shapes, dtype: [np.ones(shapes[0], dtype=bool)],
+                     reference=lambda np, x, **_: np.array(x.all()))
+
+    def infer_shape(self, data):
+        return ()
+
+    def infer_type(self, data):
+        if data != "bool":
+            raise self.type_error(f"the input must be a boolean array, got {data}")
+        return "bool"
+
+    def forward(self, xp, data):
+        if not bool(data.all()):
+            raise ValueError(f"operator {self.name}: {self.msg}")
+        return xp.asarray(True)

@@ -204,10 +204,11 @@ class Inverse(LinalgOp):
 class _Determinant(LinalgOp):
     inputs = ("A",)
     saves = ("A",)
+    single_shape = (1,)      # the result's shape for one matrix (the ``_npi_`` ones: ``()``)
 
     def infer_shape(self, A):
         square_check(self, A)
-        return tuple(A[:-2]) or (1,)
+        return tuple(A[:-2]) if len(A) > 2 else self.single_shape
 
     def inverse_t(self, xp, A):
         return transposed(xp.linalg.inv(A))
@@ -252,6 +253,27 @@ class Slogdet(_Determinant):
 
     def backward(self, xp, grad_sign, grad_logdet, A):
         return grad_logdet.reshape(A.shape[:-2] + (1, 1)) * self.inverse_t(xp, A)
+
+
+@register_op
+class NumpyDet(Det):
+    """``np.linalg.det``: ``_linalg_det`` with NumPy's shapes (one matrix gives ``()``)."""
+    name = "_npi_det"
+    aliases = ()
+    single_shape = ()
+    test = TestHints(shapes=((3, 3),), inputs=_spd, reference=lambda np, a: np.linalg.det(a),
+                     cases=(({}, ((2, 2, 2),)),))
+
+
+@register_op
+class NumpySlogdet(Slogdet):
+    """``np.linalg.slogdet``: ``_linalg_slogdet`` with NumPy's shapes."""
+    name = "_npi_slogdet"
+    aliases = ()
+    single_shape = ()
+    test = TestHints(shapes=((3, 3),), inputs=_spd,
+                     reference=lambda np, a: tuple(np.linalg.slogdet(a)),
+                     cases=(({}, ((2, 2, 2),)),))
 
 
 @register_op

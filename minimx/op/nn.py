@@ -107,16 +107,25 @@ class FullyConnected(OpDef):
 
 
 # -- softmax family ----------------------------------------------------------------------------
-def _softmax(xp, data, axis, temperature):
+def _shifted(data, axis, temperature):
+    """``data / temperature`` less its maximum along ``axis`` (so ``exp`` cannot overflow);
+    an empty array (an empty ``axis`` has no maximum) has nothing to shift."""
     scaled = data if temperature in (None, 1.0) else data / temperature
-    shifted = scaled - scaled.max(axis=axis, keepdims=True)
+    if scaled.size == 0:
+        return scaled
+    return scaled - scaled.max(axis=axis, keepdims=True)
+
+
+def _softmax(xp, data, axis, temperature):
+    shifted = _shifted(data, axis, temperature)
     exps = xp.exp(shifted)
     return exps / exps.sum(axis=axis, keepdims=True)
 
 
 def _log_softmax(xp, data, axis, temperature):
-    scaled = data if temperature in (None, 1.0) else data / temperature
-    shifted = scaled - scaled.max(axis=axis, keepdims=True)
+    shifted = _shifted(data, axis, temperature)
+    if shifted.size == 0:
+        return shifted
     return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
 
 

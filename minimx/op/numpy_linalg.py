@@ -1,17 +1,19 @@
-"""``np.linalg``'s general-matrix operators: ``pinv``, ``eig``/``eigvals``, ``tensorinv`` and
-``tensorsolve``.
+"""``np.linalg``'s general-matrix operators: ``pinv``, ``eig``/``eigvals``, ``eigh``/``eigvalsh``,
+``svd``, ``tensorinv`` and ``tensorsolve``.
 
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/numpy/linalg/np_pinv.cc``,
-``np_eig.cc``, ``np_eigvals.cc``, ``np_tensorinv.cc`` and ``np_tensorsolve.cc`` under MXNet's
-names.  As in MXNet, ``pinv`` and the eigen-decompositions of general matrices have a zero
-gradient (``differentiable = False``); ``tensorinv`` and ``tensorsolve`` are a reshaped
-``inv`` and ``solve``, and their gradients are those of the matrix ones.
+``np_eig.cc``, ``np_eigvals.cc``, ``np_gesvd.cc``, ``np_tensorinv.cc`` and
+``np_tensorsolve.cc`` under MXNet's names.  As in MXNet, ``pinv`` and the
+eigen-decompositions have a zero gradient (``differentiable = False``; ``nd.linalg.syevd``
+is the differentiable symmetric one); ``svd`` has one; ``tensorinv`` and ``tensorsolve``
+are a reshaped ``inv`` and ``solve``, and their gradients are those of the matrix ones.
 """
 import math
 
 import numpy as np
 
-from .params import Param, Shape
+from .linalg_products import transposed
+from .params import Choice, Param, Shape
 from .registry import OpDef, TestHints, register_op
 
 
@@ -63,17 +65,34 @@ class Pinv(PseudoInverse):
         return self._pinv(xp, a, rcond)
 
 
+def _eigen_dtype(op, dtype):
+    """MXNet's dtype rule of the eigen-decompositions: float32 stays float32, every other
+    dtype (integers included) computes and answers in float64; float16 is refused."""
+    if dtype == "float16":
+        raise op.type_error("float16 is not supported (as in MXNet's linalg), got float16")
+    return "float32" if dtype == "float32" else "float64"
+
+
 class Eigen(OpDef):
     """Eigenvalues of general real square matrices; complex ones are refused (MXNet has no
     complex dtypes)."""
 
     differentiable = False
 
+    def infer_shape(self, a):
+        _square_matrices(self, a)
+        return [tuple(a[:-1]), tuple(a)]
+
+    def infer_type(self, a):
+        dtype = _eigen_dtype(self, a)
+        return [dtype, dtype]
+
     def _eig(self, xp, a):
-        values, vectors = xp.linalg.eig(a)
+        dtype = _eigen_dtype(self, a.dtype.name)
+        values, vectors = xp.linalg.eig(a.astype(dtype, copy=False))
         if bool(xp.any(values.imag != 0)):
             raise self.param_error("the matrix has complex eigenvalues (no complex dtypes)")
-        return values.real.astype(a.dtype), vectors.real.astype(a.dtype)
+        return values.real.astype(dtype), vectors.real.astype(dtype)
 
 
 def _real_spectrum(rng, shapes, dtype):
@@ -91,30 +110,130 @@ class Eig(Eigen):
     test = TestHints(shapes=((3, 3),), inputs=_real_spectrum, grad=False,
                      reference=lambda np, a: tuple(part.real for part in np.linalg.eig(a)))
 
-    def infer_shape(self, a):
-        _square_matrices(self, a)
-        return [tuple(a[:-1]), tuple(a)]
-
-    def infer_type(self, a):
-        return [a, a]
-
     def forward(self, xp, a):
         return self._eig(xp, a)
 
 
+class ValuesOnly:
+    """The eigenvalues alone: the first output of the decomposition it is mixed into."""
+
+    outputs = ("output",)
+
+    def infer_shape(self, a):
+        return super().infer_shape(a)[0]
+
+    def infer_type(self, a):
+        return super().infer_type(a)[0]
+
+    def forward(self, xp, a):
+        return super().forward(xp, a)[0]
+
+
 @register_op
-class Eigvals(Eigen):
+class Eigvals(ValuesOnly, Eig):
     """Eigenvalues of square matrices."""
     name = "_npi_eigvals"
     test = TestHints(shapes=((3, 3),), inputs=_real_spectrum, grad=False,
                      reference=lambda np, a: np.linalg.eigvals(a).real)
 
-    def infer_shape(self, a):
-        _square_matrices(self, a)
-        return tuple(a[:-1])
+
+class Symmetric(Eigen):
+    """Eigenvalues (ascending) of symmetric matrices, of which only the lower (``UPLO='L'``)
+    or upper (``'U'``) triangle is read.  No gradient, as MXNet's ``_npi_eigh``."""
+
+    params = {"UPLO": Param(Choice("L", "U"), default="L",
+                            doc="which triangle holds the symmetric matrix")}
+
+    def _eigh(self, xp, a):
+        dtype = _eigen_dtype(self, a.dtype.name)
+        values, vectors = xp.linalg.eigh(a.astype(dtype, copy=False), UPLO=self.UPLO)
+        return values.astype(dtype, copy=False), vectors.astype(dtype, copy=False)
+
+
+def _lower_only(rng, shapes, dtype):
+    """A symmetric lower triangle above noise: ``UPLO='L'`` must not read the upper one."""
+    [symmetric] = _real_spectrum(rng, shapes, "float64")
+    symmetric = np.tril(symmetric) + np.tril(symmetric, -1).swapaxes(-1, -2)
+    return [(symmetric + np.triu(rng.uniform(5, 9, shapes[0]), 1)).astype(dtype)]
+
+
+@register_op
+class Eigh(Symmetric):
+    """Eigenvalues ``w`` (ascending) and eigenvectors ``v`` (columns) of symmetric matrices."""
+    name = "_npi_eigh"
+    outputs = ("w", "v")
+    test = TestHints(shapes=((3, 3),), inputs=_lower_only, grad=False,
+                     reference=lambda np, a, UPLO="L": tuple(np.linalg.eigh(a, UPLO)),
+                     cases=(({"UPLO": "U"}, ((2, 3, 3),)),))
 
     def forward(self, xp, a):
-        return self._eig(xp, a)[0]
+        return self._eigh(xp, a)
+
+
+@register_op
+class Eigvalsh(ValuesOnly, Eigh):
+    """Eigenvalues (ascending) of symmetric matrices."""
+    name = "_npi_eigvalsh"
+    test = TestHints(shapes=((3, 3),), inputs=_lower_only, grad=False,
+                     reference=lambda np, a, UPLO="L": np.linalg.eigvalsh(a, UPLO),
+                     cases=(({"UPLO": "U"}, ((2, 3, 3),)),))
+
+
+def _distinct_singular_values(rng, shapes, dtype):
+    """Matrices whose singular values are well apart (the gradient divides by their gaps)."""
+    shape = shapes[0]
+    m, n = shape[-2:]
+    left, _ = np.linalg.qr(rng.uniform(-1, 1, (*shape[:-2], m, m)))
+    right, _ = np.linalg.qr(rng.uniform(-1, 1, (*shape[:-2], n, m)))
+    values = np.arange(m, 0, -1) * 1.5 + rng.uniform(0, 0.5, (*shape[:-2], m))
+    return [((left * values[..., None, :]) @ right.swapaxes(-1, -2)).astype(dtype)]
+
+
+@register_op
+class Svd(OpDef):
+    """The singular value decomposition ``A = UT diag(L) V`` of matrices (..., m, n) with
+    m <= n: ``UT`` (..., m, m) orthogonal, ``L`` (..., m) descending, ``V`` (..., m, n) with
+    orthonormal rows.  (NumPy's ``svd(a, full_matrices=False)``, named as MXNet's.)"""
+
+    name = "_npi_svd"
+    inputs = ("A",)
+    outputs = ("UT", "L", "V")
+    saves = ("UT", "L", "V")
+    test = TestHints(shapes=((3, 4),), inputs=_distinct_singular_values,
+                     reference=lambda np, a: tuple(np.linalg.svd(a, full_matrices=False)),
+                     cases=(({}, ((2, 3, 3),)),))
+
+    def infer_shape(self, A):
+        if len(A) < 2 or A[-2] > A[-1]:
+            raise self.shape_error(f"the input must be matrices (..., m, n) with m <= n (as "
+                                   f"MXNet's gesvd), got {tuple(A)}")
+        return [(*A[:-1], A[-2]), tuple(A[:-1]), tuple(A)]
+
+    def infer_type(self, A):
+        return [A, A, A]
+
+    def forward(self, xp, A):
+        return tuple(xp.linalg.svd(A, full_matrices=False))
+
+    def backward(self, xp, grad_ut, grad_l, grad_v, UT, L, V):
+        # Townsend's identity, with U = UT, S = diag(L), V's rows the right vectors:
+        #   A-bar = U [(F o (J - J^T)) S + diag(L-bar) + S (F o (K - K^T))] V
+        #           + U S^-1 V-bar (I - V^T V)
+        # J = U^T U-bar, K = V V-bar^T, F_ij = 1 / (L_j^2 - L_i^2) off the diagonal.  Where
+        # two singular values are equal (or one is 0) the gradient is undefined; those
+        # terms are left out.
+        squares = L * L
+        gaps = squares[..., None, :] - squares[..., :, None]
+        inverse_gaps = xp.where(gaps != 0, 1.0 / xp.where(gaps != 0, gaps, 1.0), 0.0)
+        j = transposed(UT) @ grad_ut
+        k = V @ transposed(grad_v)
+        inner = (inverse_gaps * (j - transposed(j))) * L[..., None, :] \
+            + L[..., :, None] * (inverse_gaps * (k - transposed(k)))
+        inner = inner + xp.eye(L.shape[-1], dtype=L.dtype) * grad_l[..., None, :]
+        inverse_l = xp.where(L != 0, 1.0 / xp.where(L != 0, L, 1.0), 0.0)
+        scaled_grad_v = inverse_l[..., :, None] * grad_v
+        outside = scaled_grad_v - (scaled_grad_v @ transposed(V)) @ V   # the part outside V's rows
+        return (UT @ (inner @ V + outside)).astype(UT.dtype, copy=False)
 
 
 def _invertible(rng, dtype):

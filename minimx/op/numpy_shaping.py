@@ -173,13 +173,17 @@ class Percentile(OpDef):
                      if self.keepdims or i not in axes)
         return kept if self.q_scalar is not None else (*q, *kept)
 
+    def infer_type(self, a, q=None):
+        # MXNet 1.9.1's rule: float64 stays, every other dtype (integers, float16) is float32
+        return "float64" if a == "float64" else "float32"
+
     def forward(self, xp, a, q=None):
         q = self.q_scalar if self.q_scalar is not None else q
         if bool(xp.any((xp.asarray(q) < 0) | (xp.asarray(q) > 100))):
             raise self.param_error("percentiles must be in the range [0, 100]")
         axis = None if self.axis is None else normalize_axes(self, self.axis, a.ndim)
         return xp.percentile(a, q, axis=axis, method=self.interpolation,
-                             keepdims=self.keepdims).astype(a.dtype)
+                             keepdims=self.keepdims).astype(self.infer_type(a.dtype.name))
 
 
 @register_op

@@ -39,6 +39,12 @@ _CASES = (({"axis": 1}, ((2, 3, 2),)),
           ({"axis": 1, "exclude": True}, ((2, 3, 2),)))
 
 
+def accumulator(dtype):
+    """The dtype a sum adds up in: float16 in float32, as MXNet's reductions (its 11 bits
+    would round every partial sum); other dtypes in their own (None: NumPy's choice)."""
+    return "float32" if dtype == "float16" else None
+
+
 class Reduce(OpDef):
     """A reduction over ``axis`` (MXNet's ``axis``/``keepdims``/``exclude``).
 
@@ -78,7 +84,8 @@ class Sum(Reduce):
     test = TestHints(cases=_CASES, reference=_numpy_reduce(lambda np: np.sum))
 
     def reduce(self, xp, data, axes):
-        return xp.sum(data, axis=axes, keepdims=True)
+        return xp.sum(data, axis=axes, keepdims=True, dtype=accumulator(data.dtype)).astype(
+            data.dtype, copy=False)
 
     def backward(self, xp, out_grad, data_shape):
         return xp.broadcast_to(out_grad.reshape(self.kept_shape(data_shape)), data_shape)
@@ -92,7 +99,14 @@ class Mean(Reduce):
     test = TestHints(cases=_CASES, reference=_numpy_reduce(lambda np: np.mean))
 
     def reduce(self, xp, data, axes):
-        return xp.mean(data, axis=axes, keepdims=True).astype(data.dtype)
+        if data.dtype.kind in "iu":
+            # NumPy's (and MXNet's) integer mean: the sum wraps in the dtype, the quotient
+            # is truncated
+            total = xp.sum(data, axis=axes, keepdims=True).astype(data.dtype)
+            count = max(data.size // max(total.size, 1), 1)
+            return (total / count).astype(data.dtype)
+        return xp.mean(data, axis=axes, keepdims=True, dtype=accumulator(data.dtype)).astype(
+            data.dtype, copy=False)
 
     def backward(self, xp, out_grad, data_shape):
         kept = self.kept_shape(data_shape)

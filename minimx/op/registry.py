@@ -13,6 +13,7 @@ import inspect
 from dataclasses import dataclass, field
 
 from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, normalize_dtype
+from ..util import is_np_shape
 from .params import Param
 
 __all__ = ["OpDef", "Param", "TestHints", "register_op", "declare_op", "get_op", "list_ops",
@@ -55,7 +56,9 @@ class TestHints:
     values are unspecified (``_empty``), so only shape and dtype are compared;
     ``inputs``: ``inputs(rng, shapes, dtype)`` returning the case's input arrays, for
     operators whose inputs need a structure random values lack (boxes whose corners are
-    ordered, labels padded with -1); ``rng`` is a ``numpy.random.RandomState``.
+    ordered, labels padded with -1); ``rng`` is a ``numpy.random.RandomState``;
+    ``generated``: False for an operator no generated case can call (a control-flow
+    operator needs a body graph), whose tests are written by hand.
     The generated tests live in ``tests/op/test_registry.py``.
     """
 
@@ -76,6 +79,7 @@ class TestHints:
     undefined_values: bool = False
     inputs: object = None
     input_dtypes: dict = field(default_factory=dict)
+    generated: bool = True
 
 
 class OpDef:
@@ -126,6 +130,12 @@ class OpDef:
     and a backward pass that carries a gradient into it is an error -- at ``bind`` for a
     graph, at ``backward()`` for recorded calls -- not a zero.
 
+    ``fixed_inference`` (default True): an instance's shape and type rules answer from
+    the input shapes (or dtypes) and its parameters alone, so ``output_shapes`` and
+    ``output_types`` keep each answer on the instance: an imperative loop calling one
+    operator on same-shaped arrays infers once (``Custom`` asks the user's Prop, which may
+    answer differently each time, so it says False).
+
     ``host_compute``: the operator's work runs on the host whatever the device -- a
     sequential loop (non-maximum suppression, box matching, region pooling) or a function
     only SciPy has (``gamma``, the densities): it copies its device inputs to the host
@@ -168,6 +178,7 @@ class OpDef:
     axiswise_shapes = False
     unnamed_inputs = False
     refuses_unknown_params = False
+    fixed_inference = True
     test = TestHints()
 
     # filled in by register_op
@@ -356,7 +367,12 @@ class OpDef:
 
     # -- used by the frontends ------------------------------------------------------------
     def output_shapes(self, input_shapes):
-        """Run ``infer_shape`` and return a list of output shapes, or raise a clear error."""
+        """Run ``infer_shape`` and return a list of output shapes, or raise a clear error
+        (an answer for tuples of sizes is kept: ``fixed_inference``)."""
+        key = _memo_key(self, input_shapes, is_np_shape())
+        known = _INFERRED.get(key) if key is not None else None
+        if known is not None:
+            return list(known)
         try:
             result = self.infer_shape(*input_shapes)
         except InvalidShapeError:
@@ -366,19 +382,56 @@ class OpDef:
                 f"operator {self.name}: cannot infer the output shape from input shapes "
                 f"{list(input_shapes)} ({type(error).__name__}: {error})") from None
         if isinstance(result, list):
-            return [tuple(int(d) for d in shape) for shape in result]
-        return [tuple(int(d) for d in result)] * len(self.list_outputs())
+            shapes = [tuple(int(d) for d in shape) for shape in result]
+        else:
+            shapes = [tuple(int(d) for d in result)] * len(self.list_outputs())
+        return list(_remember(key, shapes))
 
     def output_types(self, input_types):
-        """Run ``infer_type`` and return a list of numpy dtypes."""
+        """Run ``infer_type`` and return a list of numpy dtypes (kept as ``output_shapes``)."""
+        key = _memo_key(self, input_types, "types")
+        known = _INFERRED.get(key) if key is not None else None
+        if known is not None:
+            return list(known)
         result = self.infer_type(*input_types)
         if isinstance(result, list):
-            return [normalize_dtype(dtype) for dtype in result]
-        return [normalize_dtype(result)] * len(self.list_outputs())
+            types = [normalize_dtype(dtype) for dtype in result]
+        else:
+            types = [normalize_dtype(result)] * len(self.list_outputs())
+        return list(_remember(key, types))
 
     def __repr__(self):
         values = ", ".join(f"{key}={value!r}" for key, value in self.param_values().items())
         return f"{self.name}({values})"
+
+
+# (operator instance, input shapes or dtypes, mode) -> the inferred outputs, as a tuple.
+# Instances are immutable and shared between equal calls (``OpDef.create``), so the key
+# holds the instance itself; cleared when full, as the instance cache is.
+_INFERRED = {}
+_INFERRED_LIMIT = 4096
+
+
+def _memo_key(op, inputs, mode):
+    """The key an inference answer is kept under, or None when it cannot be kept (a
+    partly known shape from graph inference, or an operator without ``fixed_inference``)."""
+    if not op.fixed_inference:
+        return None
+    key = (op, tuple(inputs), mode)
+    try:
+        hash(key)
+    except TypeError:          # a shape given as a list
+        return None
+    return key
+
+
+def _remember(key, answer):
+    answer = tuple(answer)
+    if key is not None:
+        if len(_INFERRED) > _INFERRED_LIMIT:
+            _INFERRED.clear()
+        _INFERRED[key] = answer
+    return answer
 
 
 def _extras(function, allowed):

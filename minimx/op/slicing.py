@@ -254,3 +254,25 @@ class Diag(OpDef):
         grad = xp.zeros(math.prod(data_shape), dtype=out_grad.dtype)
         grad[source.ravel()] = out_grad.ravel()
         return grad.reshape(data_shape)
+
+
+@register_op
+class NumpyDiag(Diag):
+    """``np.diag``: a 1-D or 2-D input, and a diagonal ``k`` outside the matrix is empty
+    (NumPy's rule), where ``diag`` refuses it."""
+    name = "_npi_diag"
+    params = {"k": Param(int, default=0)}
+    method = False
+    axis1, axis2 = 0, 1
+    test = TestHints(shapes=((3, 4),), params={"k": 1}, grad=(0, 1),
+                     reference=lambda np, x, k=0: np.diag(x, k),
+                     cases=(({"k": -2}, ((3,),)), ({"k": -5}, ((1, 5),)), ({"k": 7}, ((2, 3),))))
+
+    def infer_shape(self, data):
+        if len(data) not in (1, 2):
+            raise self.shape_error(f"the input must be 1-D or 2-D (NumPy's diag), got "
+                                   f"{tuple(data)}")
+        if len(data) == 1:
+            return super().infer_shape(data)
+        rows, cols = (data[0], data[1] - self.k) if self.k >= 0 else (data[0] + self.k, data[1])
+        return (max(0, min(rows, cols)),)

@@ -47,6 +47,7 @@ class Custom(OpDef):
     inputs = ()            # set per instance: the Prop's arguments, then its auxiliary states
     outputs = ()           # set per instance: the Prop's outputs
     named_outputs = True   # <name>_<the Prop's output name>
+    fixed_inference = False   # the Prop's infer_shape/infer_type are the user's code
     params = ForwardedParams(
         op_type=Param(str, doc="the name the CustomOpProp was registered under; other "
                                "keyword arguments go to its __init__ as strings"))

@@ -3,7 +3,9 @@
 Lesson: 07-symbolic-programming.  Mirrors ``python/mxnet/symbol/contrib.py``; generated from
 the same declarations as ``nd.contrib``.
 """
-__all__ = ["rand_zipfian"]
+from .contrib_control_flow import cond, foreach, while_loop
+
+__all__ = ["rand_zipfian", "foreach", "while_loop", "cond"]
 
 
 def rand_zipfian(true_classes, num_sampled, range_max):

@@ -23,13 +23,17 @@ MXNET_ONLY_PARAMS = frozenset({"ctx", "is_int"})
 class Node:
     """One operator call or variable in a symbolic graph."""
 
-    __slots__ = ("op", "name", "attrs", "inputs", "_instance", "_call", "__weakref__")
+    __slots__ = ("op", "name", "attrs", "inputs", "subgraphs", "_instance", "_call",
+                 "__weakref__")
 
-    def __init__(self, op, name, attrs=None, inputs=()):
+    def __init__(self, op, name, attrs=None, inputs=(), subgraphs=()):
         self.op = op                    # OpDef subclass, or None for a variable
         self.name = name
         self.attrs = dict(attrs or {})  # str -> str: op parameters and __dunder__ attributes
         self.inputs = list(inputs)      # [(Node, output_index)]
+        # a control-flow operator's bodies: each the entries (outputs) of a graph of its own,
+        # whose variables, in graph order, are the body's inputs (``op/control_flow.py``)
+        self.subgraphs = tuple(subgraphs)
         self._instance = None
         self._call = None
 
@@ -42,7 +46,10 @@ class Node:
         """The operator instance with this node's parameters (parsed from the strings)."""
         if self._instance is None:
             params = {k: v for k, v in self.attrs.items() if k in self.op.params}
-            self._instance = self.op.create(**params)
+            instance = self.op.create(**params)
+            if self.subgraphs:
+                instance = instance.with_subgraphs(self.subgraphs)
+            self._instance = instance
         return self._instance
 
     def op_name(self):
@@ -102,9 +109,10 @@ def topo_order(entries):
 def _mergeable(node):
     """Whether two such calls with the same inputs give the same result, as MXNet's
     ``NodeEqual``: not for variables, operators without inputs, random draws, or
-    operators that update inputs in place (BatchNorm's moving statistics)."""
+    operators that update inputs in place (BatchNorm's moving statistics), nor control-flow
+    operators (their bodies are not among the attributes compared)."""
     return (not node.is_variable and bool(node.inputs) and not node.op.aux
-            and not node.instance.draws_random())
+            and not node.subgraphs and not node.instance.draws_random())
 
 
 def eliminate_common_expressions(entries, copy_op):
@@ -124,7 +132,7 @@ def eliminate_common_expressions(entries, copy_op):
         if _mergeable(node) and key in seen:
             memo[id(node)] = seen[key]
             continue
-        clone = memo[id(node)] = Node(node.op, node.name, node.attrs, inputs)
+        clone = memo[id(node)] = Node(node.op, node.name, node.attrs, inputs, node.subgraphs)
         if _mergeable(node):
             seen[key] = clone
     outputs, copies = [], {}

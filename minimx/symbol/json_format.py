@@ -18,6 +18,14 @@ MXNET_VERSION = 10901       # the version this format is written as (MXNet 1.9.1
 
 def to_json(entries):
     """The JSON text of a graph whose outputs are ``entries``, laid out as MXNet writes it."""
+    graph = _graph_record(entries)
+    graph["attrs"] = _graph_attrs()
+    return _layout(graph, level=0, multi_line=True)
+
+
+def _graph_record(entries):
+    """The graph as MXNet's JSON object, without the graph attributes (a control-flow
+    node's body is such an object, in the node's ``subgraphs`` list)."""
     order = topo_order(entries)
     index = {id(node): position for position, node in enumerate(order)}
     nodes, row_pointer = [], [0]
@@ -27,17 +35,17 @@ def to_json(entries):
             record["attrs"] = dict(sorted(node.attrs.items()))     # MXNet keeps a sorted map
         record["inputs"] = [[index[id(source)], output, int(is_aux_input(node, position))]
                             for position, (source, output) in enumerate(node.inputs)]
+        if node.subgraphs:
+            record["subgraphs"] = [_graph_record(body) for body in node.subgraphs]
         nodes.append(record)
         outputs = 1 if node.op is None else node.instance.num_mxnet_outputs()
         row_pointer.append(row_pointer[-1] + outputs)
-    graph = {
+    return {
         "nodes": nodes,
         "arg_nodes": [position for position, node in enumerate(order) if node.is_variable],
         "node_row_ptr": row_pointer,
         "heads": [[index[id(node)], output, 0] for node, output in entries],
-        "attrs": _graph_attrs(),
     }
-    return _layout(graph, level=0, multi_line=True)
 
 
 def _graph_attrs():
@@ -70,7 +78,7 @@ def _layout(value, level, multi_line=None):
     """
     if isinstance(value, dict):
         items = [f"{json.dumps(key, ensure_ascii=False)}: "
-                 f"{_layout(item, level + 1, multi_line=key == 'nodes' or None)}"
+                 f"{_layout(item, level + 1, multi_line=key in ('nodes', 'subgraphs') or None)}"
                  for key, item in value.items()]
         brackets, long = "{}", len(items) > 1
     elif isinstance(value, list):
@@ -98,16 +106,28 @@ def from_json(text, source=""):
         graph = json.loads(text)
     except (json.JSONDecodeError, TypeError) as error:
         _fail(source, f"not valid JSON ({error})")
+    legacy = isinstance(graph, dict) and _version(graph) < 900
+    legacy_shapes = is_np_shape() and "is_np_shape" not in (
+        graph.get("attrs") or {} if isinstance(graph, dict) else {})
+    return _load_graph(graph, source, legacy, legacy_shapes)
+
+
+def _load_graph(graph, source, legacy, legacy_shapes):
+    """The output entries of one graph object (the file's, or a control-flow node's body)."""
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
         _fail(source, "expected an object with a 'nodes' list")
-    legacy = _version(graph) < 900
     nodes = [_load_node(record, position, source, legacy) for position, record in
              enumerate(graph["nodes"])]
-    if is_np_shape() and "is_np_shape" not in (graph.get("attrs") or {}):
+    if legacy_shapes:
         _legacy_shapes_as_np(nodes)
     for position, (node, record) in enumerate(zip(nodes, graph["nodes"])):
         node.inputs = [_entry(item, nodes, position, source, f"input of node '{node.name}'")
                        for item in record.get("inputs", [])]
+        bodies = record.get("subgraphs") or []
+        if not isinstance(bodies, list):
+            _fail(source, f"node '{node.name}': subgraphs must be a list of graphs")
+        node.subgraphs = tuple(_load_graph(body, source, legacy, legacy_shapes)
+                               for body in bodies)
         if node.op is not None:
             _check_input_count(node, source)
     heads = graph.get("heads")

@@ -393,7 +393,8 @@ def _copy_entries(entries):
     memo = {}
     for node in topo_order(entries):
         clone = Node(node.op, node.name, node.attrs,
-                     [(memo[id(source)], index) for source, index in node.inputs])
+                     [(memo[id(source)], index) for source, index in node.inputs],
+                     node.subgraphs)
         memo[id(node)] = clone
     return [(memo[id(node)], index) for node, index in entries]
 

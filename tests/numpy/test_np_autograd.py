@@ -101,3 +101,17 @@ def test_setitem_while_recording_follows_mxnet(mxnet_python):
     theirs = on_mxnet(mxnet_python, SETITEM_WHILE_RECORDING)
     assert theirs == {"outside": "ran", "variable": "refused", "part": "refused"}
     assert on_minimx(SETITEM_WHILE_RECORDING) == theirs
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int8", "int32", "float64"])
+@pytest.mark.parametrize("reduction", ["sum", "mean"])
+def test_reduction_gradient_ignores_a_narrower_result_dtype(reduction, dtype):
+    # MXNet's test_np_mean/test_np_sum: d mean / dx is 1/N in x's dtype, whatever dtype= says
+    x = np.array(onp.linspace(-1, 1, 12).reshape(4, 3), dtype="float32")
+    x.attach_grad()
+    with autograd.record():
+        y = getattr(x, reduction)(axis=1, dtype=dtype)
+    y.backward()
+    assert y.dtype == onp.dtype(dtype)
+    scale = 3 if reduction == "mean" else 1   # 1/3 is not a float16
+    onp.testing.assert_array_equal(x.grad.asnumpy(), onp.ones((4, 3), "float32") / scale)

@@ -86,13 +86,16 @@ def _reference_kwargs(params):
 def test_convolution_forward_and_gradients_match_direct_loops(case, seed, long_rows, thin,
                                                               full):
     """``long_rows``: every output row counts as long, so col2im runs batch-first;
-    ``thin``: the small cases take the one-product path (else the per-sample products);
+    ``thin``: the small cases, and weight gradients with more filters than output
+    positions, take the one-product path (else the per-sample products);
     ``full``: a stride-1 data gradient runs the full convolution (else col2im, as a batch
     with few output positions does)."""
     limits = (kernels._THIN_FORWARD, kernels._THIN_WEIGHT_GRAD) if thin else (0, 0)
     with _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW), \
             _setting(kernels, "_THIN_FORWARD", limits[0]), \
             _setting(kernels, "_THIN_WEIGHT_GRAD", limits[1]), \
+            _setting(kernels, "_FILTERS_PER_POSITION",
+                     kernels._FILTERS_PER_POSITION if thin else float("inf")), \
             _setting(conv, "_FEW_POSITIONS", 0 if full else 2 ** 62):
         _check_convolution(*case, seed)
 
@@ -345,3 +348,25 @@ def test_overlapping_max_pooling_through_autograd(ndim):
         expected[position[:2] + tuple(c + w for c, w in zip(corner, winner))] += head[position]
     inner = (slice(None), slice(None)) + (slice(1, -1),) * ndim
     np.testing.assert_allclose(data.grad.asnumpy(), expected[inner], rtol=1e-6, atol=1e-6)
+
+
+def test_weight_grad_one_product_agrees_in_float32():
+    """More filters than output positions (a DCGAN layer's shape, scaled down): the weight
+    gradient is one product over the batch instead of per-sample products summed; in
+    float32 the two orders of summation agree to float32 rounding, and both match float64."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 2, 16, 16)).astype(np.float32)
+    head = rng.standard_normal((3, 72, 8, 8)).astype(np.float32)
+    op = get_op("Convolution")(kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=72,
+                               no_bias=True)
+    w = rng.standard_normal(op.weight_shape(x.shape)).astype(np.float32)
+    assert kernels._whole_batch_weight_grad((8, 8), 72, 1)
+    one_product = op.backward(np, head, x, w)[1]
+    with _setting(kernels, "_FILTERS_PER_POSITION", float("inf")):
+        assert not kernels._whole_batch_weight_grad((8, 8), 72, 1)
+        per_sample = op.backward(np, head, x, w)[1]
+    exact = op.backward(np, head.astype(np.float64), x.astype(np.float64), w)[1]
+    assert one_product.dtype == per_sample.dtype == np.float32
+    scale = np.abs(exact).max()
+    np.testing.assert_allclose(one_product, exact, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(per_sample, exact, rtol=0, atol=1e-5 * scale)

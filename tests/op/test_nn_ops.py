@@ -191,3 +191,36 @@ def test_selu_forward_matches_mxnet(tmp_path):
     # gradients differ on purpose: see LeakyReLU's docstring
     x, = _random(10, (3, 4))
     compare_with_mxnet(tmp_path, "LeakyReLU", [x], dict(act_type="selu"), ())
+
+
+def test_batchnorm_per_channel_plane_multiplies_as_the_channel_view():
+    """BatchNorm's per-channel planes (a speed layout) give bit-identical products to the
+    plain ``(1, channels, 1)`` broadcast, on short rows (4x4) and long ones."""
+    from minimx.op.normalization import _as_channels, _per_channel
+    rng = np.random.default_rng(0)
+    for shape in ((3, 5, 4, 4), (2, 3, 17), (4, 6)):
+        x3 = _as_channels(rng.standard_normal(shape).astype(np.float32), 1)
+        vector = rng.standard_normal(shape[1]).astype(np.float32)
+        plane = _per_channel(np, vector, x3)
+        assert plane.shape == (1, shape[1], x3.shape[2])
+        np.testing.assert_array_equal(x3 * plane, x3 * vector.reshape(1, -1, 1))
+        np.testing.assert_array_equal(x3 - plane, x3 - vector.reshape(1, -1, 1))
+
+
+@pytest.mark.parametrize("slope", [0.0, 0.2, 1.0, 1.5, -0.3])
+def test_leaky_relu_branch_free_form_equals_the_choice(slope):
+    """``leaky`` with a slope in (0, 1] runs as ``max(x, slope * x)`` and ``g * max(x > 0,
+    slope)`` (a speed form); the values, signed zeros and nans are those of choosing with
+    ``where``; other slopes take ``where`` itself."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(200).astype(np.float32)
+    x[:5] = [np.nan, -0.0, 0.0, np.inf, -np.inf]
+    g = rng.standard_normal(200).astype(np.float32)
+    g[5:8] = [-0.0, np.inf, np.nan]
+    op = get_op("LeakyReLU")(act_type="leaky", slope=slope)
+    assert op._leaky_by_maximum() == (0 < slope <= 1)
+    for got, want in ((op.forward(np, x), np.where(x > 0, x, slope * x)),
+                      (op.backward(np, g, x), np.where(x > 0, g, g * slope))):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))

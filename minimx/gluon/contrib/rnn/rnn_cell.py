@@ -7,7 +7,7 @@ it at every step, for the inputs, the first state (h) and the outputs, each its 
 is an LSTM whose hidden state is projected to ``projection_size`` before it is fed back
 and output.
 """
-from .... import ndarray
+from .... import ndarray, symbol
 from ...rnn.rnn_cell import HybridRecurrentCell, LSTMCell, _format_sequence, \
     _get_begin_state, _mask_sequence_variable_length
 from ...rnn.rnn_containers import BidirectionalCell, ModifierCell, SequentialRNNCell
@@ -136,38 +136,43 @@ class LSTMPCell(LSTMCell):
 
 def dynamic_unroll(cell, inputs, begin_state, drop_inputs=0, drop_outputs=0,
                    layout="TNC", valid_length=None):
-    """Run ``cell`` over every step of ``inputs`` (one NDArray laid out as ``layout``);
-    returns ``(outputs, states)``: outputs merged in ``layout``, each sequence's states
-    at its last valid step (``valid_length``, shape (N,)) and its padded steps zero.
-    Dropout of rate ``drop_inputs``/``drop_outputs`` uses one mask along time.
+    """Run ``cell`` over every step of ``inputs`` (an NDArray or a Symbol laid out as
+    ``layout``) with ``F.contrib.foreach``; returns ``(outputs, states)``: outputs merged
+    in ``layout``, each sequence's states at its last valid step (``valid_length``, shape
+    (N,)) and its padded steps zero.  Dropout of rate ``drop_inputs``/``drop_outputs``
+    shares one mask along axis ``layout.find("T")``, as MXNet's.
 
-    MXNet runs the steps as one ``contrib.foreach`` operator, so that a hybridized block
-    keeps the loop unknown-length; minimx has no ``foreach`` and runs NDArray steps one by
-    one (a hybridized caller is refused with an error saying so).
+    On Symbols the loop is one ``_foreach`` node: a hybridized block holds the cell once,
+    whatever the sequence length.  With ``valid_length`` an extra state counts the steps,
+    and a sequence's states stop changing once the count reaches its length.
     """
-    if not isinstance(inputs, ndarray.NDArray):
-        raise NotImplementedError(
-            "dynamic_unroll: inputs must be an NDArray; minimx has no contrib.foreach to "
-            "loop over a Symbol's steps (call it from a Block that is not hybridized)")
+    F = symbol if isinstance(inputs, symbol.Symbol) else ndarray
     axis = layout.find("T")
+    axes = list(range(len(layout)))
+    axes[0], axes[axis] = axes[axis], axes[0]
+    if axis != 0:
+        inputs = F.transpose(inputs, axes=axes)          # time first: foreach's axis
     if drop_inputs:
-        inputs = ndarray.Dropout(inputs, p=drop_inputs, axes=(axis,))
-    length = inputs.shape[axis]
-    outputs, per_step_states = [], []
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
     states = list(begin_state)
-    steps = ndarray.split(inputs, num_outputs=length, axis=axis, squeeze_axis=True)
-    for step in (steps if length > 1 else [steps]):
-        output, states = cell(step, states)
-        outputs.append(output)
-        per_step_states.append(states)
-    outputs = ndarray.stack(*outputs, axis=axis)
+    if valid_length is None:
+        body = cell
+    else:
+        states.append(F.zeros((1,)))
+
+        def body(step, loop_states):
+            *cell_states, count = loop_states
+            output, new_states = cell(step, cell_states)
+            running = F.broadcast_greater(valid_length, count)
+            kept = [F.where(running, new, old) for new, old in zip(new_states, cell_states)]
+            return output, kept + [count + 1]
+    outputs, states = F.contrib.foreach(body, inputs, states)
     if drop_outputs:
-        outputs = ndarray.Dropout(outputs, p=drop_outputs, axes=(axis,))
-    if valid_length is not None:
-        states = [ndarray.SequenceLast(ndarray.stack(*history, axis=0),
-                                       sequence_length=valid_length,
-                                       use_sequence_length=True, axis=0)
-                  for history in zip(*per_step_states)]
-        outputs = ndarray.SequenceMask(outputs, sequence_length=valid_length,
-                                       use_sequence_length=True, axis=axis)
-    return outputs, states
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axis != 0:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is None:
+        return outputs, states
+    outputs = F.SequenceMask(outputs, sequence_length=valid_length, use_sequence_length=True,
+                             axis=axis)
+    return outputs, states[:-1]

@@ -16,6 +16,7 @@ import numpy as np
 from .... import image
 from .... import ndarray as nd
 from ....base import InvalidParameterError
+from ....op import image_color as color
 from ...block import Block
 from ...hybrid_block import HybridBlock
 from ...nn import HybridSequential, Sequential
@@ -23,13 +24,8 @@ from ...nn import HybridSequential, Sequential
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop",
            "RandomResizedCrop", "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness",
            "RandomContrast", "RandomSaturation", "RandomHue", "RandomColorJitter",
-           "RandomLighting"]
+           "RandomLighting", "CropResize", "Rotate", "RandomRotation", "RandomApply"]
 
-_GRAY = np.array([0.299, 0.587, 0.114], dtype=np.float32)
-_EIGVAL = np.array([55.46, 4.794, 1.148], dtype=np.float32)
-_EIGVEC = np.array([[-0.5675, 0.7192, 0.4009],
-                    [-0.5808, -0.0045, -0.8140],
-                    [-0.5836, -0.6948, 0.4203]], dtype=np.float32)
 
 
 class Compose(Sequential):
@@ -123,15 +119,9 @@ def _size_pair(size):
     return (size, size) if isinstance(size, int) else tuple(size)
 
 
-def _per_image(fn, x):
-    """``fn`` on an HWC image, or on each image of an NHWC batch."""
-    if len(x.shape) == 4:
-        return nd.stack(*(fn(x[i]) for i in range(x.shape[0])))
-    return fn(x)
-
-
-class Resize(Block):
-    """Resize to ``size`` (w, h) or, with an int and ``keep_ratio``, the short side to it.
+class Resize(HybridBlock):
+    """Resize to ``size`` (w, h) or, with an int and ``keep_ratio``, the short side to it
+    (the operator ``image.resize``: HWC images and NHWC batches).
 
     Parameters
     ----------
@@ -149,20 +139,8 @@ class Resize(Block):
         self._keep = keep_ratio
         self._interpolation = interpolation
 
-    def _target(self, height, width):
-        if isinstance(self._size, int):
-            if not self._keep:
-                return self._size, self._size
-            if height > width:
-                return self._size, int(self._size * height / width)
-            return int(self._size * width / height), self._size
-        return tuple(self._size)
-
-    def forward(self, x):
-        def resize(img):
-            width, height = self._target(img.shape[0], img.shape[1])
-            return image.imresize(img, width, height, self._interpolation)
-        return _per_image(resize, x)
+    def hybrid_forward(self, F, x):
+        return F.image.resize(x, self._size, self._keep, self._interpolation)
 
 
 class CenterCrop(Block):
@@ -187,6 +165,91 @@ class RandomResizedCrop(Block):
         return image.random_size_crop(x, *self._args)[0]
 
 
+class CropResize(HybridBlock):
+    """The ``width`` x ``height`` region at (``x``, ``y``) of an HWC image (or NHWC batch),
+    resized to ``size`` (an int or (width, height)) when given.
+
+    Parameters
+    ----------
+    x, y : int
+        The region's top left corner.
+    width, height : int
+        The region's size.
+    size : int or (int, int), optional
+        Resize the region to this size.
+    interpolation : int, optional
+        OpenCV's interpolation code for the resize (default bilinear).
+    """
+
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        super().__init__()
+        self._region = (x, y, width, height)
+        self._size = size
+        self._interpolation = 1 if interpolation is None else interpolation
+
+    def hybrid_forward(self, F, x):
+        out = F.image.crop(x, *self._region)
+        if self._size:
+            out = F.image.resize(out, self._size, False, self._interpolation)
+        return out
+
+
+def _float32_only(x, name):
+    if x.dtype != np.float32:
+        raise TypeError(f"{name}: this transformation only supports float32, got "
+                        f"{np.dtype(x.dtype).name}; call it after ToTensor")
+
+
+class Rotate(Block):
+    """Rotate a float32 CHW image (or NCHW batch) by ``rotation_degrees`` (``mx.image.imrotate``;
+    ``zoom_in``/``zoom_out`` as there)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        _float32_only(x, "Rotate")
+        return image.imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """Rotate by an angle drawn from ``angle_limits`` (``mx.image.random_rotate``), with
+    probability ``rotate_with_proba``."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError(f"RandomRotation: angle_limits must be an ordered pair (low, "
+                             f"high), got {angle_limits}")
+        if not 0 <= rotate_with_proba <= 1:
+            raise ValueError(f"RandomRotation: rotate_with_proba must lie in [0, 1], got "
+                             f"{rotate_with_proba}")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._probability = rotate_with_proba
+
+    def forward(self, x):
+        if np.random.random() > self._probability:
+            return x
+        _float32_only(x, "RandomRotation")
+        return image.random_rotate(x, *self._args)
+
+
+class RandomApply(Sequential):
+    """Apply ``transforms`` (a Block) with probability ``p``, else pass the input through."""
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, x):
+        if self.p < random.random():
+            return x
+        return self.transforms(x)
+
+
 class RandomFlipLeftRight(Block):
     """Mirror the image horizontally with probability 0.5."""
 
@@ -206,67 +269,10 @@ class _ColorTransform(Block):
     """Base of the colour transforms: ``adjust(pixels)`` on float32 numpy values."""
 
     def forward(self, x):
-        values = x.asnumpy()
-        out = self.adjust(values.astype(np.float32))
-        if np.issubdtype(values.dtype, np.integer):
-            info = np.iinfo(values.dtype)
-            out = np.clip(np.rint(out), info.min, info.max)
-        return image.image.as_ndarray(out.astype(values.dtype), like=x)
+        return image.image.as_ndarray(color.on_pixels(x.asnumpy(), self.adjust), like=x)
 
     def adjust(self, pixels):
         raise NotImplementedError
-
-
-def _brightness(pixels, alpha):
-    return pixels * alpha
-
-
-def _contrast(pixels, alpha):
-    gray_mean = float((pixels[..., :3] @ _GRAY).mean())
-    return pixels * alpha + gray_mean * (1 - alpha)
-
-
-def _saturation(pixels, alpha):
-    # MXNet 1.9.1's operator blends with 0.114 * blue alone, not the full grey level
-    # (its grey sum overwrites instead of adding); minimx gives the same images.
-    gray = pixels[..., 2:3] * _GRAY[2]
-    return pixels * alpha + gray * (1 - alpha)
-
-
-def _hue(pixels, alpha):
-    """Rotate the hue by ``alpha`` turns, in HLS space."""
-    if alpha == 0:
-        return pixels
-    hue, lightness, saturation = _rgb_to_hls(pixels[..., :3])
-    rgb = _hls_to_rgb((hue + alpha * 360.0) % 360.0, lightness, saturation)
-    return np.concatenate([rgb, pixels[..., 3:]], axis=-1)
-
-
-def _rgb_to_hls(rgb):
-    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
-    high, low = rgb.max(axis=-1), rgb.min(axis=-1)
-    lightness = (high + low) / 2
-    span = high - low
-    scale = np.where(lightness < 127.5, high + low, 510.0 - high - low)
-    saturation = np.where(span > 0, span / np.maximum(scale, 1e-12), 0.0)
-    safe = np.maximum(span, 1e-12)
-    hue = np.where(high == r, (g - b) / safe,
-                   np.where(high == g, 2 + (b - r) / safe, 4 + (r - g) / safe)) * 60.0
-    hue = np.where(span > 0, hue % 360.0, 0.0)
-    return hue, lightness, saturation
-
-
-def _hls_to_rgb(hue, lightness, saturation):
-    chroma = (255.0 - np.abs(2 * lightness - 255.0)) * saturation
-    sector = hue / 60.0
-    second = chroma * (1 - np.abs(sector % 2 - 1))
-    zero = np.zeros_like(chroma)
-    index = np.floor(sector).astype(int) % 6
-    table = [(chroma, second, zero), (second, chroma, zero), (zero, chroma, second),
-             (zero, second, chroma), (second, zero, chroma), (chroma, zero, second)]
-    channels = [np.choose(index, [row[c] for row in table]) for c in range(3)]
-    offset = lightness - chroma / 2
-    return np.stack([channel + offset for channel in channels], axis=-1)
 
 
 class RandomBrightness(_ColorTransform):
@@ -277,7 +283,7 @@ class RandomBrightness(_ColorTransform):
         self._brightness = brightness
 
     def adjust(self, pixels):
-        return _brightness(pixels, 1 + random.uniform(-self._brightness, self._brightness))
+        return color.brightness(pixels, 1 + random.uniform(-self._brightness, self._brightness))
 
 
 class RandomContrast(_ColorTransform):
@@ -288,7 +294,7 @@ class RandomContrast(_ColorTransform):
         self._contrast = contrast
 
     def adjust(self, pixels):
-        return _contrast(pixels, 1 + random.uniform(-self._contrast, self._contrast))
+        return color.contrast(pixels, 1 + random.uniform(-self._contrast, self._contrast))
 
 
 class RandomSaturation(_ColorTransform):
@@ -300,7 +306,7 @@ class RandomSaturation(_ColorTransform):
         self._saturation = saturation
 
     def adjust(self, pixels):
-        return _saturation(pixels, 1 + random.uniform(-self._saturation, self._saturation))
+        return color.saturation(pixels, 1 + random.uniform(-self._saturation, self._saturation))
 
 
 class RandomHue(_ColorTransform):
@@ -311,7 +317,7 @@ class RandomHue(_ColorTransform):
         self._hue = hue
 
     def adjust(self, pixels):
-        return _hue(pixels, random.uniform(-self._hue, self._hue))
+        return color.hue(pixels, random.uniform(-self._hue, self._hue))
 
 
 class RandomColorJitter(_ColorTransform):
@@ -320,14 +326,14 @@ class RandomColorJitter(_ColorTransform):
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
         super().__init__()
         self._jitters = [(fn, amount) for fn, amount in
-                         ((_brightness, brightness), (_contrast, contrast),
-                          (_saturation, saturation), (_hue, hue)) if amount > 0]
+                         ((color.brightness, brightness), (color.contrast, contrast),
+                          (color.saturation, saturation), (color.hue, hue)) if amount > 0]
 
     def adjust(self, pixels):
         order = list(self._jitters)
         random.shuffle(order)
         for fn, amount in order:
-            base = 0.0 if fn is _hue else 1.0
+            base = 0.0 if fn is color.hue else 1.0
             pixels = fn(pixels, base + random.uniform(-amount, amount))
         return pixels
 
@@ -343,5 +349,5 @@ class RandomLighting(_ColorTransform):
         if self._alpha == 0:
             return pixels
         weights = np.random.normal(0, self._alpha, size=3).astype(np.float32)
-        shift = _EIGVEC @ (weights * _EIGVAL)
+        shift = color.EIGVEC @ (weights * color.EIGVAL)
         return pixels + np.concatenate([shift, np.zeros(pixels.shape[-1] - 3, np.float32)])
