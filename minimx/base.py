@@ -167,12 +167,29 @@ mx_real_t = np.float32
 
 
 def check_dense(stype, where):
-    """A Symbol or an executor takes ``stype``; minimx's graphs are dense (sparse arrays
-    exist imperatively: ``nd.sparse``)."""
+    """Refuse a storage type other than 'default' where an operator's result cannot take
+    one (a graph node's storage type follows from its inputs)."""
     if stype not in (None, "default"):
-        raise MXNetError(f"{where}: storage type {stype!r} is not supported in symbolic "
-                         f"graphs, which are dense ('default') in minimx; sparse arrays are "
-                         f"imperative only (nd.sparse)")
+        raise MXNetError(f"{where}: stype={stype!r} is not a parameter of this operator; a "
+                         f"node's storage type follows from its inputs' (use "
+                         f"sym.cast_storage to change it)")
+
+
+STORAGE_TYPE_KEY = "__storage_type__"        # a Variable's attribute, as MXNet's
+_STORAGE_TYPE_IDS = {"default": 0, "row_sparse": 1, "csr": 2}
+
+
+def storage_type_id(stype, where):
+    """MXNet's number for a storage type name (``__storage_type__`` holds it)."""
+    if stype not in _STORAGE_TYPE_IDS:
+        raise KeyError(f"{where}: unknown storage type {stype!r}; expected one of "
+                       f"{list(_STORAGE_TYPE_IDS)}")
+    return _STORAGE_TYPE_IDS[stype]
+
+
+def storage_type_name(number):
+    """The storage type name of MXNet's number (as a string or an int)."""
+    return {v: k for k, v in _STORAGE_TYPE_IDS.items()}[int(number)]
 
 
 def is_attribute_key(key):
@@ -230,7 +247,7 @@ def c_str_array(strings):
 mx_uint, mx_int, mx_float = ctypes.c_uint, ctypes.c_int, ctypes.c_float
 NDArrayHandle = SymbolHandle = ExecutorHandle = KVStoreHandle = ctypes.c_void_p
 DataIterHandle = CachedOpHandle = ctypes.c_void_p
-__all__ += ["check_dense", "is_attribute_key", "string_types", "numeric_types", "integer_types", "mx_real_t", "py_str",
+__all__ += ["check_dense", "STORAGE_TYPE_KEY", "storage_type_id", "storage_type_name", "is_attribute_key", "string_types", "numeric_types", "integer_types", "mx_real_t", "py_str",
             "data_dir", "check_call", "c_str", "c_str_array", "mx_uint", "mx_int", "mx_float",
             "NDArrayHandle", "SymbolHandle", "ExecutorHandle", "KVStoreHandle",
             "DataIterHandle", "CachedOpHandle"]

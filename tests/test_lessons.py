@@ -106,6 +106,10 @@ CHECKS = {
         assert steps[:4] == [1.0, 1.0, 0.5, 0.5] and gluon_frozen
         assert gradient.stype == "row_sparse" and gradient.indices.shape[0] <= 256
         assert sparse_ms * 5 < dense_ms, (sparse_ms, dense_ms)
+        # a graph's row_sparse gradient: one row per feature of the batch (64 x 8 distinct)
+        assert weight_gradient.stype == "row_sparse"
+        assert weight_gradient.indices.shape[0] == 512
+        assert linear_sparse_ms * 5 < linear_dense_ms, (linear_sparse_ms, linear_dense_ms)
     """,
     "14": """
         np.testing.assert_allclose(summed[0].asnumpy(), whole.asnumpy(), rtol=1e-5)

@@ -15,8 +15,7 @@ interpreter to know which tests pass there.  The suite's files need ``scipy`` an
 
 Printed: per file the tests MXNet passes, and of those the ones minimx passes, counted
 apart for tests outside minimx's scope (found in each test's source: C internals such as
-``_LIB`` or ctypes handles, MXNet's private modules, functions and attributes, sparse
-storage in symbolic graphs; a test that needs a GPU does not pass on the CPU reference, so
+``_LIB`` or ctypes handles, MXNet's private modules, functions and attributes; a test that needs a GPU does not pass on the CPU reference, so
 is not counted); a private name the test file defines itself (``self._axis = axis`` in a test's own block,
 a class attribute of a class of the file) is the test's, not MXNet's, and keeps it in; then
 every failure of an in-scope test MXNet passes, grouped by cause (the error's type and
@@ -51,10 +50,6 @@ IN_SCOPE = ["test_ndarray", "test_autograd", "test_symbol", "test_executor", "te
 # what in a test's source puts it outside minimx's scope
 OUT_OF_SCOPE = [
     ("C internals", re.compile(r"\b_LIB\b|\bctypes\b|\.handle\b|check_call\(|c_str\(")),
-    # sparse NDArrays are minimx's; sparse storage in graphs (a Symbol's stype, an
-    # executor's stype_dict, sym.sparse) is not
-    ("sparse storage in graphs", re.compile(r"stype_dict|sym\.sparse|mx\.symbol\.sparse|"
-                                            r"\bsym(bol)?\.\w+\([^)]*stype\s*=")),
 ]
 # ``x._name`` (not a call), and a name imported from MXNet with one leading underscore
 PRIVATE_ATTRIBUTE = re.compile(r"\._(?!_)([a-z]\w*)\b(?!\s*\()")

@@ -6,14 +6,19 @@ infers every shape from the input shapes you name and allocates the arrays
 """
 import warnings
 
-from ..base import (ContextMismatchError, InvalidParameterError, InvalidTypeError, MXNetError,
-                    check_dense)
+from ..base import ContextMismatchError, InvalidParameterError, InvalidTypeError, MXNetError
 from ..context import current_context
 from ..ndarray import NDArray, zeros
+from ..ndarray.sparse import zeros as sparse_zeros
+from ..ndarray.sparse_array import class_of
+from ..symbol.graph import topo_order
+from ..symbol import inference
+from ..symbol.storage import gradient_storage_types, variable_storage_type
 from .executor import Executor
 from .placement import check_group2ctx, variable_contexts
 
-__all__ = ["bind", "simple_bind"]
+__all__ = ["bind", "simple_bind", "argument_storage_types", "argument_gradient_storage_types",
+           "new_array"]
 
 
 def _as_list(symbol_names, given, what, allow_missing=False):
@@ -51,9 +56,29 @@ def _grad_reqs(names, grad_req):
     return reqs
 
 
-def _check_storage(stype_dict, what):
-    for name, stype in (stype_dict or {}).items():
-        check_dense(stype, f"{what}: stype_dict[{name!r}]")
+def argument_storage_types(symbol, stype_dict=None):
+    """{argument or auxiliary name: storage type}: ``stype_dict``'s, else the Variable's
+    ``stype`` (its ``__storage_type__`` attribute), else 'default'."""
+    stype_dict = stype_dict or {}
+    for name, stype in stype_dict.items():
+        class_of(stype)              # an unknown storage type is refused here
+    variables = {node.name: node for node in topo_order(symbol._entries) if node.is_variable}
+    return {name: stype_dict.get(name) or variable_storage_type(variables[name])
+            for name in symbol.list_arguments() + symbol.list_auxiliary_states()}
+
+
+def argument_gradient_storage_types(symbol, shapes, stypes):
+    """{argument name: its gradient's storage type} (``symbol/storage.py``), for arguments
+    of these shapes (name -> shape) and storage types."""
+    return gradient_storage_types(symbol._entries, inference.infer_shapes(
+        symbol._entries, shapes)[1], stypes)
+
+
+def new_array(shape, ctx, dtype, stype):
+    """A zero array of any storage type (a sparse one stores nothing)."""
+    if stype == "default":
+        return zeros(shape, ctx=ctx, dtype=dtype)
+    return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
 
 
 def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
@@ -109,11 +134,14 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     (and gradient arrays) when their shape and dtype match, so several executors share
     their parameters (BucketingModule's buckets); any other argument or gradient found in
     ``shared_buffer`` (name -> NDArray) with the right shape and dtype is reused, and
-    the new ones are added to it.  ``stype_dict`` may only ask for ``'default'`` storage;
-    ``group2ctx`` puts each group's arrays on its context (``placement.py``).
+    the new ones are added to it.  ``stype_dict`` (name -> 'csr', 'row_sparse' or
+    'default') gives an argument its storage type, else its Variable's ``stype`` does; a
+    gradient gets the storage type backward gives it (``symbol/storage.py``: ``dot(csr, w)``
+    makes ``w``'s row_sparse).  ``group2ctx`` puts each group's arrays on its context
+    (``placement.py``).
     """
     ctx = ctx or current_context()
-    _check_storage(stype_dict, "simple_bind")
+    stypes = argument_storage_types(symbol, stype_dict)
     check_group2ctx(ctx, group2ctx, "simple_bind")
     # as MXNet's simple_bind: only tuples (and lists) are shapes; other keyword values
     # (``axis=0`` passed along with the shapes) are not arguments and are ignored
@@ -129,8 +157,11 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
     arg_names = symbol.list_arguments()
     reqs = _grad_reqs(arg_names, grad_req)
     shared = set(shared_arg_names or ()) if shared_exec is not None else set()
+    grad_stypes = argument_gradient_storage_types(symbol, dict(zip(arg_names, arg_shapes)),
+                                                  stypes)
     source = _SharedArrays(ctx, shared_exec, shared_buffer, variable_contexts(symbol, ctx,
-                                                                             group2ctx))
+                                                                             group2ctx),
+                           stypes, grad_stypes)
     args, grads = [], []
     for name, shape, dtype, req in zip(arg_names, arg_shapes, arg_types, reqs):
         args.append(source.get(name, shape, dtype, name in shared, gradient=False))
@@ -145,28 +176,29 @@ def simple_bind(symbol, ctx=None, grad_req="write", type_dict=None, stype_dict=N
 class _SharedArrays:
     """Where simple_bind finds an array: ``shared_exec``, then ``shared_buffer``, then new."""
 
-    def __init__(self, ctx, shared_exec, shared_buffer, contexts):
+    def __init__(self, ctx, shared_exec, shared_buffer, contexts, stypes, grad_stypes):
         self.ctx, self.shared_exec, self.buffer = ctx, shared_exec, shared_buffer
-        self.contexts = contexts
+        self.contexts, self.stypes, self.grad_stypes = contexts, stypes, grad_stypes
 
     def get(self, name, shape, dtype, shared, gradient, aux=False):
+        stype = self.grad_stypes.get(name, "default") if gradient else self.stypes[name]
         if shared:
             pool = (self.shared_exec.aux_dict if aux else
                     self.shared_exec.grad_dict if gradient else self.shared_exec.arg_dict)
             found = pool.get(name)
-            if _fits(found, shape, dtype):
+            if _fits(found, shape, dtype, stype):
                 return found
         key = f"grad of {name}" if gradient else name      # MXNet's key for a gradient
         if self.buffer is not None and not aux:
             found = self.buffer.get(key)
-            if _fits(found, shape, dtype):
+            if _fits(found, shape, dtype, stype):
                 return found
-        array = zeros(shape, ctx=self.contexts.get(name, self.ctx), dtype=dtype)
+        array = new_array(shape, self.contexts.get(name, self.ctx), dtype, stype)
         if self.buffer is not None and not aux:
             self.buffer[key] = array
         return array
 
 
-def _fits(array, shape, dtype):
-    return (isinstance(array, NDArray) and array.shape == tuple(shape)
+def _fits(array, shape, dtype, stype):
+    return (isinstance(array, NDArray) and array.shape == tuple(shape) and array.stype == stype
             and (dtype is None or array.dtype == dtype))

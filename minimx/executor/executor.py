@@ -11,8 +11,10 @@ import weakref
 from .. import backend, engine, random_state
 from ..base import InvalidParameterError, InvalidShapeError, MXNetError
 from ..ndarray.ndarray import NDArray
+from ..ndarray.sparse_array import class_of
 from ..op.call import own_buffers
 from ..symbol import inference
+from ..symbol.storage import infer_storage_types
 from ..op import get_op
 from ..symbol.graph import (check_gradients_exist, eliminate_common_expressions,
                             entries_depending_on, topo_order)
@@ -20,6 +22,7 @@ from .placement import context_of
 from .plan import PlanInfo, build_plan
 from .program import ForwardProgram, can_lower
 from .run import run_backward, run_forward
+from .sparse_step import dense_of, write_gradient
 
 __all__ = ["Executor"]
 
@@ -49,8 +52,8 @@ class Executor:
         if grad_arrays is not None and any(
                 req != "null" and grad is not None for req, grad in zip(grad_reqs, grad_arrays)):
             check_gradients_exist(self._entries)
-        self.outputs = [NDArray._empty(self._shapes[e], self._dtypes[e],
-                                       context_of(e[0], ctx, group2ctx))
+        self.outputs = [class_of(self._stypes[e])._empty(self._shapes[e], self._dtypes[e],
+                                                         context_of(e[0], ctx, group2ctx))
                         for e in self._entries]
         self._plans = {}
         self._programs = {}           # id(inference plan) -> its ForwardProgram
@@ -100,6 +103,9 @@ class Executor:
         _, self._shapes = inference.infer_shapes(self._entries, known)
         dtypes = {name: array._dtype for name, array in self._named_arrays()}
         _, self._dtypes = inference.infer_types(self._entries, dtypes)
+        self._stypes = infer_storage_types(self._entries, self._shapes, {
+            name: array.stype for name, array in self._named_arrays()})
+        self._sparse = any(stype != "default" for stype in self._stypes.values())
         for node, index in self._entries:
             if self._shapes.get((node, index)) is None:
                 raise InvalidShapeError(
@@ -123,8 +129,9 @@ class Executor:
 
     def _program(self, plan):
         """The inference plan lowered to a ForwardProgram (``program.py``), or None when
-        the interpreter must run it (random nodes draw per call; a monitor sees every node)."""
-        if self._monitor is not None or not can_lower(plan):
+        the interpreter must run it (random nodes draw per call; a monitor sees every node;
+        sparse values go node by node through ``sparse_step.py``)."""
+        if self._monitor is not None or self._sparse or not can_lower(plan):
             return None
         if id(plan) not in self._programs:       # cleared whenever _plans is
             self._programs[id(plan)] = ForwardProgram(plan, backend.get_xp(self._ctx),
@@ -187,7 +194,7 @@ class Executor:
                 results = [values[key] for key in entries]
             computed = list(results)
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
-                target._write(value)
+                target._write(dense_of(value) if target.stype == "default" else value)
             self._saved = saved if save else {}
             self._saved_from = ([(a, a._chunk.data, buffer) for a, buffer in
                                  zip([*arrays, *outputs], [*raw, *computed])] if save else [])
@@ -263,7 +270,7 @@ class Executor:
             for (_, array, req), value in zip(targets, values):
                 if value is None:
                     value = xp.zeros(array.shape, array._dtype)
-                array._write(array._read() + value if req == "add" else value)
+                write_gradient(array, value, req)
 
         # Forward saved raw buffers of the bound arrays for this step: declaring them read
         # keeps a later in-place write (``arg_dict['data'][:] = next_batch``) behind it.

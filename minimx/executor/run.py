@@ -5,7 +5,7 @@ walks the steps with raw backend arrays; in training it keeps what each
 node's ``saves`` asks for, and ``run_backward`` walks the same nodes in
 reverse, calling each declaration's ``backward``.
 """
-from ..op.sparse_values import to_dense
+from .sparse_step import add_gradients, backward_node, forward_node, is_sparse
 
 __all__ = ["run_forward", "run_backward", "forward_schedule", "backward_schedule"]
 
@@ -34,7 +34,10 @@ def run_forward(plan, xp, values, is_train, rng_seeds, make_rng, saved, monitor=
                     if monitor_variables and key is not None and key[0].is_variable:
                         monitor(key[0].name, value, "null")
                     monitor(f"{node.name}_{name}", value, node.op.name)
-            result = call.forward(xp, arrays, is_train, rng)
+            if call.op.name == "cast_storage" or any(map(is_sparse, arrays)):   # sparse values
+                result, arrays = forward_node(call, xp, arrays, is_train, rng)
+            else:
+                result = call.forward(xp, arrays, is_train, rng)
             if saved is not None:       # training, or a recorded call in predict mode
                 saved[id(node)] = call.saved(arrays, result)
             if monitor is not None:
@@ -72,14 +75,16 @@ def run_backward(plan, xp, head_grads, saved, needs_grad, is_train, meta, monito
             continue
         out_grads = [g if g is not None else xp.zeros(*meta[key])
                      for g, key in zip(out_grads, out_keys)]
-        result = call.backward_needs(xp, out_grads, saved[id(node)], needs, is_train)
+        kept = saved[id(node)]
+        if any(map(is_sparse, out_grads)) or any(map(is_sparse, kept.values())):
+            result = backward_node(call, xp, out_grads, kept, needs, is_train)
+        else:
+            result = call.backward_needs(xp, out_grads, kept, needs, is_train)
         if monitor is not None:
             _report_gradients(monitor, node, result)
         for key, value in zip(node.inputs, result):
-            if value is not None:
-                if hasattr(value, "toarray"):    # a row_sparse gradient (sparse_grad=True):
-                    value = to_dense(value)      # graphs compute densely
-                grads[key] = value if key not in grads else grads[key] + value
+            if value is not None:     # row_sparse stays so (Embedding(sparse_grad=True))
+                grads[key] = value if key not in grads else add_gradients(grads[key], value)
     return grads
 
 

@@ -13,6 +13,7 @@ from ..tape.nodes import FunctionNode, live_entry
 from ..executor.plan import PlanInfo, build_plan
 from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
+from ..op.sparse_values import to_dense
 from ..ndarray.ndarray import Chunk, NDArray
 from ..ndarray.sparse_dispatch import as_dense
 from ..op.call import own_buffers
@@ -232,7 +233,8 @@ class _Backward:
             for entry, g in zip(entries, out_grads):    # an output listed twice gets both
                 heads[entry] = g._read() if entry not in heads else heads[entry] + g._read()
             result = run_backward(plan, xp, heads, saved, needs_grad, is_train, meta)
-            values = [result.get((node, 0)) for node in variables]
+            # a row_sparse gradient (Embedding(sparse_grad=True)) into the dense grad array
+            values = [_dense_value(result.get((node, 0))) for node in variables]
             values = own_buffers(values, [*heads.values(), *(a._read() for a in arrays)])
             for value, target in zip(values, grads):
                 if target is not None:
@@ -272,3 +274,7 @@ class NDArrayCachedOp:
 
 
 ndarray.CachedOp = NDArrayCachedOp      # MXNet's nd.CachedOp: the same graph runner
+
+
+def _dense_value(value):
+    return to_dense(value) if hasattr(value, "toarray") else value

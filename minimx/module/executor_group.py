@@ -14,6 +14,8 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import cpu
 from ..executor.placement import check_group2ctx, group2ctx_per_device, variable_contexts
+from ..executor.bind import (argument_gradient_storage_types, argument_storage_types,
+                             new_array)
 from ..io import DataDesc
 
 __all__ = ["DataParallelExecutorGroup", "split_input_slice"]
@@ -196,14 +198,19 @@ class DataParallelExecutorGroup:
         group2ctx = self.group2ctxs[i]
         check_group2ctx(ctx, group2ctx, "Module.bind")
         where = variable_contexts(self.symbol, ctx, group2ctx)      # each group's context
+        stypes = argument_storage_types(self.symbol)     # a Variable's stype='csr' ...
+        grad_stypes = argument_gradient_storage_types(
+            self.symbol, dict(zip(self.arg_names, arg_shapes)), stypes)
         args, grads = [], []
         for name, shape, dtype in zip(self.arg_names, arg_shapes, arg_types):
-            args.append(_or_zeros(shared.arg(name, shape), shape, where[name], dtype))
+            args.append(_or_zeros(shared.arg(name, shape), shape, where[name], dtype,
+                                  stypes[name]))
             if self.grad_req[name] == "null":
                 grads.append(None)
             else:
-                grads.append(_or_zeros(shared.grad(name, shape), shape, where[name], dtype))
-        aux = [_or_zeros(shared.aux(name, shape), shape, where[name], dtype)
+                grads.append(_or_zeros(shared.grad(name, shape), shape, where[name], dtype,
+                                       grad_stypes.get(name, "default")))
+        aux = [_or_zeros(shared.aux(name, shape), shape, where[name], dtype, stypes[name])
                for name, shape, dtype in zip(self.aux_names, aux_shapes, aux_types)]
         reqs = [self.grad_req[name] for name in self.arg_names]
         grads_given = grads if any(g is not None for g in grads) else None
@@ -368,8 +375,8 @@ class _SharedArrays:
         return self._take(self.auxs, name, shape)
 
 
-def _or_zeros(array, shape, ctx, dtype):
-    return array if array is not None else nd.zeros(shape, ctx, dtype=dtype)
+def _or_zeros(array, shape, ctx, dtype, stype):
+    return array if array is not None else new_array(shape, ctx, dtype, stype)
 
 
 def _desc(desc):

@@ -20,6 +20,7 @@ from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from . import updating
 from .base_module import BaseModule, check_input_names, parse_data_desc
+from ..executor.bind import new_array
 from .executor_group import DataParallelExecutorGroup
 
 __all__ = ["Module"]
@@ -202,7 +203,14 @@ class Module(BaseModule):
                                    allow_extra)
 
     def _sync_params_from_devices(self):
+        """Copy the devices' parameters here; a row_sparse parameter the KVStore updates is
+        pulled from the store whole (the devices hold only the rows last prepared)."""
         self._exec_group.get_params(self._arg_params, self._aux_params)
+        if self._kvstore and self._update_on_kvstore:
+            for name, array in sorted(self._arg_params.items()):
+                if array.stype == "row_sparse":
+                    self._kvstore.row_sparse_pull(name, array, row_ids=nd.arange(
+                        0, array.shape[0], dtype="int64"))
         self._params_dirty = False
 
     # -- binding -----------------------------------------------------------------------------
@@ -244,7 +252,9 @@ class Module(BaseModule):
             # parameters loaded before binding (Module.load): copy them to the devices
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
-            self._arg_params = {name: nd.zeros(block[0].shape, dtype=block[0].dtype)
+            # a row_sparse parameter's copy is row_sparse too (what the KVStore holds)
+            self._arg_params = {name: new_array(block[0].shape, cpu(), block[0].dtype,
+                                                block[0].stype)
                                 for name, block in zip(self._param_names,
                                                        self._exec_group.param_arrays)}
             self._aux_params = {name: nd.zeros(block[0].shape, dtype=block[0].dtype)
@@ -424,7 +434,30 @@ class Module(BaseModule):
         self._exec_group.install_monitor(mon)
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
-        """Nothing to prepare: minimx's parameters are dense."""
+        """Before ``forward`` on ``data_batch``: pull from the KVStore the rows of each
+        row_sparse parameter that ``sparse_row_id_fn(data_batch)`` names (``{name: row
+        ids}``), so the devices hold the rows this batch reads -- and only those.  Without a
+        KVStore that updates the parameters there is nothing to pull (a warning says so)."""
+        self._check_bound("prepare")
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
+            warnings.warn(UserWarning("Parameters are not updated in the KVStore. No need to "
+                                      "call sparse_row_id_fn."), stacklevel=2)
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise MXNetError(f"prepare: sparse_row_id_fn must return a dict (parameter name "
+                             f"-> row ids), got {type(row_ids).__name__}")
+        group = self._exec_group
+        for name, ids in row_ids.items():
+            index = group.param_names.index(name)
+            arrays = group.param_arrays[index]
+            if arrays[0].stype != "row_sparse":
+                warnings.warn(UserWarning(f"{name}.stype is not 'row_sparse'. No need to "
+                                          f"perform row_sparse_pull."), stacklevel=2)
+            else:
+                self._kvstore.row_sparse_pull(name, arrays, row_ids=ids, priority=-index)
 
     # -- checks ------------------------------------------------------------------------------
     def _check_bound(self, what):

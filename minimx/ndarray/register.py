@@ -70,7 +70,8 @@ def call(op_name, *args, out=None, ctx=None, **kwargs):
 def _call(op_cls, args, kwargs, out, ctx):
     stype = None
     if kwargs:
-        stype = kwargs.pop("stype", None)       # the storage type of the result
+        # the storage type of the result (cast_storage's own parameter)
+        stype = kwargs.get("stype") if "stype" in op_cls.params else kwargs.pop("stype", None)
         # graph attributes (``__layout__``) mean nothing to an imperative call
         kwargs = {key: value for key, value in kwargs.items() if not is_attribute_key(key)}
     given, params = split_arguments(op_cls, args, kwargs)

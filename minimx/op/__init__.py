@@ -19,6 +19,7 @@ from . import optimizer_updates, adamw_updates  # noqa: F401
 from . import numpy_ops, numpy_elemwise, numpy_rearrange, numpy_series, numpy_shaping  # noqa: F401
 from . import error_function, numpy_insert_delete, numpy_linalg, numpy_einsum, numpy_tensordot  # noqa: F401
 from . import control_flow  # noqa: F401
+from . import storage_ops  # noqa: F401
 from .registry import OPS, OpDef, Param, TestHints, get_op, list_ops, register_op
 
 __all__ = ["OPS", "OpDef", "Param", "TestHints", "get_op", "list_ops", "register_op"]

@@ -331,6 +331,23 @@ class Embedding(OpDef):
         return None, grad
 
 
+@register_op
+class SparseEmbedding(Embedding):
+    """``contrib.SparseEmbedding``: MXNet's older name for an Embedding whose weight gradient
+    is always row_sparse (``Embedding(sparse_grad=True)``).  ``deterministic`` chose between
+    two GPU kernels in MXNet; the result is the same."""
+    name = "_contrib_SparseEmbedding"
+    params = {**{key: value for key, value in Embedding.params.items() if key != "sparse_grad"},
+              "deterministic": Param(bool, default=False,
+                                     doc="MXNet's choice of GPU kernel (no effect here)")}
+    sparse_grad = True
+    # the row_sparse gradient lives on the CPU only, so the generated (device) cases check
+    # the forward; MXNet's test_contrib_sparse_embedding checks the gradient (tools/)
+    test = TestHints(shapes=((2, 3), (5, 4)), params={"input_dim": 5, "output_dim": 4},
+                     integer_inputs={"data": 5}, grad=False,
+                     reference=lambda np, d, w, **_: w[d.astype(int)])
+
+
 def _sorted_positions(np, x, axis, is_ascend):
     keys = x.reshape(-1) if axis is None else x
     order = np.argsort(keys if is_ascend else -keys, axis=-1 if axis is None else axis,

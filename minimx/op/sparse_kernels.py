@@ -12,16 +12,17 @@ declaration's ``forward`` on the stored entries (``op.forward(np, value.data)``)
 formula is written twice.
 """
 import numpy as np
+import scipy.sparse
 
-from .sparse_values import RowSparse, astype, csr, empty_value
+from .sparse_values import RowSparse, astype, csr, empty_value, from_dense, to_dense
 
-__all__ = ["storage_kernel", "ZERO_PRESERVING_UNARY"]
+__all__ = ["storage_kernel", "graph_kernel", "ZERO_PRESERVING_UNARY"]
 
 # f(0) == 0: applied to the stored entries only, the zeros stay zeros
 ZERO_PRESERVING_UNARY = frozenset((
     "abs", "negative", "sign", "sqrt", "square", "relu", "sin", "tan", "arcsin", "arctan",
     "sinh", "tanh", "arcsinh", "arctanh", "round", "rint", "fix", "floor", "ceil", "trunc",
-    "expm1", "log1p", "degrees", "radians", "_copy", "identity"))
+    "expm1", "log1p", "degrees", "radians", "_copy", "identity", "cbrt"))
 _ZERO_FOR_SOME_PARAMS = frozenset(("_contrib_quadratic",))      # a x^2 + b x + c: when c == 0
 _SAME_SHAPE_BINARY = {"elemwise_add": "add", "broadcast_add": "add", "elemwise_sub": "sub",
                       "broadcast_sub": "sub", "elemwise_mul": "mul", "broadcast_mul": "mul"}
@@ -51,11 +52,50 @@ def storage_kernel(op, stypes, shapes):
             and shapes[0] == shapes[1]:
         return stypes[0], _binary(_SAME_SHAPE_BINARY[name], stypes[0])
     if name == "add_n" and set(stypes) == {"row_sparse"}:
-        return "row_sparse", _row_sparse_sum
+        return "row_sparse", row_sparse_sum
+    if name == "cast_storage" and (stypes[0] != "default" or op.stype != "default") or name == "_sparse_retain" and \
+            stypes == ["row_sparse", "default"]:
+        return _storage_op(op, stypes[0])
+    if name == "_square_sum" and stypes == ["row_sparse"] and len(shapes[0]) == 2 and \
+            op.reduced_axes(2) == (1,):
+        return "row_sparse", lambda values: RowSparse(
+            op.forward(np, values[0].data), values[0].indices.copy(),
+            op.infer_shape(values[0].shape))
+    if name == "dot" and stypes == ["csr", "row_sparse"] and not (op.transpose_a or
+                                                                  op.transpose_b):
+        return "default", lambda values: dot_csr_row_sparse(values[0], values[1])
     if name == "dot" and stypes[0] == "csr" and stypes[1] == "default" and not op.transpose_b:
         return ("row_sparse" if op.transpose_a else "default"), \
             lambda values: dot_csr_dense(values[0], values[1], op.transpose_a)
     return None
+
+
+def graph_kernel(op, stypes, shapes):
+    """What a graph node does with inputs of these storage types: ``(storage types the
+    kernel reads, output stype, kernel)``, or ``None`` for the dense operator on dense copies.
+    A kernel for the given types comes first; else one for the types with the row_sparse
+    inputs read densely (their missing rows are zeros), so ``dot(csr, row_sparse weight)``
+    still runs the csr kernel and never makes the csr batch dense."""
+    found = storage_kernel(op, stypes, shapes)
+    if found is not None:
+        return (stypes,) + found
+    if "row_sparse" in stypes:
+        read = ["default" if s == "row_sparse" else s for s in stypes]
+        if any(s != "default" for s in read) or op.name == "cast_storage":
+            found = storage_kernel(op, read, shapes)
+            if found is not None:
+                return (read,) + found
+    return None
+
+
+def _storage_op(op, stype):
+    """cast_storage of a sparse value; retain of a row_sparse one."""
+    if op.name == "_sparse_retain":
+        return "row_sparse", lambda values: retain(values[0], values[1])
+    if op.stype == stype:
+        return stype, lambda values: values[0].copy()
+    return op.stype, lambda values: (to_dense(values[0]) if op.stype == "default" else
+                                      from_dense(to_dense(values[0]), op.stype))
 
 
 def _keeps_zero(op):
@@ -127,7 +167,7 @@ def _rows_of(value, rows):
     return out
 
 
-def _row_sparse_sum(values):
+def row_sparse_sum(values):
     rows = np.unique(np.concatenate([v.indices for v in values]))
     total = sum(_rows_of(v, rows) for v in values)
     return RowSparse(np.asarray(total, dtype=values[0].dtype), rows, values[0].shape)
@@ -138,9 +178,30 @@ def dot_csr_dense(matrix, dense, transpose_a):
     result that a stored column of ``matrix`` reaches can be non-zero."""
     if not transpose_a:
         return np.asarray(matrix @ dense, dtype=dense.dtype)
-    rows = np.unique(matrix.indices)
-    product = np.asarray(matrix.T.tocsr()[rows] @ dense, dtype=dense.dtype)
+    # the columns the batch has, renumbered 0..k-1: nothing here grows with matrix.shape[1]
+    rows, renumbered = np.unique(matrix.indices, return_inverse=True)
+    compact = scipy.sparse.csr_matrix((matrix.data, renumbered.ravel(), matrix.indptr),
+                                      shape=(matrix.shape[0], len(rows)))
+    product = np.asarray(compact.T @ dense, dtype=dense.dtype)
     return RowSparse(product, rows, (matrix.shape[1],) + dense.shape[1:])
+
+
+def dot_csr_row_sparse(matrix, weight):
+    """``matrix @ weight`` (dense) for a row_sparse ``weight``: each stored entry of
+    ``matrix`` meets the stored row its column names (found by binary search; a column with
+    no stored row meets zeros), so the cost follows the batch's entries, never the weight's
+    height (a sparse model's weight of a million rows)."""
+    stored = weight.indices
+    width = int(np.prod(weight.shape[1:], dtype=np.int64))
+    at = np.searchsorted(stored, matrix.indices)
+    found = at < len(stored)
+    found[found] = stored[at[found]] == matrix.indices[found]
+    moved = scipy.sparse.csr_matrix((np.where(found, matrix.data, 0), np.where(found, at, 0),
+                                     matrix.indptr), shape=(matrix.shape[0], max(len(stored), 1)))
+    rows = weight.data.reshape(len(stored), width) if len(stored) else \
+        np.zeros((1, width), weight.dtype)
+    product = np.asarray(moved @ rows, dtype=weight.dtype)
+    return product.reshape((matrix.shape[0],) + tuple(weight.shape[1:]))
 
 
 def take_rows(value, rows):

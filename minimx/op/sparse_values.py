@@ -34,6 +34,9 @@ class RowSparse:
     def dtype(self):
         return self.data.dtype
 
+    def copy(self):
+        return RowSparse(self.data.copy(), self.indices.copy(), self.shape)
+
     def toarray(self):
         dense = np.zeros(self.shape, dtype=self.data.dtype)
         dense[self.indices] = self.data

@@ -45,6 +45,13 @@ class _MasterCopyLast(Optimizer):
         return self.create_state(index, weight)
 
     def update_multi_precision(self, index, weight, grad, state):
+        if isinstance(index, (list, tuple)) and not all(
+                array.stype == "default" for array in [*weight, *grad]):
+            # as MXNet's: only dense weights are aggregated; with a sparse one each weight
+            # takes its own step (a row_sparse gradient's lazy update)
+            for one in zip(index, weight, grad, state):
+                self.update_multi_precision(*one)
+            return
         if isinstance(index, (list, tuple)) and self.multi_ops is not None:
             self._update_many(index, weight, grad, state, self._uses_master_copy(weight[0]))
             return

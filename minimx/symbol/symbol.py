@@ -9,8 +9,9 @@ import warnings
 import numpy as np
 
 from .. import attribute, name as naming
-from ..base import (DTYPE_TO_FLAG, InvalidParameterError, InvalidTypeError, MXNetError,
-                    UnknownNameError, check_dense, is_attribute_key, normalize_dtype)
+from ..base import (DTYPE_TO_FLAG, STORAGE_TYPE_KEY, InvalidParameterError, InvalidTypeError,
+                    MXNetError, UnknownNameError, check_dense, is_attribute_key,
+                    normalize_dtype, storage_type_id)
 from ..op.call import op_call
 from ..util import is_np_shape
 from . import inference, json_format
@@ -403,8 +404,9 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
              stype=None, **kwargs):
     """A named input of a graph: data, a label or a parameter.
 
-    ``shape``, ``dtype``, ``lr_mult``, ``wd_mult`` and ``init`` are stored as
-    the attributes MXNet uses (``__shape__`` ...), so they survive JSON.
+    ``shape``, ``dtype``, ``lr_mult``, ``wd_mult``, ``init`` and ``stype`` ('default',
+    'row_sparse' or 'csr') are stored as the attributes MXNet uses (``__shape__``,
+    ``__storage_type__`` ...), so they survive JSON.
     """
     if not isinstance(name, str):
         raise InvalidTypeError(f"Variable: name must be a string, got {name!r}")
@@ -419,6 +421,8 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         attrs["__wd_mult__"] = str(wd_mult)
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        attrs[STORAGE_TYPE_KEY] = str(storage_type_id(stype, "Variable"))
     for key, value in kwargs.items():
         if not (key.startswith("__") and key.endswith("__")):
             raise InvalidParameterError(f"Variable: unknown argument {key!r}; extra attributes "
@@ -466,7 +470,7 @@ def compose_op(op_cls, args, kwargs, hint):
     attr = kwargs.pop("attr", None)
     symbols, params = _split(op_cls, args, kwargs)
     kept = {key: params.pop(key) for key in MXNET_ONLY_PARAMS & set(params)}
-    extra_attrs = _node_attributes(params)
+    extra_attrs = _node_attributes(params, op_cls)
     instance = op_cls.create(**params)
     node_name = naming.current().get(name, hint)
     attrs = hide_keys(attribute.current().get(attr))
@@ -525,10 +529,13 @@ def _split(op_cls, args, kwargs):
     return symbols, params
 
 
-def _node_attributes(params):
+def _node_attributes(params, op_cls):
     """Take the graph attributes out of a call's parameters: ``__layout__``-style keys and
-    MXNet's hidden keys (``lr_mult=0`` is stored as ``__lr_mult__``); ``stype`` is checked."""
-    check_dense(params.pop("stype", None), "symbol")
+    MXNet's hidden keys (``lr_mult=0`` is stored as ``__lr_mult__``).  ``stype`` is a
+    parameter of the operators that declare it (``cast_storage``); for any other a node's
+    storage type follows from its inputs (``symbol/storage.py``), so only 'default' is taken."""
+    if "stype" not in op_cls.params:
+        check_dense(params.pop("stype", None), f"sym.{op_cls.name}")
     attrs = {}
     for key in [key for key in params if is_attribute_key(key) or key in HIDDEN_KEYS]:
         value = params.pop(key)

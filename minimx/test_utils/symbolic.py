@@ -79,8 +79,8 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=1e-5, atol=
     """Bind ``sym``, run forward (training) and backward with ``out_grads``, compare gradients.
 
     ``expected``: gradients by argument (list in ``list_arguments()`` order, or
-    dict; only these arguments get a gradient buffer).  Buffers start filled
-    with random values, so ``grad_req='add'`` must add to them and ``'null'``
+    dict; only these arguments get a gradient buffer, of the storage type ``grad_stypes``
+    names, else dense).  Buffers start filled with random values, so ``grad_req='add'`` must add to them and ``'null'``
     must leave them alone.  Returns the gradient NDArrays by name.
     """
     from . import assert_almost_equal
@@ -92,6 +92,9 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=1e-5, atol=
     initial = {name: np.random.normal(size=np.shape(value)) for name, value in expected.items()}
     grads = {name: nd.array(value, ctx=ctx, dtype=np.asarray(expected[name]).dtype
                             if dtype == "asnumpy" else dtype) for name, value in initial.items()}
+    for name, stype in (grad_stypes or {}).items():      # gradient buffers of those storages
+        if name in grads and stype != "default":
+            grads[name] = grads[name].tostype(stype)
     if isinstance(grad_req, str):
         grad_req = {name: grad_req for name in sym.list_arguments()}
     elif isinstance(grad_req, (list, tuple)):

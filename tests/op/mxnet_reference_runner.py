@@ -47,7 +47,11 @@ PREFIX_MODULES = {"_random_": "random", "_linalg_": "linalg", "_contrib_": "cont
 # Legacy operators whose imperative form cannot take their auxiliary states (MXNet parses the
 # arrays as parameters); each has a differential test through a bound Symbol instead.
 SYMBOLIC_ONLY = {"BatchNorm_v1": "MXNet's nd.BatchNorm_v1 takes no moving statistics; "
-                                 "tests/op/test_batchnorm_v1_mxnet.py compares bound Symbols"}
+                                 "tests/op/test_batchnorm_v1_mxnet.py compares bound Symbols",
+                 **{name: f"MXNet's {name} takes row_sparse data only (the generated cases "
+                          f"are dense); tests/sparse/test_sparse_symbol_vs_mxnet.py compares "
+                          f"it on row_sparse arrays in graphs"
+                    for name in ("_sparse_retain", "_square_sum")}}
 
 
 def resolve(name):
