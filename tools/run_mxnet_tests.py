@@ -2,7 +2,7 @@
 
     .venv/bin/python tools/run_mxnet_tests.py SUITE [--reference PYTHON] [--files a,b]
                                              [--timeout S] [--json FILE] [--keep DIR]
-                                             [-k EXPRESSION]
+                                             [-k EXPRESSION] [--numpy1-names]
 
 SUITE is a folder holding ``tests/python/unittest`` (and ``common``, ``train``) of MXNet
 1.9.1, extracted from its repository; none of it is part of minimx.  Each in-scope test
@@ -20,6 +20,11 @@ is not counted); a private name the test file defines itself (``self._axis = axi
 a class attribute of a class of the file) is the test's, not MXNet's, and keeps it in; then
 every failure of an in-scope test MXNet passes, grouped by cause (the error's type and
 the start of its message).
+
+``--numpy1-names`` gives the test files' own host-NumPy calls the NumPy 1 names that NumPy 2
+removed (``np.round_``, ``interpolation=``, ``nonzero`` of a 0-d array:
+tools/mxnet_suite/numpy1_names.py), in both runs; without it those tests fail under NumPy 2
+before they look at minimx's answer.  Report figures with and without it.
 """
 import argparse
 import ast
@@ -178,7 +183,11 @@ def main(argv=None):
                         help="run only the reference (to keep its reports with --keep)")
     parser.add_argument("-k", dest="keyword", help="pytest's -k expression: run only the "
                         "tests it selects (the reference's kept reports are cut to the same)")
+    parser.add_argument("--numpy1-names", action="store_true", help="the test files' host "
+                        "NumPy answers the NumPy 1 names NumPy 2 removed (numpy1_names.py)")
     options = parser.parse_args(argv)
+    if options.numpy1_names:
+        os.environ["MXSUITE_NUMPY1_NAMES"] = "1"
     unittest_dir = (pathlib.Path(options.suite) / "tests" / "python" / "unittest").resolve()
     if not unittest_dir.is_dir():
         parser.error(f"{unittest_dir} does not exist: extract MXNet's tests/python there")

@@ -1,0 +1,26 @@
+"""tools/mxnet_suite/numpy1_names.py gives MXNet's test files the NumPy 1 names they call on
+host NumPy, with NumPy 1's meaning (checked in a subprocess: it changes the numpy module)."""
+import pathlib
+import subprocess
+import sys
+
+SUITE_TOOLS = pathlib.Path(__file__).resolve().parents[1] / "tools" / "mxnet_suite"
+
+PROGRAM = """
+import numpy as np
+import numpy1_names
+numpy1_names.apply()
+print(np.round_(np.array([1.26]), 1).tolist())
+print(np.percentile([1, 2, 3, 4], 50, interpolation="lower"))
+print(np.quantile([1, 2, 3, 4], 0.5, interpolation="higher"))
+print([a.tolist() for a in np.nonzero(np.array(3))], [a.tolist() for a in np.nonzero([0, 2])])
+"""
+
+
+def test_numpy1_names_answer_as_numpy_1():
+    done = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(SUITE_TOOLS), "PATH": "/usr/bin:/bin"},
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines == ["[1.3]", "2", "3", "[[0]] [[1]]"]
