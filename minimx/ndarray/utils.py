@@ -23,7 +23,7 @@ import numpy as np
 
 from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, FileFormatError, MXNetError, ShapeSemanticsError
 from ..context import Context, cpu
-from ..util import is_np_shape
+from ..util import is_np_shape, np_shape
 from .. import backend
 from .creation import array
 from .ndarray import NDArray
@@ -105,9 +105,15 @@ def encode_one(data):
 
 
 def decode_one(content):
-    """The NDArray of ``encode_one``'s bytes (MXNet's ``MXNDArrayLoadFromRawBytes``)."""
-    reader = _Reader(bytes(content), "<pickled NDArray>")
-    value = _read_array(reader, 0)
+    """The NDArray of ``encode_one``'s bytes (MXNet's ``MXNDArrayLoadFromRawBytes``), read
+    under the shape semantics it was written with: minimx's NumPy mode is per thread, and a
+    pickle crosses threads (a Pool's task thread writes what a worker's main thread reads),
+    where MXNet's ``npx.set_np()`` holds for every thread."""
+    content = bytes(content)
+    written_np = content[:4] == struct.pack("<I", V3_MAGIC)
+    reader = _Reader(content, "<pickled NDArray>")
+    with np_shape(written_np):
+        value = _read_array(reader, 0)
     if reader.offset != len(reader.content):
         raise reader.error(f"{len(reader.content) - reader.offset} bytes left after the array")
     return value

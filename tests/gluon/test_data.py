@@ -249,8 +249,15 @@ def test_a_program_that_leaves_an_epoch_early_exits(tmp_path, mxnet_python):
     """The book's word-embedding page takes one batch of a 4-worker loader and ends: the
     workers, still sending batches, must not keep the program from exiting (minimx hung
     until killed; MXNet 1.9.1 exits in 3 s)."""
-    script = tmp_path / "leave_early.py"
-    script.write_text(LEAVE_EARLY)
+    printed = printed_on_both(tmp_path, mxnet_python, LEAVE_EARLY)
+    assert printed["minimx"] == printed["mxnet"] == ["(4,", "262144)", "end"]
+
+
+def printed_on_both(tmp_path, mxnet_python, program):
+    """What ``program`` (MXNet code) prints, split in words, run as a script by
+    ``python -m minimx.compat`` and by MXNet 1.9.1 (each must end within a minute)."""
+    script = tmp_path / "program.py"
+    script.write_text(program)
     printed = {}
     for side, command in (("minimx", [sys.executable, "-m", "minimx.compat", str(script)]),
                           ("mxnet", [mxnet_python, str(script)])):
@@ -258,7 +265,30 @@ def test_a_program_that_leaves_an_epoch_early_exits(tmp_path, mxnet_python):
                               cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
         assert done.returncode == 0, done.stderr[-2000:]
         printed[side] = done.stdout.split()
-    assert printed["minimx"] == printed["mxnet"] == ["(4,", "262144)", "end"]
+    return printed
+
+
+POOL_OF_A_DATASET = """
+import multiprocessing
+from mxnet import np, npx
+npx.set_np()
+class Pairs:                    # as d2l's SNLIBERTDataset: a Pool maps a bound method
+    def __init__(self):
+        self.labels = np.array([0, 1, 2])
+    def work(self, x):
+        return x * 2 + int(self.labels.shape[0])
+pool = multiprocessing.Pool(2)
+print(pool.map(Pairs().work, [1, 2, 3]))
+pool.close()
+"""
+
+
+def test_np_arrays_cross_a_pool_after_set_np(tmp_path, mxnet_python):
+    """An np array pickled by a Pool's task thread (outside this thread's NumPy mode) loads in
+    the worker (inside it): before, the workers died on a ShapeSemanticsError and the book's
+    natural-language-inference-bert page hung."""
+    printed = printed_on_both(tmp_path, mxnet_python, POOL_OF_A_DATASET)
+    assert printed["minimx"] == printed["mxnet"] == ["[5,", "7,", "9]"]
 
 
 # -- vision datasets -----------------------------------------------------------------------------
