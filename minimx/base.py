@@ -12,7 +12,7 @@ __all__ = [
     "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
     "OperatorIndexError", "OperatorValueError", "operator_failure", "UnknownNameError",
     "NotRegisteredError", "ParameterMismatchError", "StateError", "InvalidStorageTypeError",
-    "GradientError", "FileFormatError", "NotImplementedForSymbol", "DTYPE_TO_FLAG",
+    "GradientError", "FileFormatError", "ShapeSemanticsError", "NotImplementedForSymbol", "DTYPE_TO_FLAG",
     "FLAG_TO_DTYPE", "normalize_dtype",
 ]
 
@@ -113,6 +113,11 @@ class InvalidArgumentError(MXNetError, AssertionError):
 
 class FileFormatError(MXNetError, ValueError):
     """A file that is not, or is no longer, in the format it claims."""
+
+
+class ShapeSemanticsError(FileFormatError):
+    """An array file saved under the other shape semantics (MXNet's legacy shapes, file
+    version V2, against NumPy's, V3) than the one it is loaded under."""
 
 
 class NotImplementedForSymbol(MXNetError):

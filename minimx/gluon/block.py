@@ -14,6 +14,22 @@ from .block_scope import BlockScope, make_prefix
 __all__ = ["Block"]
 
 
+def _load_arrays(filename):
+    """The arrays of a parameter file.  Under NumPy shape semantics a file saved outside them
+    loads too, as in MXNet 1.9.1 (the legacy shapes are a subset of NumPy's): course code
+    loads pretrained weights saved by ``nd.save`` into a ``npx.set_np()`` network."""
+    from .. import ndarray as nd
+    from ..base import ShapeSemanticsError
+    from ..util import is_np_shape, np_shape
+    try:
+        return nd.load(filename)
+    except ShapeSemanticsError:
+        if not is_np_shape():
+            raise
+    with np_shape(False):
+        return nd.load(filename)
+
+
 class Block:
     """Base class of layers and models: subclass it and write ``forward``.
 
@@ -150,8 +166,7 @@ class Block:
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
                         cast_dtype=False, dtype_source="current"):
         """Load parameters written by ``save_parameters`` (by minimx or MXNet 1.x)."""
-        from .. import ndarray as nd
-        loaded = nd.load(filename)
+        loaded = _load_arrays(filename)
         params = self._collect_params_with_prefix()
         if not loaded and not params:      # a parameter-free block's (empty) file
             return

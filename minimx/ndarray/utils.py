@@ -21,9 +21,9 @@ import struct
 
 import numpy as np
 
-from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, FileFormatError, MXNetError
+from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, FileFormatError, MXNetError, ShapeSemanticsError
 from ..context import Context, cpu
-from ..util import is_np_shape
+from ..util import is_np_shape, np_shape
 from .. import backend
 from .creation import array
 from .ndarray import NDArray
@@ -105,9 +105,15 @@ def encode_one(data):
 
 
 def decode_one(content):
-    """The NDArray of ``encode_one``'s bytes (MXNet's ``MXNDArrayLoadFromRawBytes``)."""
-    reader = _Reader(bytes(content), "<pickled NDArray>")
-    value = _read_array(reader, 0)
+    """The NDArray of ``encode_one``'s bytes (MXNet's ``MXNDArrayLoadFromRawBytes``), read
+    under the shape semantics it was written with: minimx's NumPy mode is per thread, and a
+    pickle crosses threads (a Pool's task thread writes what a worker's main thread reads),
+    where MXNet's ``npx.set_np()`` holds for every thread."""
+    content = bytes(content)
+    written_np = content[:4] == struct.pack("<I", V3_MAGIC)
+    reader = _Reader(content, "<pickled NDArray>")
+    with np_shape(written_np):
+        value = _read_array(reader, 0)
     if reader.offset != len(reader.content):
         raise reader.error(f"{len(reader.content) - reader.offset} bytes left after the array")
     return value
@@ -207,10 +213,10 @@ def _check_semantics(reader, what, saved_np_shape, start):
     rule: a 0 in a V2 shape meant "unknown", in V3 it is an empty axis)."""
     if saved_np_shape and not is_np_shape():
         raise reader.error(f"{what} was saved under numpy shape semantics (V3); load it "
-                           f"inside `with mx.np_shape(True):`", at=start)
+                           f"inside `with mx.np_shape(True):`", at=start, kind=ShapeSemanticsError)
     if not saved_np_shape and is_np_shape():
         raise reader.error(f"{what} was saved under MXNet's legacy shape semantics (V2); "
-                           f"load it outside mx.np_shape()", at=start)
+                           f"load it outside mx.np_shape()", at=start, kind=ShapeSemanticsError)
 
 
 def _read_shape(reader, what):
@@ -239,9 +245,9 @@ class _Reader:
         self.source = source
         self.offset = 0
 
-    def error(self, message, at=None):
+    def error(self, message, at=None, kind=FileFormatError):
         where = self.offset if at is None else at
-        return FileFormatError(f"{self.source}: not a valid NDArray file (at byte {where}): "
+        return kind(f"{self.source}: not a valid NDArray file (at byte {where}): "
                                f"{message}")
 
     def take(self, count, what):

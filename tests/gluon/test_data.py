@@ -5,6 +5,7 @@ import json
 import os
 import struct
 import subprocess
+import sys
 import tarfile
 import textwrap
 
@@ -226,6 +227,68 @@ def test_worker_errors_reach_the_loop():
     dataset = gdata.SimpleDataset([0, 1]).transform(broken)
     with pytest.raises(KeyError, match="sample missing"):
         list(gdata.DataLoader(dataset, 1, num_workers=1))
+
+
+LEAVE_EARLY = """
+import time
+import numpy
+import mxnet as mx
+def batchify(samples):          # slow, and bigger than a pipe's buffer
+    time.sleep(0.3)
+    return mx.nd.array(numpy.ones((len(samples), 1 << 18), dtype="float32"))
+loader = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(list(range(64))), 4,
+                                  batchify_fn=batchify, num_workers=2)
+for batch in loader:
+    print(batch.shape)
+    break
+print("end")
+"""
+
+
+def test_a_program_that_leaves_an_epoch_early_exits(tmp_path, mxnet_python):
+    """The book's word-embedding page takes one batch of a 4-worker loader and ends: the
+    workers, still sending batches, must not keep the program from exiting (minimx hung
+    until killed; MXNet 1.9.1 exits in 3 s)."""
+    printed = printed_on_both(tmp_path, mxnet_python, LEAVE_EARLY)
+    assert printed["minimx"] == printed["mxnet"] == ["(4,", "262144)", "end"]
+
+
+def printed_on_both(tmp_path, mxnet_python, program):
+    """What ``program`` (MXNet code) prints, split in words, run as a script by
+    ``python -m minimx.compat`` and by MXNet 1.9.1 (each must end within a minute)."""
+    script = tmp_path / "program.py"
+    script.write_text(program)
+    printed = {}
+    for side, command in (("minimx", [sys.executable, "-m", "minimx.compat", str(script)]),
+                          ("mxnet", [mxnet_python, str(script)])):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                              cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+        assert done.returncode == 0, done.stderr[-2000:]
+        printed[side] = done.stdout.split()
+    return printed
+
+
+POOL_OF_A_DATASET = """
+import multiprocessing
+from mxnet import np, npx
+npx.set_np()
+class Pairs:                    # as d2l's SNLIBERTDataset: a Pool maps a bound method
+    def __init__(self):
+        self.labels = np.array([0, 1, 2])
+    def work(self, x):
+        return x * 2 + int(self.labels.shape[0])
+pool = multiprocessing.Pool(2)
+print(pool.map(Pairs().work, [1, 2, 3]))
+pool.close()
+"""
+
+
+def test_np_arrays_cross_a_pool_after_set_np(tmp_path, mxnet_python):
+    """An np array pickled by a Pool's task thread (outside this thread's NumPy mode) loads in
+    the worker (inside it): before, the workers died on a ShapeSemanticsError and the book's
+    natural-language-inference-bert page hung."""
+    printed = printed_on_both(tmp_path, mxnet_python, POOL_OF_A_DATASET)
+    assert printed["minimx"] == printed["mxnet"] == ["[5,", "7,", "9]"]
 
 
 # -- vision datasets -----------------------------------------------------------------------------

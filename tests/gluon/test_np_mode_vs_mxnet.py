@@ -140,6 +140,25 @@ CHECKS = {
             refused = isinstance(error, mx.base.MXNetError)
         out = [x is same, x.tolist(), str(x.dtype), refused]
     """,
+    # weights saved outside NumPy mode (a V2 file: the book's pretrained BERT) load into a
+    # network built after npx.set_np(), as np arrays
+    "load_parameters_saved_outside_np": """
+        import os, tempfile
+        path = os.path.join(tempfile.mkdtemp(), "dense.params")
+        def build():                 # structural names ("0.weight"), as d2l's BERTModel has
+            net = mx.gluon.nn.Sequential()
+            net.add(mx.gluon.nn.Dense(2, in_units=3))
+            return net
+        legacy = build()
+        legacy.initialize(mx.init.Constant(0.25))
+        legacy[0].bias.set_data(mx.nd.array([1.0, -1.0]))
+        legacy.save_parameters(path)
+        mx.npx.set_np()
+        net = build()
+        net.load_parameters(path)
+        y = net(mx.np.arange(6).reshape(2, 3))
+        out = [isinstance(net[0].weight.data(), mx.np.ndarray), y.tolist()]
+    """,
 }
 
 ON_MXNET = """

@@ -11,6 +11,7 @@ process wraps as NDArrays again.  Batches always arrive in sampler order.
 """
 import collections
 import multiprocessing
+import multiprocessing.util
 import random
 import signal
 import time
@@ -122,6 +123,16 @@ def _make_process_pool(num_workers, dataset, batchify_fn):
         signal.signal(signal.SIGINT, previous)
 
 
+def _close_pool(pool, in_flight, timeout):
+    """Stop a loader's workers.  A worker still sending a batch holds the lock of the pipe
+    back to this process, and ``terminate`` needs that lock: let the batches in flight arrive
+    first (else a program that leaves an epoch early hangs at exit)."""
+    deadline = time.monotonic() + timeout
+    for result in in_flight:
+        result.wait(max(0.0, deadline - time.monotonic()))
+    pool.terminate()
+
+
 class DataLoader:
     """Load a Dataset in mini-batches.
 
@@ -187,6 +198,10 @@ class DataLoader:
             else:
                 self._worker_pool = _make_process_pool(self._num_workers, dataset,
                                                        self._batchify_fn)
+            # when this loader is collected, or at exit before the pool's own finaliser
+            # (priority 15) runs -- a loop left by ``break`` keeps the loader alive till then
+            multiprocessing.util.Finalize(self, _close_pool, exitpriority=20, args=(
+                self._worker_pool, self._in_flight, self._timeout))
         self.auto_reload = auto_reload
         self._iter = self._prefetch_iter() if auto_reload else None
 
@@ -208,18 +223,6 @@ class DataLoader:
     def __len__(self):
         return len(self._batch_sampler)
 
-    def __del__(self):
-        pool = getattr(self, "_worker_pool", None)
-        if pool is None:
-            return
-        self._worker_pool = None
-        # A worker still sending a batch holds the lock of the pipe back to this process,
-        # and ``terminate`` needs that lock: let the batches in flight arrive first.
-        deadline = time.monotonic() + self._timeout
-        for result in self._in_flight:
-            result.wait(max(0.0, deadline - time.monotonic()))
-        pool.terminate()
-
     # -- making batches ------------------------------------------------------------------------
     def _prefetch_iter(self):
         if self._num_workers == 0:
@@ -238,7 +241,7 @@ class DataLoader:
                 _thread_worker_fn, (indices, self._batchify_fn, self._dataset))
         else:
             result = self._worker_pool.apply_async(_worker_fn, (indices,))
-        self._in_flight = [r for r in self._in_flight if not r.ready()] + [result]
+        self._in_flight[:] = [r for r in self._in_flight if not r.ready()] + [result]
         return result
 
     def _finish(self, batch):
