@@ -178,9 +178,10 @@ STANDINS = {"timemachine.txt": timemachine, "fra-eng.zip": fra_eng,
             "ml-100k.zip": ml_100k, "ctr.zip": ctr, "pokemon.zip": pokemon}
 
 
-def write_all(work, seed=0):
-    """Write every stand-in into ``WORK/files`` and the (Fashion-)MNIST ones into
-    ``WORK/mxhome/datasets``; return the paths written."""
+def write_all(work, seed=0, nlp=True):
+    """Write every stand-in into ``WORK/files`` (with ``nlp``, also the NLP chapters' ones:
+    tools/d2l_standins_nlp.py) and the (Fashion-)MNIST ones into ``WORK/mxhome/datasets``;
+    return the paths written."""
     work = pathlib.Path(work)
     files = work / "files"
     files.mkdir(parents=True, exist_ok=True)
@@ -190,6 +191,10 @@ def write_all(work, seed=0):
         written.append(files / name)
     sys.path.insert(0, str(pathlib.Path(__file__).parent))
     import make_standin_mnist
+    if nlp:
+        import d2l_standins_nlp
+        written += [pathlib.Path(path) for path in
+                    d2l_standins_nlp.main([str(files), "--seed", str(seed)])]
     for folder in ("fashion-mnist", "mnist"):
         target = work / "mxhome" / "datasets" / folder
         make_standin_mnist.main([str(target), "--train", "2000", "--test", "500",
@@ -203,8 +208,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("work", help="folder for files/ and mxhome/")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-nlp", action="store_true",
+                        help="leave out the NLP chapters' stand-ins (tools/d2l_standins_nlp.py)")
     options = parser.parse_args(argv)
-    for path in write_all(options.work, options.seed):
+    for path in write_all(options.work, options.seed, nlp=not options.no_nlp):
         print(path)
 
 

@@ -4,8 +4,8 @@
 #
 #   tools/run_d2l_pages.sh WORK PAGE.md|CHAPTER_FOLDER...
 #
-# WORK is a scratch folder: stand-ins go to WORK/files (tools/d2l_standins.py: the files
-# d2l.download fetches) and WORK/mxhome (MXNET_HOME: FashionMNIST and MNIST stand-ins), the
+# WORK is a scratch folder: stand-ins go to WORK/files (tools/d2l_standins.py and, for the
+# NLP chapters, tools/d2l_standins_nlp.py: the files d2l.download fetches) and WORK/mxhome (MXNET_HOME: FashionMNIST and MNIST stand-ins), the
 # generated scripts and both sides' output to WORK/keep, the table to WORK/out.json.
 # Pages read ../data relative to their own folder: run on a copy of the book per session.
 # Settings (environment): MINIMX_PYTHON (default /work/main/.venv/bin/python),
