@@ -46,7 +46,7 @@ _LEFT_OUT = {
 
 __all__ = ["set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "num_gpus", "gpu",
            "cpu", "current_context", "current_device", "waitall", "save", "load", "seed",
-           "reshape", *OPERATORS]
+           "reshape", "nonzero", *OPERATORS]
 
 
 def _npx_function(name, nd_function):
@@ -94,6 +94,15 @@ def load(file):
     if isinstance(loaded, dict):
         return {key: as_np(value) for key, value in loaded.items()}
     return as_np(loaded)
+
+
+def nonzero(a):
+    """The indices of ``a``'s non-zero elements as one ``(N, a.ndim)`` int64 array (NumPy's
+    ``transpose(nonzero(a))``; a 0-d ``a`` counts as one element, so ``(N, 1)``).  Its shape
+    depends on the values: it waits for ``a`` (and a graph cannot hold it)."""
+    from .numpy.value_shapes import argwhere
+    a = operand(a)
+    return argwhere(a.reshape((1,)) if a.ndim == 0 else a)
 
 
 def reshape(a, newshape, reverse=False, order="C"):

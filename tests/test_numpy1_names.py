@@ -14,6 +14,7 @@ print(np.round_(np.array([1.26]), 1).tolist())
 print(np.percentile([1, 2, 3, 4], 50, interpolation="lower"))
 print(np.quantile([1, 2, 3, 4], 0.5, interpolation="higher"))
 print([a.tolist() for a in np.nonzero(np.array(3))], [a.tolist() for a in np.nonzero([0, 2])])
+print(np.unique(np.array([[3, 1], [1, 2]]), return_inverse=True)[1].tolist())
 """
 
 
@@ -23,4 +24,4 @@ def test_numpy1_names_answer_as_numpy_1():
                           timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines == ["[1.3]", "2", "3", "[[0]] [[1]]"]
+    assert lines == ["[1.3]", "2", "3", "[[0]] [[1]]", "[2, 0, 0, 1]"]

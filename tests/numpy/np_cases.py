@@ -273,6 +273,10 @@ HAND_WRITTEN = {
     "mean-int32-to-int8": "np.mean(I * 50, axis=1, dtype='int8')",
     # npx
     "npx-relu": "npx.relu(A)",
+    "npx-nonzero": "npx.nonzero(np.array([[0.0, 1.5], [2.0, 0.0]]))",
+    "npx-nonzero-0d": "npx.nonzero(np.array(5))",
+    "npx-nonzero-0d-zero": "npx.nonzero(np.array(0))",
+    "npx-nonzero-empty": "npx.nonzero(np.zeros((1, 0)))",
     "npx-sigmoid": "npx.sigmoid(A)",
     "npx-softmax": "npx.softmax(A)",
     "npx-log-softmax": "npx.log_softmax(A, axis=0)",

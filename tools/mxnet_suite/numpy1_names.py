@@ -2,8 +2,9 @@
 
 MXNet's tests were written against NumPy 1.x.  A few of them compute their expected values
 with names NumPy 2 removed: ``np.round_`` (an alias of ``np.round``), the
-``interpolation=`` keyword of ``percentile``/``quantile`` (now ``method=``) and ``nonzero``
-of a 0-d array (NumPy 1 treated it as 1-d).  Run under NumPy 2, such a test fails before it
+``interpolation=`` keyword of ``percentile``/``quantile`` (now ``method=``), ``nonzero``
+of a 0-d array (NumPy 1 treated it as 1-d) and ``unique``'s flat inverse for ``axis=None``
+(NumPy 2 gives it the input's shape).  Run under NumPy 2, such a test fails before it
 looks at minimx's answer.  With ``--numpy1-names`` (tools/run_mxnet_tests.py),
 ``mxsuite_plugin`` calls ``apply()``, which puts those three back with NumPy 1's meaning, so the test checks minimx again; the
 runner reports figures with and without it.  It adds names and keywords only: every call
@@ -30,6 +31,18 @@ def _nonzero_of_0d_as_1d(function):
     return wrapped
 
 
+def _flat_inverse(function):
+    @functools.wraps(function)
+    def wrapped(ar, return_index=False, return_inverse=False, return_counts=False,
+                axis=None, **kwargs):
+        found = function(ar, return_index, return_inverse, return_counts, axis, **kwargs)
+        if return_inverse and axis is None:
+            position = 1 + bool(return_index)
+            found = found[:position] + (found[position].reshape(-1),) + found[position + 1:]
+        return found
+    return wrapped
+
+
 def apply():
     if int(numpy.__version__.split(".")[0]) < 2:
         return
@@ -38,3 +51,4 @@ def apply():
     numpy.percentile = _accepting_interpolation(numpy.percentile)
     numpy.quantile = _accepting_interpolation(numpy.quantile)
     numpy.nonzero = _nonzero_of_0d_as_1d(numpy.nonzero)
+    numpy.unique = _flat_inverse(numpy.unique)
