@@ -229,6 +229,28 @@ def test_worker_errors_reach_the_loop():
         list(gdata.DataLoader(dataset, 1, num_workers=1))
 
 
+def test_a_failed_loader_is_collected_and_its_workers_stop():
+    """The exit finaliser holds the batches in flight weakly: a failed batch's exception
+    (whose traceback holds the loader's frames) must not keep the loader and its worker
+    processes alive till exit -- a forked worker also holds every pipe the parent had open,
+    and a program waiting for one of those to close (a browser driver's) would hang."""
+    import gc
+    import multiprocessing
+    import weakref
+
+    def broken(index):
+        raise KeyError("sample missing")
+    loader = gdata.DataLoader(gdata.SimpleDataset([0, 1]).transform(broken), 1, num_workers=1)
+    alive = weakref.ref(loader)
+    with pytest.raises(KeyError):
+        list(loader)
+    del loader
+    gc.collect()
+    assert alive() is None
+    assert not [child for child in multiprocessing.active_children()
+                if child.name.startswith("ForkPoolWorker")]
+
+
 LEAVE_EARLY = """
 import time
 import numpy

@@ -15,6 +15,7 @@ import multiprocessing.util
 import random
 import signal
 import time
+import weakref
 
 import numpy as np
 
@@ -128,7 +129,7 @@ def _close_pool(pool, in_flight, timeout):
     back to this process, and ``terminate`` needs that lock: let the batches in flight arrive
     first (else a program that leaves an epoch early hangs at exit)."""
     deadline = time.monotonic() + timeout
-    for result in in_flight:
+    for result in list(in_flight):
         result.wait(max(0.0, deadline - time.monotonic()))
     pool.terminate()
 
@@ -190,7 +191,9 @@ class DataLoader:
                              else 2 * self._num_workers)
         self._batchify_fn = batchify_fn if batchify_fn is not None else default_batchify_fn
         self._worker_pool = None
-        self._in_flight = []          # batches asked of the workers and not yet made
+        # batches asked of the workers, held weakly: the exit finaliser below must not keep
+        # this loader alive through a failed batch's exception (its traceback holds our frames)
+        self._in_flight = weakref.WeakSet()
         if self._num_workers > 0:
             if thread_pool:
                 from multiprocessing.pool import ThreadPool      # (not needed at import)
@@ -241,7 +244,7 @@ class DataLoader:
                 _thread_worker_fn, (indices, self._batchify_fn, self._dataset))
         else:
             result = self._worker_pool.apply_async(_worker_fn, (indices,))
-        self._in_flight[:] = [r for r in self._in_flight if not r.ready()] + [result]
+        self._in_flight.add(result)
         return result
 
     def _finish(self, batch):
