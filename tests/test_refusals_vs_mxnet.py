@@ -231,6 +231,12 @@ ERROR_KINDS = {
                            "0], [0.1, 0.8, 0.1], [0.2, 0.3, 0.5]])])",
     "Accuracy, labels and predictions apart": "mx.metric.Accuracy().update([nd.array([0, 1, 2])]"
                                               ", [nd.array([[0.1, 0.9], [0.2, 0.8]])])",
+    "image flip of 2 channels": "nd.image.flip_left_right(nd.ones((4, 2, 2))).asnumpy()",
+    "image flip of a batch": "nd.image.flip_top_bottom(nd.ones((2, 4, 2, 3))).asnumpy()",
+    "image flip of 1 channel": "result = nd.image.flip_left_right(nd.ones((4, 2, 1))).asnumpy()",
+    "random_hue below 0": "nd.image.random_hue(nd.ones((4, 3, 3)), -0.4, 0.4).asnumpy()",
+    "random_brightness max below 0": "nd.image.random_brightness(nd.ones((4, 3, 3)), 0.5, "
+                                     "-0.1).asnumpy()",
 }
 
 CASES = {**BATCHNORM, **IN_PLACE, **NO_GRADIENT, **ERROR_KINDS}

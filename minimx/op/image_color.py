@@ -9,7 +9,7 @@ result back into an integer dtype.  One random factor is drawn per call.
 import numpy as np
 
 from .common import on_host, to_device
-from .params import FloatTuple, Param
+from .params import AtLeast, FloatTuple, Param
 from .registry import OpDef, TestHints, register_op
 
 __all__ = ["GRAY", "EIGVAL", "EIGVEC", "brightness", "contrast", "saturation", "hue",
@@ -112,8 +112,8 @@ def _uniform(rng, low, high):
 
 
 class _RandomFactor(_ColorOp):
-    params = {"min_factor": Param(float, doc="smallest factor"),
-              "max_factor": Param(float, doc="largest factor")}
+    params = {"min_factor": Param(AtLeast(0.0), doc="smallest factor"),
+              "max_factor": Param(AtLeast(0.0), doc="largest factor")}
     test = TestHints(shapes=((4, 3, 3),), params={"min_factor": 0.5, "max_factor": 1.5},
                      low=0, high=255, grad=False, random=True)
     adjust = None
@@ -150,7 +150,7 @@ class RandomHue(_RandomFactor):
     """Rotate the hue by a fraction of a turn drawn from U(min_factor, max_factor)."""
     name = "_image_random_hue"
     adjust = hue
-    test = TestHints(shapes=((4, 3, 3),), params={"min_factor": -0.4, "max_factor": 0.4},
+    test = TestHints(shapes=((4, 3, 3),), params={"min_factor": 0.0, "max_factor": 0.4},
                      low=0, high=255, grad=False, random=True)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..base import InvalidParameterError, normalize_dtype
 
-__all__ = ["Param", "REQUIRED", "Shape", "Axis", "DType", "FloatTuple", "Float32",
+__all__ = ["Param", "AtLeast", "REQUIRED", "Shape", "Axis", "DType", "FloatTuple", "Float32",
            "Float32Tuple", "Choice", "Optional"]
 
 REQUIRED = object()
@@ -154,6 +154,17 @@ def Float32Tuple(value):
 
 
 Float32Tuple.type_name = "a tuple of floats"
+
+
+def AtLeast(bound):
+    """A float no smaller than ``bound`` (MXNet's lower bound on a parameter)."""
+    def parse(value):
+        number = _parse_float(value)
+        if number < bound:
+            raise ValueError(f"should be greater equal to {bound}")
+        return number
+    parse.type_name = f"a float >= {bound}"
+    return parse
 
 
 def Choice(*choices):

@@ -97,6 +97,14 @@ def reference(mxnet_python, tmp_path_factory):
             "keys": keyed}
 
 
+# MXNet 1.9.1 gradients known to be wrong: minimx's are checked numerically in
+# test_registry.py and against the definition in the operator's own test file instead.
+MXNET_GRADIENT_WRONG = {
+    name: "MXNet 1.9.1 sends the gradient back unflipped (the mirror of the output's "
+          "gradient is right: tests/ndarray/test_image_ops_mxnet.py)"
+    for name in ("_image_flip_left_right", "_image_flip_top_bottom")}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_matches_mxnet(case, reference):
     if case.id not in reference["keys"]:
@@ -126,6 +134,8 @@ def test_matches_mxnet(case, reference):
     if entry.get("grad_error"):
         pytest.skip(f"forward matches; MXNet 1.9.1 cannot differentiate this case: "
                     f"{entry['grad_error']}")
+    if case.op.name in MXNET_GRADIENT_WRONG:
+        pytest.skip(f"forward matches; {MXNET_GRADIENT_WRONG[case.op.name]}")
     assert len(grads) == entry["grads"]
     for index, actual in enumerate(grads):
         test_utils.assert_almost_equal(
