@@ -86,6 +86,10 @@ class np_array(_Switch):  # noqa: N801 (MXNet's name)
     setter = staticmethod(set_np_array)
 
 
+# MXNet's private name for this scope; programs (MXNet's own test_thread_local.py) import it.
+_NumpyArrayScope = np_array
+
+
 def _decorate(function, scopes, dunders=("__init__", "__call__")):
     """Run ``function`` (or a class's methods, and of its ``__`` methods the ``dunders``)
     inside the ``scopes`` (switches, entered on)."""
