@@ -155,7 +155,7 @@ CHECKS = {
         legacy.save_parameters(path)
         mx.npx.set_np()
         net = build()
-        net.load_parameters(path)
+        net.load_parameters(path, ctx=mx.context.current_context())   # (cpu() by default)
         y = net(mx.np.arange(6).reshape(2, 3))
         out = [isinstance(net[0].weight.data(), mx.np.ndarray), y.tolist()]
     """,
