@@ -15,7 +15,7 @@ from .. import model
 from .. import ndarray as nd
 from .. import optimizer as opt
 from ..base import MXNetError
-from ..context import Context, cpu
+from ..context import Context, cpu, current_context
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from . import updating
@@ -252,9 +252,11 @@ class Module(BaseModule):
             # parameters loaded before binding (Module.load): copy them to the devices
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
-            # a row_sparse parameter's copy is row_sparse too (what the KVStore holds)
-            self._arg_params = {name: new_array(block[0].shape, cpu(), block[0].dtype,
-                                                block[0].stype)
+            # on the current context, as MXNet's nd.zeros; a row_sparse parameter's copy is
+            # row_sparse too (what the KVStore holds), kept on the host as minimx's sparse is
+            self._arg_params = {name: new_array(block[0].shape, current_context()
+                                                if block[0].stype == "default" else cpu(),
+                                                block[0].dtype, block[0].stype)
                                 for name, block in zip(self._param_names,
                                                        self._exec_group.param_arrays)}
             self._aux_params = {name: nd.zeros(block[0].shape, dtype=block[0].dtype)
