@@ -62,13 +62,15 @@ if [ $# -eq 0 ]; then
   # the layer map (.importlinter): every import in the package runs downward
   .venv/bin/lint-imports --no-cache || { echo "FAILED: lint-imports (.importlinter)"; status=1; }
 fi
-.venv/bin/python -m pytest "$@" || status=$?
+# --durations: the slowest tests of each pass, so the log shows where the time goes
+durations=(); [ $# -eq 0 ] && durations=(--durations=25)
+.venv/bin/python -m pytest ${durations[@]+"${durations[@]}"} "$@" || status=$?
 if [ $# -eq 0 ]; then
   # the tests that take a context, again on two stand-in GPUs that refuse what CuPy refuses
   # (minimx/backend_standin.py): a kernel that mixes host and device arrays fails here
   start=$SECONDS
   echo "the context-taking tests on two strict CuPy stand-in GPUs (MINIMX_TEST_CTX=gpu)"
-  MINIMX_TEST_CTX=gpu MINIMX_TEST_STAND_IN_GPUS=2 .venv/bin/python -m pytest -p no:cacheprovider \
+  MINIMX_TEST_CTX=gpu MINIMX_TEST_STAND_IN_GPUS=2 .venv/bin/python -m pytest -p no:cacheprovider --durations=25 \
       tests/op tests/gluon tests/autograd tests/optimizer tests/kvstore tests/module \
       tests/executor tests/symbol tests/rnn tests/io tests/numpy tests/sparse || status=$?
   echo "the stand-in GPU pass took $((SECONDS - start)) s"
