@@ -125,9 +125,9 @@ def test_sync_batch_norm_equals_batch_norm_over_the_batch():
         synced = mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mx.nd.zeros(4), mx.nd.ones(4),
                                              fix_gamma=False, key="k")
     np.testing.assert_allclose(synced.asnumpy(), plain.asnumpy(), rtol=1e-6)
-    with pytest.raises(ValueError, match="ndev=2"):
-        mx.nd.contrib.SyncBatchNorm(x, gamma, beta, mx.nd.zeros(4), mx.nd.ones(4), key="k",
-                                    ndev=2).wait_to_read()
+    # ndev=2 is no longer refused: the call waits for its peer (MXNet 1.9.1 hangs reading
+    # it alone); tests/gluon/test_sync_batch_norm_devices.py covers the devices' meeting
+    # and the timeout
 
 
 def test_wikitext_names_the_missing_file(tmp_path):

@@ -17,10 +17,18 @@ a wake-up and two GIL hand-overs, about 6 us (the machine-translation chapter of
 course, 373,000 operations on batches of two sentences: 16.4 s sent to workers, 14.2 s
 run here).  An operation that must wait for another still goes to the queue, and
 errors are kept for the next sync point either way.
+
+An operation may have to wait for operations pushed after it: the calls of a meeting
+(``op/meeting.py``: SyncBatchNorm's devices share their sums).  It runs on a worker,
+never inline, and while it waits a stand-in worker serves its queue (``_stand_in``), so
+the calls it waits for can run even on a one-worker queue.
 """
+import contextlib
+import itertools
 import os
 import queue
 import threading
+from functools import partial
 
 from ..backend import device_scope
 from . import events
@@ -58,6 +66,7 @@ class ThreadedEngine(Engine):
         self.threads = []
         self.worker_ids = set()      # worker threads never block on backpressure
         self.queued_blas = []        # one token per BLAS operation ready, not yet started
+        self.stand_ins = itertools.count(1)    # numbers the stand-in workers' threads
 
     # -- the frontend side -------------------------------------------------------
     def push(self, op):
@@ -122,21 +131,40 @@ class ThreadedEngine(Engine):
             if ctx not in self.queues:
                 work = queue.SimpleQueue()
                 for index in range(_workers_for(ctx)):
-                    thread = threading.Thread(
-                        target=self._work, args=(work, ctx), daemon=True,
-                        name=f"engine-{ctx}-worker{index}")
-                    thread.start()
-                    self.worker_ids.add(thread.ident)
-                    self.threads.append((thread, work))
+                    self._start_worker(work, ctx, f"worker{index}")
                 self.queues[ctx] = work
             return self.queues[ctx]
 
+    def _start_worker(self, work, ctx, name):
+        thread = threading.Thread(target=self._work, args=(work, ctx), daemon=True,
+                                  name=f"engine-{ctx}-{name}")
+        thread.stand_in = partial(self._stand_in, work, ctx)    # see _stand_in
+        thread.start()
+        self.threads.append((thread, work))
+
+    @contextlib.contextmanager
+    def _stand_in(self, work, ctx):
+        """``with threading.current_thread().stand_in():`` in a worker about to wait for
+        operations pushed after its own (``op/meeting.py``): a new worker serves its queue
+        meanwhile, and one of the queue's workers retires after.  (Only workers have
+        ``stand_in``: any other thread pushes the operations it would wait for.)"""
+        with self.lock:
+            self.threads = [(thread, queue_) for thread, queue_ in self.threads
+                            if thread.is_alive()]
+            self._start_worker(work, ctx, f"stand-in{next(self.stand_ins)}")
+        try:
+            yield
+        finally:
+            work.put(None)           # whichever worker takes it retires
+
     # -- the worker side -----------------------------------------------------------
     def _work(self, work, ctx):
+        self.worker_ids.add(threading.get_ident())      # before it runs anything
         with device_scope(ctx):
             while True:
                 op = work.get()
                 if op is None:
+                    self.worker_ids.discard(threading.get_ident())
                     return
                 if op.work:
                     self.queued_blas.pop()

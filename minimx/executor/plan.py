@@ -150,10 +150,13 @@ def plan_is_small(steps, shapes, works):
     work, an Embedding's weight a pass over all of it.)  Such a plan (a batch-1 MLP)
     runs in the pushing thread when its inputs are ready: handing it to a Python worker
     and back cost more than the plan itself (0.37 against 0.20 ms per training step of
-    bench/executor_bench.py's batch-1 MLP)."""
+    bench/executor_bench.py's batch-1 MLP).  A plan with an operator that ``meets``
+    others is never small."""
     keys = {}
     for step in steps:
         for node in step.nodes if step.constant is None else ():
+            if node.op.meets:
+                return False
             keys.update(dict.fromkeys((node, i) for i in range(node.num_outputs())))
             if not node.call().uses_blas:
                 keys.update(dict.fromkeys(node.inputs))

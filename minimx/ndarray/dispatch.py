@@ -53,7 +53,7 @@ def invoke_dense(op, inputs, out, ctx):
     run = _forward_closure(call, inputs, outputs, ctx)
     work = call.work(in_shapes) if call.uses_blas else 0
     engine.push(run, [x._chunk.var for x in inputs], write_vars, ctx, op.name, work,
-                engine.is_small(out_shapes, work))
+                engine.is_small(out_shapes, work) and not op.meets)
     visible = call.num_visible
     return outputs[0] if visible == 1 else outputs[:visible]
 
@@ -218,5 +218,6 @@ def push_backward(node, out_grads):
     writes = [g._chunk.var for g in in_grads if g is not None]
     writes += [saved[name]._chunk.var for name in call.aux_saves]    # BatchNorm's statistics
     engine.push(run, reads, writes, ctx,
-                f"_backward_{node.op.name}", work, engine.is_small(node.input_shapes, work))
+                f"_backward_{node.op.name}", work,
+                engine.is_small(node.input_shapes, work) and not node.op.meets)
     return in_grads

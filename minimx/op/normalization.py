@@ -10,7 +10,9 @@ MXNet's CPU operator does) its *backward* pass updates them, not its forward pas
 """
 import math
 
+from ..backend import to_numpy
 from .common import channel_view
+from .meeting import meet
 from .params import Choice, Optional, Param
 from .registry import OpDef, TestHints, register_op
 
@@ -142,7 +144,7 @@ class BatchNorm(OpDef):
     def forward(self, xp, data, gamma, beta, moving_mean, moving_var, is_train=False):
         x3 = _as_channels(data, _channel_axis(self, data.shape))
         if self._uses_batch_stats(is_train):
-            mean, var = _channel_moments(xp, x3)
+            mean, var = self._batch_moments(xp, x3)
         else:
             mean, var = moving_mean, moving_var
         invstd = 1 / xp.sqrt(var + self.eps)
@@ -154,6 +156,16 @@ class BatchNorm(OpDef):
     def _hidden_var(self, var, invstd):
         """What the third output holds: ``1 / sqrt(var + eps)`` here."""
         return invstd
+
+    def _batch_moments(self, xp, x3):
+        """The batch's per-channel mean and variance (SyncBatchNorm: of the whole batch
+        over its devices)."""
+        return _channel_moments(xp, x3)
+
+    def _batch_sums(self, xp, count, sum_g, sum_g_xhat):
+        """The backward pass's per-channel sums and element count, for the gradient of the
+        data (SyncBatchNorm: over every device's part of the batch)."""
+        return count, sum_g, sum_g_xhat
 
     def _move(self, moving, batch):
         """``moving = moving * momentum + batch * (1 - momentum)``, in place."""
@@ -178,9 +190,10 @@ class BatchNorm(OpDef):
         sum_g_xhat = invstd * (xp.einsum("pcq,pcq->c", g3, x3) - mean * sum_g)
         grad_gamma = xp.zeros_like(gamma) if self.fix_gamma else sum_g_xhat
         if self._uses_batch_stats(is_train):
-            count = x3.shape[0] * x3.shape[2]
-            x_factor = -scale * invstd * sum_g_xhat / count
-            grad_data = _affine(xp, g3, scale, -scale * sum_g / count - x_factor * mean)
+            count, all_g, all_g_xhat = self._batch_sums(xp, x3.shape[0] * x3.shape[2], sum_g,
+                                                        sum_g_xhat)
+            x_factor = -scale * invstd * all_g_xhat / count
+            grad_data = _affine(xp, g3, scale, -scale * all_g / count - x_factor * mean)
             grad_data += x3 * _per_channel(xp, x_factor, x3)
         else:
             grad_data = g3 * _per_channel(xp, scale, g3)
@@ -223,12 +236,14 @@ class SyncBatchNorm(VarianceOutputBatchNorm):
     """``contrib.SyncBatchNorm``: BatchNorm whose batch statistics are those of the whole
     batch split over ``ndev`` devices (``key`` names the layer the devices share).
 
-    MXNet's operator waits until every device's call has contributed its sums.  minimx
-    computes one call at a time, so it normalises a call's batch on its own: ``ndev`` must
-    be 1 (on one device this *is* the whole batch).  Gluon's ``contrib.nn.SyncBatchNorm``
-    over several devices of one process normalises their joined batch instead.  The
-    channel axis is 1, and the third output is the batch variance (BatchNorm's is
-    ``1 / sqrt(var + eps)``).
+    It is called once per device.  In training mode each call hands its part's per-channel
+    count, mean and variance to the meeting ``key`` (``op/meeting.py``) and normalises with
+    the whole batch's mean and variance; its backward meets again to share the sums the
+    data's gradient needs (gamma's and beta's gradients stay the device's own, which the
+    Trainer adds up).  Each device's moving statistics move towards the whole batch's.
+    MXNet averages the devices' means, which is the whole batch's mean when the parts are
+    of one size; here parts of different sizes count by their sizes.  The channel axis is
+    1, and the third output is the batch variance (BatchNorm's is ``1 / sqrt(var + eps)``).
     """
     name = "_contrib_SyncBatchNorm"
     params = {**_V1_PARAMS,
@@ -238,14 +253,45 @@ class SyncBatchNorm(VarianceOutputBatchNorm):
                                                                          "key": "bn"},
                      low=0.1, high=1.0)
 
-    def forward(self, xp, data, gamma, beta, moving_mean, moving_var, is_train=False):
-        if self.ndev != 1:
-            raise self.param_error(
-                f"ndev={self.ndev}: minimx runs one device's call at a time and cannot wait "
-                f"for the others; use gluon.contrib.nn.SyncBatchNorm over the devices' "
-                f"batches, or ndev=1")
-        return super().forward(xp, data, gamma, beta, moving_mean, moving_var,
-                               is_train=is_train)
+    @property
+    def meets(self):
+        return self.ndev > 1
+
+    def _meet(self, phase, xp, values, combine):
+        """Hand this device's per-channel ``values`` to the other calls of this phase and
+        key; returns ``combine``'s arrays, on this call's device, in the data's dtype."""
+        dtype = values[-1].dtype
+        mine = [to_numpy(value).astype("float64") for value in values]
+        combined = meet((phase, self.key), self.ndev, mine, combine,
+                               f"{self.name} {phase} (key {self.key!r}, ndev={self.ndev})")
+        return [xp.asarray(value).astype(dtype) for value in combined]
+
+    def _batch_moments(self, xp, x3):
+        mean, var = _channel_moments(xp, x3)
+        if self.ndev == 1:
+            return mean, var
+        count = xp.asarray(float(x3.shape[0] * x3.shape[2]))
+        return self._meet("forward", xp, (count, mean, var), _whole_batch_moments)
+
+    def _batch_sums(self, xp, count, sum_g, sum_g_xhat):
+        if self.ndev == 1:
+            return count, sum_g, sum_g_xhat
+        return self._meet("backward", xp, (xp.asarray(float(count)), sum_g, sum_g_xhat),
+                          _sums)
+
+
+def _whole_batch_moments(parts):
+    """Mean and variance of the union of ``parts``, each ``(count, mean, variance)``."""
+    total = sum(count for count, _, _ in parts)
+    mean = sum(count * part_mean for count, part_mean, _ in parts) / total
+    var = sum(count * (part_var + (part_mean - mean) ** 2) for count, part_mean, part_var
+              in parts) / total
+    return mean, var
+
+
+def _sums(parts):
+    """The element-wise sums of ``parts``, each a tuple of arrays."""
+    return [sum(values) for values in zip(*parts)]
 
 
 @register_op

@@ -143,6 +143,11 @@ class OpDef:
     trace marks these operations, and a registry test checks the flag on the strict
     stand-in for CuPy: an operator copies device data to the host exactly when it says so.
 
+    ``meets`` (an instance's attribute, default False): its forward or backward waits for
+    other calls of it pushed after it (``op/meeting.py``: SyncBatchNorm over several
+    devices), so its callers never push it as an engine ``small`` operation, which could
+    run inline in the very thread that is to push the others.
+
     The rules for *calling* a declared operator (which extras it gets, what backward
     receives, which inputs get gradients) live in ``op/call.py``.
 
@@ -172,6 +177,7 @@ class OpDef:
     input_init_hints = {}
     identity_at_inference = False
     host_compute = False
+    meets = False
     xp_name = None
     family = None
     partial_shapes = True

@@ -41,10 +41,15 @@ class SparseEmbedding(Embedding):
 class SyncBatchNorm(BatchNorm):
     """BatchNorm whose statistics are those of the whole batch over ``num_devices`` devices.
 
-    MXNet's layer calls ``contrib.SyncBatchNorm`` once per device; the calls meet and share
-    their sums.  On one device that is ordinary BatchNorm over the batch, which is what the
-    operator computes here (``ndev=1``); ``num_devices`` defaults to the number of GPUs, or
-    1 without one.
+    Called once per device (a loop over the devices' slices of a batch, under
+    ``autograd.record``), the calls meet (``op/meeting.py``, keyed by the layer's prefix) and
+    each normalises its slice with the whole batch's mean and variance; the backward passes
+    meet again.  Neither blocks the Python thread: a device's call waits in an engine
+    worker for the others.  On one device it is BatchNorm.  ``num_devices`` must be the
+    number of devices that call it (default: the number of GPUs, or 1 without one); reading
+    an output before every device's call was made fails after ``op.meeting.TIMEOUT``
+    seconds, and under NaiveEngine, which runs each call to its end, the first call fails
+    at once (MXNet hangs in both cases).
 
     Parameters
     ----------
