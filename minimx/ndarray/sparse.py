@@ -10,7 +10,8 @@ a shape for an empty one).  Every other ``nd`` operator accepts sparse arrays to
 import numbers
 
 import numpy as np
-import scipy.sparse
+# scipy.sparse is imported in the functions that build its matrices: loading it (it loads
+# much of scipy) would be about a third of `import minimx`, for programs that never go sparse
 
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError
 from ..context import current_context
@@ -65,6 +66,7 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
     if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
         data, (row, col) = arg1          # coordinates (COO); duplicates are summed
         dtype = _dtype_of(dtype, data)
+        import scipy.sparse
         matrix = scipy.sparse.coo_matrix((_numpy(data, dtype), (_numpy(row), _numpy(col))),
                                          shape=shape).tocsr()
         matrix.sum_duplicates()

@@ -12,7 +12,8 @@ These are raw values, like the numpy arrays of a dense buffer: the engine orders
 and writes, and the kernels in ``sparse_kernels.py`` compute on them.
 """
 import numpy as np
-import scipy.sparse
+# scipy.sparse is imported in the functions that build its matrices: loading it (it loads
+# much of scipy) would be about a third of `import minimx`, for programs that never go sparse
 
 __all__ = ["RowSparse", "INDEX_DTYPE", "to_dense", "from_dense", "csr", "empty_value",
            "value_dtype", "astype"]
@@ -47,6 +48,7 @@ def csr(data, indices, indptr, shape):
     """A CSR matrix holding exactly these three arrays (no sorting, no summing of duplicates,
     no check: as MXNet, it keeps what it is given, and ``check_format`` judges it)."""
     data = np.asarray(data)
+    import scipy.sparse
     matrix = scipy.sparse.csr_matrix(tuple(int(n) for n in shape), dtype=data.dtype)
     matrix.data, matrix.indices = data, np.asarray(indices, dtype=INDEX_DTYPE)
     matrix.indptr = np.asarray(indptr, dtype=INDEX_DTYPE)
@@ -62,6 +64,7 @@ def from_dense(dense, stype):
     """Compress a dense numpy array: the non-zero entries (csr) or rows (row_sparse)."""
     dense = np.asarray(dense)
     if stype == "csr":
+        import scipy.sparse
         matrix = scipy.sparse.csr_matrix(dense)
         return csr(matrix.data, matrix.indices, matrix.indptr, dense.shape)
     rows = np.flatnonzero(dense.reshape(dense.shape[0], -1).any(axis=1)) if dense.size else \
