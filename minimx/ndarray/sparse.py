@@ -10,13 +10,14 @@ a shape for an empty one).  Every other ``nd`` operator accepts sparse arrays to
 import numbers
 
 import numpy as np
+# scipy.sparse is imported in the functions that build its matrices: loading it (it loads
+# much of scipy) would be about a third of `import minimx`, for programs that never go sparse
 
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError
 from ..context import current_context
 from ..op import get_op
 from ..op.sparse_kernels import retain as retain_rows, take_rows
-from ..op.sparse_values import (INDEX_DTYPE, RowSparse, csr, empty_value, from_dense,
-                                scipy_sparse)
+from ..op.sparse_values import INDEX_DTYPE, RowSparse, csr, empty_value, from_dense
 from . import arithmetic
 from .ndarray import NDArray
 from .sparse_array import (BaseSparseNDArray, CSRNDArray, RowSparseNDArray, cast_storage,
@@ -65,7 +66,8 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
     if isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], tuple):
         data, (row, col) = arg1          # coordinates (COO); duplicates are summed
         dtype = _dtype_of(dtype, data)
-        matrix = scipy_sparse().coo_matrix((_numpy(data, dtype), (_numpy(row), _numpy(col))),
+        import scipy.sparse
+        matrix = scipy.sparse.coo_matrix((_numpy(data, dtype), (_numpy(row), _numpy(col))),
                                          shape=shape).tocsr()
         matrix.sum_duplicates()
         return csr_matrix((matrix.data, matrix.indices, matrix.indptr), matrix.shape, ctx,

@@ -12,9 +12,10 @@ declaration's ``forward`` on the stored entries (``op.forward(np, value.data)``)
 formula is written twice.
 """
 import numpy as np
+# scipy.sparse is imported in the functions that build its matrices: loading it (it loads
+# much of scipy) would be about a third of `import minimx`, for programs that never go sparse
 
-from .sparse_values import (RowSparse, astype, csr, empty_value, from_dense, scipy_sparse,
-                            to_dense)
+from .sparse_values import RowSparse, astype, csr, empty_value, from_dense, to_dense
 
 __all__ = ["storage_kernel", "graph_kernel", "ZERO_PRESERVING_UNARY"]
 
@@ -180,7 +181,8 @@ def dot_csr_dense(matrix, dense, transpose_a):
         return np.asarray(matrix @ dense, dtype=dense.dtype)
     # the columns the batch has, renumbered 0..k-1: nothing here grows with matrix.shape[1]
     rows, renumbered = np.unique(matrix.indices, return_inverse=True)
-    compact = scipy_sparse().csr_matrix((matrix.data, renumbered.ravel(), matrix.indptr),
+    import scipy.sparse
+    compact = scipy.sparse.csr_matrix((matrix.data, renumbered.ravel(), matrix.indptr),
                                       shape=(matrix.shape[0], len(rows)))
     product = np.asarray(compact.T @ dense, dtype=dense.dtype)
     return RowSparse(product, rows, (matrix.shape[1],) + dense.shape[1:])
@@ -196,7 +198,8 @@ def dot_csr_row_sparse(matrix, weight):
     at = np.searchsorted(stored, matrix.indices)
     found = at < len(stored)
     found[found] = stored[at[found]] == matrix.indices[found]
-    moved = scipy_sparse().csr_matrix((np.where(found, matrix.data, 0), np.where(found, at, 0),
+    import scipy.sparse
+    moved = scipy.sparse.csr_matrix((np.where(found, matrix.data, 0), np.where(found, at, 0),
                                      matrix.indptr), shape=(matrix.shape[0], max(len(stored), 1)))
     rows = weight.data.reshape(len(stored), width) if len(stored) else \
         np.zeros((1, width), weight.dtype)
