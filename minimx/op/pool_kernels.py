@@ -8,7 +8,10 @@ sum) over its taps, and a kernel tap of a chunk of planes is one strided slice o
 whole-chunk ``maximum`` per tap, and no window is ever copied.  Small planes go to the last
 axis: a chunk of ``P`` planes ``(P, *spatial)`` becomes ``(*padded spatial, P)``, so that a
 tap's rows are ``P`` contiguous values, long and dense for numpy's loops, however small the
-planes (a 3x3 plane would otherwise give rows of 3).  Large planes stay as they are.
+planes (a 3x3 plane would otherwise give rows of 3).  Large planes stay as they are, and so
+do small ones whose windows lie apart without padding (2x2/2 pooling) in rows of a few
+windows: every tap is then a view of the input and the gradient is written in place, so
+planes-last would only add copies.
 
 numpy makes one pass over memory per operation, and pooling takes several operations per
 tap.  A chunk of planes small enough to stay in the processor's cache (``CHUNK_BYTES``)
