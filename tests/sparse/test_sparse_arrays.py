@@ -67,3 +67,17 @@ def test_check_format_finds_a_bad_indptr():
     with pytest.raises(MXNetError, match="indptr"):
         bad.check_format()
     _csr().check_format()
+
+
+def test_import_leaves_scipy_sparse_until_a_sparse_array_is_made():
+    """``import minimx`` does not import scipy.sparse (a tenth of a second of every lesson's
+    and test process's start); the first CSR array imports it and works."""
+    import subprocess
+    import sys
+    code = ("import sys, minimx; assert 'scipy.sparse' not in sys.modules, 'imported'; "
+            "a = minimx.nd.sparse.csr_matrix(([1., 2], [0, 2], [0, 1, 2]), shape=(2, 3)); "
+            "print(a.asnumpy().tolist(), 'scipy.sparse' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[[1.0,", "0.0,", "0.0],", "[0.0,", "0.0,", "2.0]]", "True"]
