@@ -64,8 +64,9 @@ class Executor:
         self._value_keys = [(self._variables[name], 0)
                             for name in self._arg_names + self._aux_names]
         self._state = engine.new_var()      # orders forward's saved values before backward
-        self._saved = {}           # the interpreter's: id(node) -> what backward reads
-        self._slots = None         # a lowered forward's (program, slots), instead of _saved
+        # what backward reads: the interpreter's {id(node): saved values}, or a lowered
+        # forward's (program, its slots)
+        self._saved = {}
         self._saved_from = []      # (bound array or output, the buffer forward saved of it)
         self._saving = False       # does the last forward pushed save what backward reads?
         # shared with the executors bound with ``shared_exec`` (``_claim_saved_memory``)
@@ -185,25 +186,24 @@ class Executor:
         saved = {} if save else None
         monitor, monitor_all = self._monitor, self._monitor_all
         program = self._program(plan, is_train, save)
-        slots = None
 
         def run():
-            nonlocal slots
             raw = [array._read() for array in arrays]
             if program is not None:          # the lowered program: no dicts
                 slots = program.fill(raw)
                 results = program.results_of(slots)
+                kept = (program, slots)
             else:
                 values = dict(zip(keys, raw))
                 run_forward(plan, xp, values, is_train, seeds,
                             lambda seed: backend.make_rng(ctx, seed), saved, monitor,
                             monitor_all, monitor_variables=True)
                 results = [values[key] for key in entries]
+                kept = saved
             computed = list(results)
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(dense_of(value) if target.stype == "default" else value)
-            self._saved = saved if save else {}
-            self._slots = (program, slots) if save and program is not None else None
+            self._saved = kept if save else {}
             self._saved_from = ([(a, a._chunk.data, buffer) for a, buffer in
                                  zip([*arrays, *outputs], [*raw, *computed])] if save else [])
 
@@ -231,7 +231,7 @@ class Executor:
         previous._saving = False
 
         def release():
-            previous._saved, previous._slots, previous._saved_from = {}, None, []
+            previous._saved, previous._saved_from = {}, []
 
         engine.push(release, [], [previous._state], previous._ctx, "executor_release_saved",
                     small=True)
@@ -271,7 +271,7 @@ class Executor:
         def run():
             head = {entry: (grad._read() if grad is not None else xp.ones(*meta[entry]))
                     for entry, grad in zip(self._entries, heads + [None] * len(self._entries))}
-            if self._slots is not None:          # forward ran the lowered program
+            if type(self._saved) is tuple:          # forward ran the lowered program
                 values = self._run_backward_program(plan, xp, head, needs_grad, meta,
                                                     targets, is_train)
             else:
@@ -298,7 +298,7 @@ class Executor:
     def _run_backward_program(self, plan, xp, head, needs_grad, meta, targets, is_train):
         """``run_backward``'s gradients of ``targets``, by the lowered BackwardProgram over
         the slots the last forward kept (inside backward's engine operation)."""
-        forward, slots = self._slots
+        forward, slots = self._saved
         cached = self._backward_program
         if cached is None or cached[0] is not needs_grad or cached[1] is not forward:
             cached = self._backward_program = (needs_grad, forward,
