@@ -12,19 +12,25 @@ gradients go to are all decided once here.  What is left per call is a loop of
 gradients that meet at one value are added in the same order: the results are the
 interpreter's, bit for bit).
 """
+from itertools import repeat
+from operator import is_not, itemgetter
+
 from .run import backward_schedule
 from .sparse_step import add_gradients, backward_node, is_sparse
 
 __all__ = ["BackwardProgram"]
+
+_NONES = repeat(None)       # map(is_not, values, _NONES): "is not None" per value, in C
 
 
 class BackwardProgram:
     """The backward schedule of ``plan`` for ``needs_grad`` over ``forward``'s slots.
 
     ``meta`` maps a value key to its (shape, dtype): an output nobody sent a gradient
-    to gets zeros of that.  An instruction is ``(call, out_slots, zeros, saves,
-    in_slots, needs)``: ``saves`` is ``(keyword, kind, slot or slots)`` per value the
-    operator's ``backward`` receives (``kind`` as in ``OpCall.saves``).
+    to gets zeros of that.  An instruction is ``(call, out_slots, zeros, names, fetch,
+    shapes, in_slots, needs)``: ``backward`` receives ``names`` bound to ``fetch(slots)``
+    (saved inputs and outputs: ``operator.itemgetter`` picks them in C) and the
+    ``(keyword, slot or slots)`` of ``shapes``, the saved shapes of inputs.
     """
 
     def __init__(self, plan, forward, needs_grad, meta):
@@ -33,16 +39,23 @@ class BackwardProgram:
         for node, call, out_keys, needs in backward_schedule(plan, needs_grad):
             out_slots = tuple(slot_of[key] for key in out_keys)
             in_slots = tuple(slot_of[plan.resolve(key)] for key in node.inputs)
-            saves = []
+            names, values, shapes = [], [], []
             for name, kind, position in call.saves:
                 if kind == "output":
-                    saves.append((name, kind, slot_of[(node, position)]))
-                elif kind == "input_shapes":
-                    saves.append((name, kind, in_slots))
-                else:                       # an input, or an input's shape
-                    saves.append((name, kind, in_slots[position]))
+                    names.append(name)
+                    values.append(slot_of[(node, position)])
+                elif kind == "input":
+                    names.append(name)
+                    values.append(in_slots[position])
+                else:                       # an input's shape, or all of them
+                    shapes.append((name, in_slots if kind == "input_shapes"
+                                   else in_slots[position]))
+            fetch = itemgetter(*values) if len(values) > 1 else (
+                (lambda slots, index=values[0]: (slots[index],)) if values else
+                (lambda slots: ()))
             zeros = tuple(meta[key] for key in out_keys)
-            self.code.append((call, out_slots, zeros, tuple(saves), in_slots, needs))
+            self.code.append((call, out_slots, zeros, tuple(names), fetch, tuple(shapes),
+                              in_slots, needs))
         self.num_slots = len(slot_of)
 
     def run(self, xp, slots, heads, is_train):
@@ -51,15 +64,19 @@ class BackwardProgram:
         grads = [None] * self.num_slots
         for index, value in heads.items():
             grads[index] = value
-        for call, out_slots, zeros, saves, in_slots, needs in self.code:
+        for call, out_slots, zeros, names, fetch, shapes, in_slots, needs in self.code:
             out_grads = [grads[index] for index in out_slots]
-            if all(grad is None for grad in out_grads):
-                continue
+            if not all(map(is_not, out_grads, _NONES)):     # some gradient is missing
+                if not any(map(is_not, out_grads, _NONES)):
+                    continue
+                out_grads = [grad if grad is not None else xp.zeros(*meta)
+                             for grad, meta in zip(out_grads, zeros)]
             for index in out_slots:
                 grads[index] = None            # read once: free it as the interpreter does
-            out_grads = [grad if grad is not None else xp.zeros(*meta)
-                         for grad, meta in zip(out_grads, zeros)]
-            kept = {name: _saved_value(slots, kind, where) for name, kind, where in saves}
+            kept = dict(zip(names, fetch(slots)))
+            for name, where in shapes:
+                kept[name] = (tuple(slots[where].shape) if type(where) is int else
+                              tuple(tuple(slots[index].shape) for index in where))
             if any(map(is_sparse, out_grads)):     # a row_sparse gradient flows on
                 result = backward_node(call, xp, out_grads, kept, needs, is_train)
             else:
@@ -70,10 +87,3 @@ class BackwardProgram:
                     grads[index] = value if total is None else add_gradients(total, value)
         return grads
 
-
-def _saved_value(slots, kind, where):
-    if kind == "input" or kind == "output":
-        return slots[where]
-    if kind == "shape":
-        return tuple(slots[where].shape)
-    return tuple(tuple(slots[index].shape) for index in where)
