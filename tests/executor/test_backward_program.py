@@ -115,3 +115,38 @@ def test_a_program_backward_twice_after_one_forward_gives_the_same_gradients():
     second = [g.asnumpy() for g in lowered.grad_arrays if g is not None]
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)
+
+
+def _lenet_step(hooked):
+    """Two Trainer steps of a hybridized LeNet-like block (BatchNorm included); with
+    ``hooked`` an op hook makes its CachedOp run the interpreter."""
+    mx.random.seed(7)
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Conv2D(4, 3, activation="relu"), mx.gluon.nn.BatchNorm(),
+            mx.gluon.nn.MaxPool2D(), mx.gluon.nn.Dense(8, activation="relu"),
+            mx.gluon.nn.Dense(3))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    if hooked:
+        net.register_op_hook(lambda name, op_name, array: None)
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    rng = np.random.RandomState(5)
+    data = mx.nd.array(rng.randn(4, 1, 8, 8))
+    label = mx.nd.array(rng.randint(0, 3, 4))
+    for _ in range(2):
+        with mx.autograd.record():
+            loss = loss_fn(net(data), label)
+        loss.backward()
+        trainer.step(4)
+    entry = next(iter(net._cached_op._plans.values()))
+    return ([p.data().asnumpy() for p in net.collect_params().values()],
+            not hooked and entry.program is not None and bool(entry.backward_programs))
+
+
+def test_a_hybridized_trainer_step_by_the_lowered_programs_equals_the_interpreter():
+    lowered, used_program = _lenet_step(hooked=False)
+    interpreted, _ = _lenet_step(hooked=True)
+    assert used_program, "the recorded call should have run the lowered program"
+    for ours, reference in zip(lowered, interpreted):
+        np.testing.assert_array_equal(ours, reference)
