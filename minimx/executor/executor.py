@@ -20,6 +20,7 @@ from ..symbol.graph import (check_gradients_exist, eliminate_common_expressions,
                             entries_depending_on, topo_order)
 from .placement import context_of
 from .plan import PlanInfo, build_plan
+from .backward_program import BackwardProgram
 from .program import ForwardProgram, can_lower
 from .run import run_backward, run_forward
 from .sparse_step import dense_of, write_gradient
@@ -56,12 +57,15 @@ class Executor:
                                                          context_of(e[0], ctx, group2ctx))
                         for e in self._entries]
         self._plans = {}
-        self._programs = {}           # id(inference plan) -> its ForwardProgram
+        self._programs = {}           # (id(plan), is_train) -> its ForwardProgram
+        self._backward_program = None      # (needs_grad, forward program, BackwardProgram)
         self._resolved = {}           # id(plan) -> the value keys of the outputs in it
         # the value key of each argument, then of each auxiliary state (their arrays' order)
         self._value_keys = [(self._variables[name], 0)
                             for name in self._arg_names + self._aux_names]
         self._state = engine.new_var()      # orders forward's saved values before backward
+        # what backward reads: the interpreter's {id(node): saved values}, or a lowered
+        # forward's (program, its slots)
         self._saved = {}
         self._saved_from = []      # (bound array or output, the buffer forward saved of it)
         self._saving = False       # does the last forward pushed save what backward reads?
@@ -127,17 +131,18 @@ class Executor:
                                                is_train, xp)
         return self._plans[is_train]
 
-    def _program(self, plan):
-        """The inference plan lowered to a ForwardProgram (``program.py``), or None when
-        the interpreter must run it (random nodes draw per call; a monitor sees every node;
-        sparse values go node by node through ``sparse_step.py``)."""
-        if self._monitor is not None or self._sparse or not can_lower(plan):
-            return None
-        if id(plan) not in self._programs:       # cleared whenever _plans is
-            self._programs[id(plan)] = ForwardProgram(plan, backend.get_xp(self._ctx),
-                                                      self._value_keys,
-                                                      self._resolved_entries(plan), False)
-        return self._programs[id(plan)]
+    def _program(self, plan, is_train, save):
+        """``plan`` lowered to a ForwardProgram (``program.py``; with ``save``, one that
+        keeps every value for ``BackwardProgram``), or None when the interpreter must run
+        it (random nodes draw per call; a monitor sees every node; sparse values go node
+        by node through ``sparse_step.py``)."""
+        key = (id(plan), is_train)                # cleared whenever _plans is
+        if key not in self._programs:
+            lowered = self._monitor is None and not self._sparse and can_lower(plan)
+            self._programs[key] = ForwardProgram(
+                plan, backend.get_xp(self._ctx), self._value_keys,
+                self._resolved_entries(plan), is_train, keep=save) if lowered else None
+        return self._programs[key]
 
     def plan_report(self, is_train=False):
         """What the planning passes did (for lessons and the graph widget)."""
@@ -180,22 +185,25 @@ class Executor:
         entries = self._resolved_entries(plan)
         saved = {} if save else None
         monitor, monitor_all = self._monitor, self._monitor_all
-        program = None if save else self._program(plan)
+        program = self._program(plan, is_train, save)
 
         def run():
             raw = [array._read() for array in arrays]
-            if program is not None:          # inference: the lowered program, no dicts
-                results = program.run(raw)
+            if program is not None:          # the lowered program: no dicts
+                slots = program.fill(raw)
+                results = program.results_of(slots)
+                kept = (program, slots)
             else:
                 values = dict(zip(keys, raw))
                 run_forward(plan, xp, values, is_train, seeds,
                             lambda seed: backend.make_rng(ctx, seed), saved, monitor,
                             monitor_all, monitor_variables=True)
                 results = [values[key] for key in entries]
+                kept = saved
             computed = list(results)
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(dense_of(value) if target.stype == "default" else value)
-            self._saved = saved if save else {}
+            self._saved = kept if save else {}
             self._saved_from = ([(a, a._chunk.data, buffer) for a, buffer in
                                  zip([*arrays, *outputs], [*raw, *computed])] if save else [])
 
@@ -263,10 +271,15 @@ class Executor:
         def run():
             head = {entry: (grad._read() if grad is not None else xp.ones(*meta[entry]))
                     for entry, grad in zip(self._entries, heads + [None] * len(self._entries))}
-            saved = _as_now(self._saved, self._saved_from)
-            grads = run_backward(plan, xp, head, saved, needs_grad, is_train, meta, monitor)
-            values = own_buffers([grads.get((node, 0)) for node, _, _ in targets],
-                                 [*head.values(), *(a._read() for a in arrays)])
+            if type(self._saved) is tuple:          # forward ran the lowered program
+                values = self._run_backward_program(plan, xp, head, needs_grad, meta,
+                                                    targets, is_train)
+            else:
+                saved = _as_now(self._saved, self._saved_from)
+                grads = run_backward(plan, xp, head, saved, needs_grad, is_train, meta,
+                                     monitor)
+                values = [grads.get((node, 0)) for node, _, _ in targets]
+            values = own_buffers(values, [*head.values(), *(a._read() for a in arrays)])
             for (_, array, req), value in zip(targets, values):
                 if value is None:
                     value = xp.zeros(array.shape, array._dtype)
@@ -281,6 +294,20 @@ class Executor:
         writes = [array._chunk.var for _, array, _ in targets]
         writes += [a._chunk.var for a in self.aux_arrays]    # BatchNorm's backward moves them
         engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work, plan.small)
+
+    def _run_backward_program(self, plan, xp, head, needs_grad, meta, targets, is_train):
+        """``run_backward``'s gradients of ``targets``, by the lowered BackwardProgram over
+        the slots the last forward kept (inside backward's engine operation)."""
+        forward, slots = self._saved
+        cached = self._backward_program
+        if cached is None or cached[0] is not needs_grad or cached[1] is not forward:
+            cached = self._backward_program = (needs_grad, forward,
+                                               BackwardProgram(plan, forward, needs_grad, meta))
+        slot_of = forward.slot_of
+        slots = _slots_now(slots, self._saved_from)
+        heads = {slot_of[entry]: value for entry, value in head.items() if entry in slot_of}
+        grads = cached[2].run(xp, slots, heads, is_train)
+        return [grads[slot_of[(node, 0)]] for node, _, _ in targets]
 
     def _check_head_gradients(self, heads, needs_grad):
         """As MXNet: an output that is not a loss needs its head gradient in ``out_grads``
@@ -342,6 +369,7 @@ class Executor:
         self._monitor_all = monitor_all
         self._plans.clear()
         self._programs.clear()
+        self._backward_program = None
         self._resolved.clear()
 
     def get_optimized_symbol(self):
@@ -384,6 +412,24 @@ def _as_ndarray(value, ctx):
     return NDArray(Chunk(ctx, value.copy()), value.shape, value.dtype)
 
 
+def _slots_now(slots, saved_from):
+    """``slots`` with each buffer of a bound array or an output replaced by what that array
+    holds now: ``_as_now``'s rule for a lowered forward's slots."""
+    now = _changed_buffers(saved_from)
+    return [now.get(id(value), value) for value in slots] if now else slots
+
+
+def _changed_buffers(saved_from):
+    """{id of a buffer forward saved: what its array holds now}, for the arrays changed
+    since forward (see ``_as_now``)."""
+    now = {}
+    for array, held, buffer in saved_from:
+        chunk = array._chunk
+        if chunk.data is not held or (chunk.pinned and buffer is not held):
+            now[id(buffer)] = array._read()
+    return now
+
+
 def _as_now(saved, saved_from):
     """``saved`` with each buffer of a bound array or an output replaced by what that array
     holds now.  MXNet's backward reads the arrays themselves, so an in-place change between
@@ -394,11 +440,7 @@ def _as_now(saved, saved_from):
     forward saved of it)``: a write gives the chunk a new buffer; one into the same buffer
     (a view's, a pinned chunk's) is seen through the saved one, which is a view of it --
     unless forward's value was copied into the chunk, so then the chunk is read anyway."""
-    now = {}
-    for array, held, buffer in saved_from:
-        chunk = array._chunk
-        if chunk.data is not held or (chunk.pinned and buffer is not held):
-            now[id(buffer)] = array._read()
+    now = _changed_buffers(saved_from)
     if not now:
         return saved
     return {node: {name: now.get(id(value), value) for name, value in values.items()}

@@ -8,8 +8,11 @@ What is left per call is a loop of kernel calls over a list of numbered
 slots, which is all a graph runtime has to do.
 
 ``run_forward`` stays the readable reference interpreter (and the one that
-records for backward, calls the monitor and draws random seeds); a program is
-only built for plans it can run exactly as that interpreter would.
+calls the monitor, draws random seeds and handles sparse values); a program is
+only built for plans it can run exactly as that interpreter would.  A program
+built with ``keep=True`` frees nothing and hands back its slots (``fill``): a
+training step's ``BackwardProgram`` (``backward_program.py``) reads the values
+backward needs straight from them.
 """
 from operator import itemgetter
 
@@ -30,10 +33,11 @@ class ForwardProgram:
     outs, frees)``: ``fetch(slots)`` picks the arguments (one value when
     ``unary``, else a tuple: ``operator.itemgetter`` does it in C), the result
     goes to slot ``outs[0]`` (or ``outs`` for several), and ``frees`` are the
-    slots whose last reader this was (memory planning's ``release_after``).
+    slots whose last reader this was (memory planning's ``release_after``; none with
+    ``keep``).  ``slot_of`` maps each value key to its slot.
     """
 
-    def __init__(self, plan, xp, input_keys, result_keys, is_train):
+    def __init__(self, plan, xp, input_keys, result_keys, is_train, keep=False):
         slot_of = {}
 
         def slot(key):
@@ -54,14 +58,15 @@ class ForwardProgram:
                 args = [slot(key) for key in step.inputs] if position == 0 else \
                     [slot((step.nodes[position - 1], 0))]
                 outs = tuple(slot((node, i)) for i in range(node.num_outputs()))
-                frees = args[:1] if position > 0 else []     # the chain's previous result
-                if position == len(step.nodes) - 1:
+                frees = args[:1] if position > 0 and not keep else []   # the chain's last
+                if position == len(step.nodes) - 1 and not keep:
                     frees += [slot(key) for key in plan.release_after.get(index, ())]
                 self.listing.append((node.name, node.op.name, args, outs, frees))
                 fetch = itemgetter(*args) if args else _no_arguments
                 code.append((node.call().kernel(xp, is_train), fetch, len(args) == 1, outs,
                              tuple(frees)))
         self.code = code
+        self.slot_of = slot_of
         self.num_inputs = len(input_keys)
         self.template = [None] * len(slot_of)
         for index, value in constants.items():
@@ -79,6 +84,14 @@ class ForwardProgram:
 
     def run(self, inputs):
         """The result values, as a list, for ``inputs`` (backend arrays, in order)."""
+        return self.results_of(self.fill(inputs))
+
+    def results_of(self, slots):
+        """The result values, as a list, from the slots ``fill`` returned."""
+        return [self.results(slots)] if self.single_result else list(self.results(slots))
+
+    def fill(self, inputs):
+        """Run the instructions on ``inputs``; the slots (a list) afterwards."""
         slots = self.template.copy()
         slots[:self.num_inputs] = inputs
         for kernel, fetch, unary, outs, frees in self.code:
@@ -91,7 +104,7 @@ class ForwardProgram:
             if frees:
                 for index in frees:
                     slots[index] = None
-        return [self.results(slots)] if self.single_result else list(self.results(slots))
+        return slots
 
 
 def _no_arguments(slots):

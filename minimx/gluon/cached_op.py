@@ -10,6 +10,7 @@ from .. import backend, engine, ndarray, random_state
 from ..base import MXNetError
 from ..tape import recording
 from ..tape.nodes import FunctionNode, live_entry
+from ..executor.backward_program import BackwardProgram
 from ..executor.plan import PlanInfo, build_plan
 from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
@@ -75,7 +76,7 @@ class CachedOp:
         # A recorded call keeps what backward needs, also in predict mode.
         plan = build_plan(self._entries, shapes, dtypes, is_train or record,
                           backend.get_xp(ctx))
-        return _PlanEntry(self, plan, shapes, dtypes, backend.get_xp(ctx), is_train)
+        return _PlanEntry(self, plan, shapes, dtypes, backend.get_xp(ctx), is_train, record)
 
     def _needs_grad(self, wanted):
         """The entries that depend on the inputs flagged in ``wanted`` (a graph walk, so
@@ -108,10 +109,13 @@ class CachedOp:
         entry = self._plan_for(arrays, ctx, is_train, record)
         outputs = [NDArray._empty(shape, dtype, ctx) for shape, dtype in entry.output_meta]
         if record:
-            saved = {}
-            self._push_forward(entry, arrays, outputs, ctx, is_train, saved)
-            node = FunctionNode(_Backward(self, entry.plan, arrays, outputs, saved,
-                                          entry.shapes, entry.dtypes, entry.mutated, entries),
+            if entry.program is not None and self.op_hook is None:
+                saved = []          # the program's slots, once it has run
+                self._push_program(entry, arrays, outputs, ctx, saved)
+            else:
+                saved = {}
+                self._push_forward(entry, arrays, outputs, ctx, is_train, saved)
+            node = FunctionNode(_Backward(self, entry, arrays, outputs, saved, entries),
                                 entries, [o.shape for o in outputs],
                                 [o._dtype for o in outputs], ctx)
             for index, output in enumerate(outputs):
@@ -123,15 +127,19 @@ class CachedOp:
         return outputs[0] if len(outputs) == 1 else outputs
 
     @staticmethod
-    def _push_program(entry, arrays, outputs, ctx):
-        """The fast path: run the lowered program (``executor.program``) as one push."""
+    def _push_program(entry, arrays, outputs, ctx, kept=None):
+        """The fast path: run the lowered program (``executor.program``) as one push; a
+        recorded call's program keeps every value, and its slots go into ``kept``."""
         program = entry.program
 
         constants = entry.plan.constants
 
         def run():
             inputs = [a._read() for a in arrays]
-            results = own_buffers(program.run(inputs), [*inputs, *constants])
+            slots = program.fill(inputs)
+            if kept is not None:
+                kept.append(slots)
+            results = own_buffers(program.results_of(slots), [*inputs, *constants])
             for target, value in zip(outputs, results):
                 target._write(value)
 
@@ -183,7 +191,7 @@ class CachedOp:
 class _PlanEntry:
     """One plan and what every call with it needs, computed once instead of per call."""
 
-    def __init__(self, cached_op, plan, shapes, dtypes, xp, is_train):
+    def __init__(self, cached_op, plan, shapes, dtypes, xp, is_train, record):
         self.plan, self.shapes, self.dtypes, self.is_train = plan, shapes, dtypes, is_train
         entries = cached_op._entries
         self.output_meta = [(shapes[entry], dtypes[entry]) for entry in entries]
@@ -192,27 +200,40 @@ class _PlanEntry:
         self.rng_nodes = [node for step in plan.steps for node in step.nodes
                           if node.call().random]
         self.mutated = [i for i, is_aux in enumerate(cached_op._mutated) if is_aux]
-        self.program = (ForwardProgram(plan, xp, self.value_keys, self.result_keys, is_train)
+        # a recorded call's program keeps every value for the BackwardProgram
+        self.program = (ForwardProgram(plan, xp, self.value_keys, self.result_keys, is_train,
+                                       keep=record)
                         if can_lower(plan) else None)
+        self.meta = {key: (shapes[key], dtypes[key]) for key in shapes
+                     if shapes[key] is not None and dtypes.get(key) is not None}
+        self.backward_programs = {}      # id(needs_grad) -> (needs_grad, BackwardProgram)
+
+    def backward_program(self, needs_grad):
+        """The recorded plan's backward lowered over the program's slots (once per
+        ``needs_grad``)."""
+        found = self.backward_programs.get(id(needs_grad))
+        if found is None or found[0] is not needs_grad:
+            found = self.backward_programs[id(needs_grad)] = (
+                needs_grad, BackwardProgram(self.plan, self.program, needs_grad, self.meta))
+        return found[1]
 
 
 class _Backward:
     """The tape's view of one CachedOp call: its backward is one engine push."""
 
-    def __init__(self, cached_op, plan, arrays, outputs, saved, shapes, dtypes, mutated,
-                 entries):
+    def __init__(self, cached_op, entry, arrays, outputs, saved, entries):
         self.cached_op = cached_op
         self.entries = entries
-        self.plan = plan
+        self.entry = entry
+        self.plan = entry.plan
         self.arrays = arrays
         # The outputs' chunks, not the outputs: each output links back to this object
         # (``_autograd``), and that cycle would keep ``saved`` (every activation of the
         # call) alive until Python's cycle collector happens to run.
         self.output_chunks = [o._chunk for o in outputs]
-        self.saved = saved
-        self.meta = {key: (shapes[key], dtypes[key]) for key in shapes
-                     if shapes[key] is not None and dtypes.get(key) is not None}
-        self.mutated = mutated          # positions of the auxiliary states among the inputs
+        self.saved = saved      # the interpreter's dict, or [the lowered program's slots]
+        self.meta = entry.meta
+        self.mutated = entry.mutated    # positions of the auxiliary states among the inputs
 
     def _run_backward(self, out_grads, create_graph):
         self.cached_op.check_gradients()
@@ -227,14 +248,22 @@ class _Backward:
         is_train = recording.is_training()          # the backward pass's mode, as MXNet's
         arrays = self.arrays
         entries = self.cached_op._entries
+        slot_by_key = self.entry.program.slot_of if self.entry.program is not None else None
 
         def run():
             heads = {}
             for entry, g in zip(entries, out_grads):    # an output listed twice gets both
                 heads[entry] = g._read() if entry not in heads else heads[entry] + g._read()
-            result = run_backward(plan, xp, heads, saved, needs_grad, is_train, meta)
+            if type(saved) is list:          # forward ran the lowered program
+                program, slot_of = self.entry.backward_program(needs_grad), slot_by_key
+                result = program.run(xp, saved[0], {slot_of[plan.resolve(key)]: value
+                                                    for key, value in heads.items()}, is_train)
+                values = [result[slot_of[(node, 0)]] for node in variables]
+            else:
+                result = run_backward(plan, xp, heads, saved, needs_grad, is_train, meta)
+                values = [result.get((node, 0)) for node in variables]
             # a row_sparse gradient (Embedding(sparse_grad=True)) into the dense grad array
-            values = [_dense_value(result.get((node, 0))) for node in variables]
+            values = [_dense_value(value) for value in values]
             values = own_buffers(values, [*heads.values(), *(a._read() for a in arrays)])
             for value, target in zip(values, grads):
                 if target is not None:
