@@ -220,9 +220,16 @@ class ColorNormalizeAug(Augmenter):
         super().__init__(mean=mean, std=std)
         self.mean = mean if mean is None or isinstance(mean, NDArray) else nd.array(mean)
         self.std = std if std is None or isinstance(std, NDArray) else nd.array(std)
+        self.numpy_mean_std = None      # float32 numpy copies, made at the first image
 
     def __call__(self, src):
-        return color_normalize(src, self.mean, self.std)
+        if not (isinstance(src, NDArray) and src.dtype == np.float32):
+            return color_normalize(src, self.mean, self.std)
+        if self.numpy_mean_std is None:  # float32 images: the same arithmetic in numpy
+            self.numpy_mean_std = tuple(None if v is None else v.asnumpy().astype(np.float32)
+                                        for v in (self.mean, self.std))
+        normalized = color_normalize(src.asnumpy(), *self.numpy_mean_std)
+        return as_ndarray(normalized.astype(np.float32, copy=False), like=src)
 
 
 class RandomGrayAug(Augmenter):
@@ -261,6 +268,8 @@ class CastAug(Augmenter):
         self.typ = typ
 
     def __call__(self, src):
+        if isinstance(src, NDArray):      # one copy in numpy, not an operator per image
+            return as_ndarray(src.asnumpy().astype(self.typ), like=src)
         return src.astype(self.typ)
 
 
