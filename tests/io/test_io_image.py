@@ -127,3 +127,6 @@ def test_augmenter_numpy_paths_equal_the_operators():
         by_steps = mx.image.imresize(mx.image.fixed_crop(img, 1, 2, 7, 6), 5, 4, interp=interp)
         assert cropped.dtype == np.uint8
         np.testing.assert_array_equal(cropped.asnumpy(), by_steps.asnumpy())
+    # a mean of more dimensions than the image broadcasts as the operators do
+    wide = mx.image.ColorNormalizeAug(mx.nd.ones((2, 1, 1, 3)), None)(cast)
+    np.testing.assert_array_equal(wide.asnumpy(), (cast - mx.nd.ones((2, 1, 1, 3))).asnumpy())
