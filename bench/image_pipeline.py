@@ -7,20 +7,19 @@ header) is read by ``mx.image.ImageIter`` with ``CreateAugmenter(data_shape, ran
 rand_resize=True, rand_mirror=True, mean=True, std=True)`` -- RandomSizedCropAug (bicubic),
 mirror, cast, normalise -- into batches of 64 at 3x28x28; one figure is images per second
 over a full pass.  Beside it, in the same process, the samples/s of an imperative Gluon
-LeNet training step (batch 64, 1x28x28, as bench/gluon_bench.py).  The same text runs on
-minimx and on MXNet 1.9.1, each in a fresh process, in alternating rounds; each figure is
-the best of its rounds.  "Keeps up" = the iterator's images/s >= the step's samples/s.
+LeNet training step (batch 64, 1x28x28: bench/gluon_bench.py's TRAINING text).  The same
+text runs on minimx and on MXNet 1.9.1, each in a fresh process, in alternating rounds;
+each figure is the best of its rounds.  "Keeps up" = the iterator's images/s >= the
+step's samples/s.
 """
 from _util import best_of_rounds, fmt, print_table, ratio
+from gluon_bench import TRAINING
 
 ROUNDS = 3
-WORKLOAD = """
-import io, json, os, random, tempfile, time
-import numpy as np
+WORKLOAD = TRAINING + """
+import io, json, os, random, tempfile
 from PIL import Image
-import {lib} as mx
-from {lib} import autograd, gluon, nd, recordio
-from {lib}.gluon import nn
+from {lib} import recordio
 
 rng = np.random.RandomState(0)
 folder = tempfile.mkdtemp()
@@ -46,33 +45,10 @@ def images_per_second():
         count += batch.data[0].shape[0] - batch.pad
     return count / (time.perf_counter() - start)
 
-def lenet_samples_per_second(steps=20):
-    net = nn.HybridSequential()
-    net.add(nn.Conv2D(6, 5, activation="relu"), nn.MaxPool2D(2, 2),
-            nn.Conv2D(16, 5, activation="relu"), nn.MaxPool2D(2, 2),
-            nn.Dense(120, activation="relu"), nn.Dense(84, activation="relu"), nn.Dense(10))
-    net.initialize(mx.init.Xavier())
-    x = nd.array(rng.rand(64, 1, 28, 28).astype("float32"))
-    y = nd.array(rng.randint(0, 10, 64).astype("float32"))
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {{"learning_rate": 0.01}})
-    def step():
-        with autograd.record():
-            loss = loss_fn(net(x), y)
-        loss.backward()
-        trainer.step(64)
-    for _ in range(2):
-        step()
-    nd.waitall()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    nd.waitall()
-    return steps * 64 / (time.perf_counter() - start)
-
 pipeline = max(images_per_second() for _ in range(2))
-step = max(lenet_samples_per_second() for _ in range(2))
-print(json.dumps({{"pipeline": -pipeline, "lenet": -step}}))   # negated: best_of_rounds keeps the min
+step = max(train_rate(lenet, 20, False) for _ in range(2))   # imperative LeNet
+print(json.dumps({{"pipeline": -pipeline, "lenet": -step}}))   # negated: best_of_rounds
+                                                               # keeps each key's minimum
 """
 
 
