@@ -29,35 +29,15 @@ ROUNDS = 5
 CALLS = 1000                       # forward calls of the seed's network
 STEPS = {"MLP": 40, "LeNet": 40}   # timed training steps per round (after 2 warm-up steps)
 
-# The same text runs with lib=minimx and lib=mxnet.  It prints "label value" lines.
-GLUON = """
+# The Trainer step of MLP and LeNet, as program text (``{lib}``; bench/image_pipeline.py
+# times the same LeNet step): ``train_rate(make, steps, hybrid)`` gives samples/s.
+TRAINING = """
 import gc, time, warnings
 import numpy as np
 import {lib} as mx
 from {lib} import nd, autograd, gluon
 from {lib}.gluon import nn
 warnings.simplefilter("ignore")
-
-def seed_net():
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"),
-                nn.Dense(2))
-    net.initialize()
-    return net
-
-def forward_ms(net, x):
-    net(x).wait_to_read()                    # warm-up: deferred init, trace, caches
-    nd.waitall()
-    gc.collect()
-    gc.disable()                             # as timeit does: no collector pause inside
-    start = time.perf_counter()
-    for _ in range({calls}):
-        y = net(x)
-    nd.waitall()
-    elapsed = time.perf_counter() - start
-    gc.enable()
-    return elapsed * 1e3
 
 def mlp():
     net = nn.HybridSequential()
@@ -98,6 +78,31 @@ def train_rate(make, steps, hybrid):
         step()
     nd.waitall()
     return steps * shape[0] / (time.perf_counter() - start)
+
+"""
+
+# The same text runs with lib=minimx and lib=mxnet.  It prints "label value" lines.
+GLUON = TRAINING + """
+def seed_net():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"),
+                nn.Dense(2))
+    net.initialize()
+    return net
+
+def forward_ms(net, x):
+    net(x).wait_to_read()                    # warm-up: deferred init, trace, caches
+    nd.waitall()
+    gc.collect()
+    gc.disable()                             # as timeit does: no collector pause inside
+    start = time.perf_counter()
+    for _ in range({calls}):
+        y = net(x)
+    nd.waitall()
+    elapsed = time.perf_counter() - start
+    gc.enable()
+    return elapsed * 1e3
 
 x = nd.array(np.random.RandomState(0).rand(1, 512).astype("float32"))
 net = seed_net()

@@ -11,6 +11,7 @@ import crf_loop
 import dcgan_step
 import executor_bench
 import gluon_bench
+import image_pipeline
 import imresize_bench
 import lazy_dot
 import memory_growth
@@ -37,6 +38,7 @@ def main():
     gan, gan_mxnet = dcgan_step.main()
     course = course_workloads.main(["--rounds", "2"])
     resized = imresize_bench.main()
+    pipeline = image_pipeline.main()
 
     threaded, naive = overhead["minimx ThreadedEngine"], overhead["minimx NaiveEngine"]
     mxnet = overhead["MXNet 1.9.1"]
@@ -121,6 +123,7 @@ def main():
             rows.append((f"course: {name} ({machine})", fmt(mine, " s"), fmt(theirs, " s"),
                          ratio(mine, theirs), target))
     rows += resized
+    rows += pipeline
     print_table("Summary", ("measure", "minimx", "reference", "ratio", "target"), rows)
 
 

@@ -42,8 +42,10 @@ def decode_array(buf, flag=1, to_rgb=True):
         return np.asarray(image.convert("L"))[:, :, None].copy()
     if flag == -1 and image.mode in ("L", "I;16", "I", "F"):
         return np.asarray(image).copy()
-    array = np.asarray(image.convert("RGB"))
-    return (array if to_rgb else array[:, :, ::-1]).copy()
+    if image.mode != "RGB":          # converting an RGB image would only copy it
+        image = image.convert("RGB")
+    array = np.array(image)          # a writable copy of Pillow's pixels
+    return array if to_rgb else array[:, :, ::-1].copy()
 
 
 def encode_array(img, quality=95, img_fmt=".jpg", from_rgb=True):

@@ -143,11 +143,11 @@ def resize_short(src, size, interp=2):
 
 def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
     """Crop the ``w`` x ``h`` rectangle at (x0, y0), then resize to ``size`` if given."""
-    out = as_ndarray(as_numpy(src)[y0:y0 + h, x0:x0 + w], like=src)
-    if size is not None and (w, h) != tuple(size):
+    out = as_numpy(src)[y0:y0 + h, x0:x0 + w]
+    if size is not None and (w, h) != tuple(size):     # crop and resize as one numpy step
         sizes = (h, w, size[1], size[0])
-        out = imresize(out, *size, interp=interp_method(interp, sizes))
-    return out
+        out = resize_array(out, int(size[0]), int(size[1]), interp_method(interp, sizes))
+    return as_ndarray(out, like=src)
 
 
 def random_crop(src, size, interp=2):

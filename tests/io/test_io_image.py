@@ -108,3 +108,25 @@ def test_image_iter_over_rec_and_list(tmp_path):
     assert batch.label[0].asnumpy().tolist() == [0, 1, 2]
     np.testing.assert_array_equal(batch.data[0].asnumpy()[1].transpose(1, 2, 0),
                                   mx.image.imread(str(tmp_path / "1.png")).asnumpy())
+
+
+def test_augmenter_numpy_paths_equal_the_operators():
+    """CastAug, ColorNormalizeAug and a resizing fixed_crop work in numpy on NDArrays (one
+    copy, no operator per image); their values and dtypes are those of the NDArray ops."""
+    img = mx.nd.array(np.random.RandomState(4).randint(0, 256, (9, 11, 3)), dtype="uint8")
+    cast = mx.image.CastAug()(img)
+    assert isinstance(cast, mx.nd.NDArray) and cast.dtype == np.float32
+    np.testing.assert_array_equal(cast.asnumpy(), img.astype("float32").asnumpy())
+    mean, std = mx.nd.array([123.68, 116.28, 103.53]), mx.nd.array([58.395, 57.12, 57.375])
+    normalized = mx.image.ColorNormalizeAug(mean, std)(cast)
+    assert normalized.dtype == np.float32
+    np.testing.assert_array_equal(normalized.asnumpy(),
+                                  mx.image.color_normalize(cast, mean, std).asnumpy())
+    for interp in range(5):
+        cropped = mx.image.fixed_crop(img, 1, 2, 7, 6, size=(5, 4), interp=interp)
+        by_steps = mx.image.imresize(mx.image.fixed_crop(img, 1, 2, 7, 6), 5, 4, interp=interp)
+        assert cropped.dtype == np.uint8
+        np.testing.assert_array_equal(cropped.asnumpy(), by_steps.asnumpy())
+    # a mean of more dimensions than the image broadcasts as the operators do
+    wide = mx.image.ColorNormalizeAug(mx.nd.ones((2, 1, 1, 3)), None)(cast)
+    np.testing.assert_array_equal(wide.asnumpy(), (cast - mx.nd.ones((2, 1, 1, 3))).asnumpy())
