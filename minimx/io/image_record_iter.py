@@ -35,10 +35,32 @@ DEFAULTS = dict(
     aug_seq="aug_default", device_id=0, seed_aug=None)
 
 
+# MXNet 1.9.1's parameters that minimx's iterator does not build, with MXNet's defaults: at its
+# default a name changes nothing and is accepted; any other value would be silently ignored
+# (random-size crops and colour jitter that never happen), so it is refused by name.
+NOT_BUILT = dict(
+    random_resized_crop=False, min_random_area=1.0, max_random_area=1.0, min_aspect_ratio=None,
+    max_crop_size=-1, min_crop_size=-1, max_img_size=1e10, min_img_size=0.0, brightness=0.0,
+    contrast=0.0, saturation=0.0, pca_noise=0.0, mean_img="", max_random_contrast=0.0,
+    max_random_illumination=0.0, shuffle_chunk_size=0, shuffle_chunk_seed=0)
+
+
+def refuse_not_built(kwargs, defaults, name):
+    for key, default in NOT_BUILT.items():
+        if key in kwargs and key not in defaults and kwargs[key] != default:
+            raise NotImplementedError(
+                f"{name}: {key}={kwargs[key]!r} is a parameter of MXNet 1.9.1's iterator that "
+                f"minimx's does not build (only its default, {default!r}, is accepted); for "
+                f"random-size crops and colour jitter use mx.image.ImageIter with "
+                f"mx.image.CreateAugmenter(rand_resize=True, brightness=..., ...)")
+
+
 def parse_params(kwargs, defaults, name):
-    """Defaults updated by ``kwargs``; unknown names are ignored (as MXNet does) with a warning."""
+    """Defaults updated by ``kwargs``; unknown names are ignored (as MXNet does) with a warning;
+    MXNet's names that minimx does not build are refused unless at MXNet's default."""
+    refuse_not_built(kwargs, defaults, name)
     params = dict(defaults)
-    unknown = sorted(set(kwargs) - set(defaults))
+    unknown = sorted(set(kwargs) - set(defaults) - set(NOT_BUILT))
     if unknown:
         warnings.warn(f"{name}: ignoring unknown parameters {unknown}", stacklevel=3)
     params.update({key: value for key, value in kwargs.items() if key in defaults})

@@ -213,3 +213,23 @@ def test_pad_rand_crop_and_rand_mirror_draw_as_mxnet_does(mxnet_python, tmp_path
             counts = np.bincount(positions[:, axis], minlength=9)
             assert len(counts) == 9 and counts.min() > 30 and counts.max() < 90, counts
         assert abs(positions[:, 2].mean() - 0.5) < 0.08
+
+
+def test_mxnet_parameters_not_built_are_refused_unless_at_their_default(tmp_path):
+    """random_resized_crop=True was once dropped with a warning: every batch then came out
+    without the random-size crops the program asked for.  Now it is refused by name; MXNet's
+    default value is accepted (it changes nothing)."""
+    rec, _, _, _ = make_rec(str(tmp_path), count=2)
+    with pytest.raises(NotImplementedError, match="random_resized_crop=True"):
+        mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=2,
+                              random_resized_crop=True, min_random_area=0.08)
+    with pytest.raises(NotImplementedError, match="brightness=0.4"):
+        mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=2,
+                              brightness=0.4)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        it = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 8, 8), batch_size=2,
+                                   random_resized_crop=False, brightness=0.0,
+                                   min_aspect_ratio=None)
+    assert it.next().data[0].shape == (2, 3, 8, 8)
