@@ -10,6 +10,7 @@ MXNet's CPU operator does) its *backward* pass updates them, not its forward pas
 """
 import math
 
+from ..base import InvalidStorageTypeError
 from .common import channel_view
 from .params import Choice, Optional, Param
 from .registry import OpDef, TestHints, register_op
@@ -123,6 +124,13 @@ class BatchNorm(OpDef):
 
     def num_visible(self):
         return 3 if self.output_mean_var else 1
+
+    def check_input_stypes(self, stypes):
+        """As MXNet 1.9.1's: sparse inputs only with ``fix_gamma=False``."""
+        if self.fix_gamma and any(stype != "default" for stype in stypes):
+            raise InvalidStorageTypeError(
+                f"operator {self.name}: fix_gamma=True is not supported for sparse inputs "
+                f"(storage types {list(stypes)}); pass fix_gamma=False or dense arrays")
 
     def infer_input_shapes(self, data, *others):
         channels = (data[_channel_axis(self, data)],) if data else None
