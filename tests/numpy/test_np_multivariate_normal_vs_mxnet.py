@@ -38,6 +38,10 @@ for hybridize, dtype, size, (mean_shape, cov_shape) in itertools.product(
 mx.random.seed(7)
 draws = np.random.multivariate_normal(np.array([1.0, -2.0]),
                                       np.array([[2.0, 0.0], [0.0, 0.5]]), size=40000).asnumpy()
+# a correlated cov: MXNet's sampler gives covariance L^T L (L: cov's Cholesky factor)
+mx.random.seed(8)
+correlated = np.random.multivariate_normal(np.zeros(2), np.array([[1.0, 0.8], [0.8, 2.0]]),
+                                           size=40000).asnumpy()
 errors = {}
 for name, args, kwargs in [
         ("scalar mean", (np.array(1.0), np.ones((1, 1))), {}),
@@ -54,7 +58,8 @@ for name, args, kwargs in [
     except Exception:
         errors[name] = "error"
 print(json.dumps({"shapes": shapes, "mean": draws.mean(axis=0).tolist(),
-                  "cov": onp.cov(draws.T).tolist(), "type": type(draws).__name__,
+                  "cov": onp.cov(draws.T).tolist(), "correlated": onp.cov(correlated.T).tolist(),
+                  "type": type(draws).__name__,
                   "errors": errors}))
 """
 
@@ -72,3 +77,6 @@ def test_multivariate_normal_as_mxnet(mxnet_python):
     np.testing.assert_allclose(ours["cov"], [[2.0, 0.0], [0.0, 0.5]], atol=0.06)
     np.testing.assert_allclose(theirs["mean"], [1.0, -2.0], atol=0.03)
     np.testing.assert_allclose(theirs["cov"], [[2.0, 0.0], [0.0, 0.5]], atol=0.06)
+    factor = np.linalg.cholesky([[1.0, 0.8], [0.8, 2.0]])
+    np.testing.assert_allclose(theirs["correlated"], factor.T @ factor, atol=0.06)
+    np.testing.assert_allclose(ours["correlated"], factor.T @ factor, atol=0.06)
