@@ -5,8 +5,7 @@ same program on both (tests/same_program.py)."""
 import numpy as np
 import pytest
 
-import minimx
-from same_program import on_minimx, on_mxnet
+from same_program import on_minimx_np_mode, on_mxnet
 
 pytestmark = pytest.mark.mxnet
 
@@ -66,10 +65,7 @@ print(json.dumps({"shapes": shapes, "mean": draws.mean(axis=0).tolist(),
 
 def test_multivariate_normal_as_mxnet(mxnet_python):
     theirs = on_mxnet(mxnet_python, PROGRAM)
-    try:
-        ours = on_minimx(PROGRAM)
-    finally:
-        minimx.npx.reset_np()            # NumPy mode is the thread's: leave it off
+    ours = on_minimx_np_mode(PROGRAM)
     assert ours["shapes"] == theirs["shapes"]
     assert ours["errors"] == theirs["errors"]
     # 40000 draws: the sample mean and covariance within a few standard errors

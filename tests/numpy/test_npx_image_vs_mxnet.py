@@ -4,8 +4,7 @@ program on both (tests/same_program.py)."""
 import numpy as np
 import pytest
 
-import minimx
-from same_program import on_minimx, on_mxnet
+from same_program import on_minimx_np_mode, on_mxnet
 
 pytestmark = pytest.mark.mxnet
 
@@ -55,10 +54,7 @@ print(json.dumps(results))
 
 def test_npx_image_as_mxnet(mxnet_python):
     theirs = on_mxnet(mxnet_python, PROGRAM)
-    try:
-        ours = on_minimx(PROGRAM)
-    finally:
-        minimx.npx.reset_np()            # NumPy mode is the thread's: leave it off
+    ours = on_minimx_np_mode(PROGRAM)
     assert theirs["present"] == NAMES and ours["present"] == NAMES
     assert ours["types"] == theirs["types"] == ["ndarray", "float32"]
     assert ours["jittered_shape"] == theirs["jittered_shape"]
