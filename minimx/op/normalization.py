@@ -10,7 +10,6 @@ MXNet's CPU operator does) its *backward* pass updates them, not its forward pas
 """
 import math
 
-from ..base import InvalidStorageTypeError
 from .common import channel_view
 from .params import Choice, Optional, Param
 from .registry import OpDef, TestHints, register_op
@@ -128,9 +127,9 @@ class BatchNorm(OpDef):
     def check_input_stypes(self, stypes):
         """As MXNet 1.9.1's: sparse inputs only with ``fix_gamma=False``."""
         if self.fix_gamma and any(stype != "default" for stype in stypes):
-            raise InvalidStorageTypeError(
-                f"operator {self.name}: fix_gamma=True is not supported for sparse inputs "
-                f"(storage types {list(stypes)}); pass fix_gamma=False or dense arrays")
+            raise self.param_error(f"fix_gamma=True is not supported for sparse inputs "
+                                   f"(storage types {list(stypes)}); pass fix_gamma=False "
+                                   f"or dense arrays")
 
     def infer_input_shapes(self, data, *others):
         channels = (data[_channel_axis(self, data)],) if data else None

@@ -349,7 +349,7 @@ class OpDef:
         return None
 
     def check_input_stypes(self, stypes):
-        """Refuse inputs of these storage types (raise ``InvalidStorageTypeError``), where
+        """Refuse inputs of these storage types (raise ``self.param_error``), where
         MXNet's storage inference refuses them; default: any is taken (a sparse input the
         operator has no kernel for is read through a dense copy).  Called for an imperative
         call and for a graph's node with a sparse input."""
