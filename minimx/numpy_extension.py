@@ -4,9 +4,11 @@ Lesson: 03-two-frontends-one-engine.  Mirrors ``python/mxnet/numpy_extension/``.
 in ``OPERATORS`` is the generated ``nd`` function of a registered operator (same inputs and
 parameters, MXNet's ``npx`` name) whose results are ``np`` arrays; the rest are the
 process-wide helpers MXNet keeps here (devices, ``waitall``, ``save``/``load``, ``seed``,
-the ``set_np`` switches) and ``reshape`` with npx's own special codes.
+the ``set_np`` switches) and ``reshape`` with npx's own special codes.  ``npx.image`` is
+``nd.image``'s operators on ``np`` arrays (MXNet's ``_npx__image_*`` names of them).
 """
 import numbers
+import types
 
 from . import engine
 from .context import cpu, current_context, gpu, num_gpus
@@ -46,7 +48,7 @@ _LEFT_OUT = {
 
 __all__ = ["set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "num_gpus", "gpu",
            "cpu", "current_context", "current_device", "waitall", "save", "load", "seed",
-           "reshape", "nonzero", *OPERATORS]
+           "reshape", "nonzero", "image", *OPERATORS]
 
 
 def _npx_function(name, nd_function):
@@ -61,6 +63,23 @@ def _npx_function(name, nd_function):
 
 for _name, _op_name in OPERATORS.items():
     globals()[_name] = _npx_function(_name, getattr(_nd_op, _op_name))
+
+
+def _image_namespace(prefix="_image_"):
+    """``npx.image``: one function per ``_image_<name>`` operator of the registry (the
+    operators of ``nd.image``: ``to_tensor``, ``normalize``, ``resize``, the flips and the
+    colour jitters), returning ``np`` arrays; ``OPERATORS`` maps each name to its operator,
+    as this module's own does (``sym.npx.image`` is built from it)."""
+    namespace = types.ModuleType(f"{__name__}.image", _image_namespace.__doc__)
+    namespace.OPERATORS = {name[len(prefix):]: name for name in vars(_nd_op)
+                           if name.startswith(prefix)}
+    namespace.__all__ = sorted(namespace.OPERATORS)
+    for name, op_name in namespace.OPERATORS.items():
+        setattr(namespace, name, _npx_function(name, getattr(_nd_op, op_name)))
+    return namespace
+
+
+image = _image_namespace()
 
 
 def __getattr__(name):

@@ -24,3 +24,12 @@ def on_minimx(program, given=""):
     printed = []
     exec(program, {"mx": minimx, "INPUT": given, "print": printed.append})
     return json.loads(printed[-1])
+
+
+def on_minimx_np_mode(program, given=""):
+    """``on_minimx`` of a program that switches NumPy mode on (``mx.npx.set_np()``): the mode
+    is the thread's, so it is switched off again afterwards, whatever the program did."""
+    try:
+        return on_minimx(program, given)
+    finally:
+        minimx.npx.reset_np()

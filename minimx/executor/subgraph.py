@@ -25,11 +25,9 @@ class BodyRunner:
         self.num_inputs, self.num_outputs = len(self.variables), len(self.entries)
         self._all_inputs = entries_depending_on(self.entries, {id(v) for v in self.variables})
         self._plans = {}
-        random = [node.name for node in topo_order(self.entries)
-                  if not node.is_variable and node.call().random]
-        if random:
-            raise NotImplementedError(f"control flow: the body draws random numbers at "
-                                      f"{random}, which minimx's loop bodies do not support")
+        # a body with random nodes makes its loop node random (op/control_flow.py)
+        self.draws_random = any(not node.is_variable and node.call().random
+                                for node in topo_order(self.entries))
 
     def _known(self, values):
         return {v.name: value for v, value in zip(self.variables, values) if value is not None}
@@ -59,12 +57,14 @@ class BodyRunner:
             found = self._plans[key] = (plan, meta)
         return found
 
-    def forward(self, xp, inputs, is_train, keep):
-        """The body's outputs for ``inputs``; with ``keep`` also what ``backward`` needs."""
+    def forward(self, xp, inputs, is_train, keep, rng=None):
+        """The body's outputs for ``inputs``; with ``keep`` also what ``backward`` needs.
+        ``rng``: the generator every random node of the body draws from, in plan order."""
         plan, meta = self._plan(xp, inputs, is_train or keep)
         values = {(v, 0): a for v, a in zip(self.variables, inputs)}
         saved = {} if keep else None
-        run_forward(plan, xp, values, is_train, {}, None, saved)
+        run_forward(plan, xp, values, is_train, dict.fromkeys(map(id, plan.random_nodes)),
+                    lambda _: rng, saved)
         outputs = [values[plan.resolve(entry)] for entry in self.entries]
         return outputs, ((plan, meta, saved) if keep else None)
 

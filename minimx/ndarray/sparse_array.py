@@ -15,6 +15,7 @@ from .. import engine
 from ..base import InvalidShapeError, InvalidStorageTypeError, InvalidTypeError, MXNetError
 from ..context import Context
 from ..op.sparse_values import INDEX_DTYPE, astype, from_dense, to_dense
+from ..tape import recording
 from .ndarray import NDArray
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "class_of", "push_value",
@@ -276,6 +277,8 @@ def cast_storage(data, stype):
         raise InvalidShapeError(f"cast_storage: csr storage needs a 2-D array, got shape "
                                 f"{data.shape}")
     check_host_context("cast_storage", stype, data.context)
+    if data._autograd is not None and recording.is_recording():
+        return _recorded_cast(data, stype)
     target = target_class._empty(data.shape, data._dtype, data.context)
     if data.stype == stype:
         return data.copyto(target)
@@ -283,3 +286,22 @@ def cast_storage(data, stype):
         return push_value(to_dense, [data], target, "cast_storage")
     return push_value(lambda v: from_dense(to_dense(v), stype), [data], target, "cast_storage")
 
+
+
+def _recorded_cast(data, stype):
+    """``cast_storage`` of an array in a recorded graph: the cast stays in the graph, as
+    MXNet records ``cast_storage``, and its gradient passes unchanged.  The recorded step
+    is a dense copy (``_sparse_to_dense`` of a sparse array, ``cast_storage`` to 'default'
+    of a dense one); a sparse result is that copy compressed, standing for the same graph
+    value (the tape's operators compute on dense arrays)."""
+    from ..op import get_op
+    from . import dispatch
+    from .sparse_dispatch import as_dense
+    dense = as_dense(data) if data.stype != "default" else dispatch.invoke(
+        get_op("cast_storage").create(stype="default"), [data])
+    if stype == "default":
+        return dense
+    target = class_of(stype)._empty(dense.shape, dense._dtype, dense.context)
+    push_value(lambda v: from_dense(v, stype), [dense], target, "cast_storage")
+    target._autograd = dense._autograd
+    return target

@@ -23,6 +23,7 @@ __all__ = ["invoke_sparse", "storage_call", "as_dense"]
 def invoke_sparse(op, inputs, out=None, ctx=None):
     """Run ``op`` on ``inputs`` of which some (or ``out``) are sparse."""
     stypes = [x.stype for x in inputs]
+    op.check_input_stypes(stypes)
     shapes = [x._shape for x in inputs]
     if is_lazy_update(op, stypes) and (out is None or out is inputs[0]):
         return _push_lazy_update(op, inputs)

@@ -16,7 +16,7 @@ from ..random_state import seed as _seed
 from .adapter import call_np, numpy_shaped, operand
 
 __all__ = ["seed", "normal", "uniform", "randn", "rand", "randint", "choice", "shuffle",
-           "multinomial", "exponential", "gamma", "poisson"]
+           "multinomial", "exponential", "gamma", "poisson", "multivariate_normal"]
 
 
 def seed(seed=None, ctx="all"):  # noqa: A002 (NumPy's name)
@@ -273,3 +273,12 @@ def beta(a, b, size=None, dtype=None, ctx=None, device=None, out=None):
     x = gamma(a, 1.0, size=size, dtype=dtype, ctx=ctx, device=device)
     y = gamma(b, 1.0, size=size, dtype=dtype, ctx=ctx, device=device)
     return _into(x / (x + y), out)
+
+
+def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
+    """Samples of N(mean, cov) for a batch of distributions: ``mean`` ``(..., N)`` and
+    ``cov`` ``(..., N, N)`` broadcast; the result has shape ``size + batch + (N,)``.
+    ``check_valid`` and ``tol`` (NumPy's check that ``cov`` is positive semi-definite) are
+    taken and ignored, as ``mx.np.random`` of MXNet 1.9.1 does."""
+    return call_np("_npi_multivariate_normal", operand(mean), operand(cov),
+                   size=None if size is None else _size(size))

@@ -13,7 +13,7 @@ from . import nn, normalization, conv, adaptive_pooling, upsampling, resize, spa
 from . import deformable_conv  # noqa: F401
 from . import attention, correlation, pdf, im2col  # noqa: F401
 from . import output, rnn, sequence  # noqa: F401
-from . import random  # noqa: F401
+from . import random, random_multivariate  # noqa: F401
 from . import ctc, detection, box_coding, roi  # noqa: F401
 from . import optimizer_updates, adamw_updates  # noqa: F401
 from . import numpy_ops, numpy_elemwise, numpy_rearrange, numpy_series, numpy_shaping  # noqa: F401

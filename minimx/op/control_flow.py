@@ -17,6 +17,12 @@ input, None for none).
 The gradient of a loop walks the steps in reverse; the steps' intermediate values are
 computed again in the backward pass rather than kept from the forward (an operator saves
 only its inputs and outputs), which costs one more forward of the loop.
+
+A body may draw random numbers (``Dropout``, ``random.uniform``): every step then draws
+afresh, as in MXNet.  The node gets an ``rng`` per call like any random operator, seeds one
+generator with a number drawn from it, and its bodies' random nodes draw from that
+generator in turn; the seed is a hidden last output, so the backward's rerun of the loop
+draws the same numbers as the forward did.
 """
 import copy
 
@@ -49,8 +55,40 @@ class SubgraphOp(OpDef):
         clone = copy.copy(self)
         clone.__dict__.pop("_calls", None)
         clone.bodies = tuple(_BODY_RUNNER[0](entries) for entries in subgraphs)
-        clone.saves = self.list_inputs()
+        clone.saves = self.list_inputs() + (("body_seed",) if clone.draws_random() else ())
         return clone
+
+    def draws_random(self):
+        """Whether a body draws random numbers (then the node gets an ``rng``)."""
+        return any(body.draws_random for body in self.bodies)
+
+    def body_generator(self, xp, rng):
+        """The generator the bodies of one forward draw from, and the hidden output that
+        keeps its seed (none when no body draws)."""
+        if rng is None:
+            return None, ()
+        seed = int(rng.integers(0, 2 ** 62))
+        return xp.random.default_rng(seed), (xp.asarray([seed], dtype="int64"),)
+
+    @staticmethod
+    def saved_generator(xp, saved):
+        """The forward's body generator again, from its saved seed (for the backward)."""
+        seed = saved.get("body_seed")
+        return None if seed is None else xp.random.default_rng(int(seed.reshape(-1)[0]))
+
+    def infer_shape(self, *shapes):
+        seed = [(1,)] if self.draws_random() else []
+        return list(self.visible_shapes(*shapes)) + seed
+
+    def infer_type(self, *dtypes):
+        seed = ["int64"] if self.draws_random() else []
+        return list(self.visible_types(*dtypes)) + seed
+
+    def num_visible(self):
+        return self.num_outputs
+
+    def num_mxnet_outputs(self):
+        return self.num_outputs         # MXNet's node has no seed output
 
     def list_inputs(self, num_inputs=None):
         """The node's inputs; the parameter ``num_args`` counts the body too, as MXNet's
@@ -65,7 +103,8 @@ class SubgraphOp(OpDef):
         return self.bodies[index]
 
     def list_outputs(self):
-        return tuple(f"output{index}" for index in range(self.num_outputs))
+        visible = tuple(f"output{index}" for index in range(self.num_outputs))
+        return visible + (("body_seed",) if self.draws_random() else ())
 
     def saved_inputs(self, saved):
         return [saved[name] for name in self.list_inputs()]
@@ -138,14 +177,14 @@ class Foreach(SubgraphOp):
             return list(shapes)
         return [old if new is None else new for old, new in zip(shapes, completed)]
 
-    def infer_shape(self, *shapes):
+    def visible_shapes(self, *shapes):
         _, outputs = self._infer(shapes)
         if outputs is None or any(shape is None for shape in outputs):
             raise self.shape_error(f"cannot infer the body's output shapes from input "
                                    f"shapes {list(shapes)}")
         return [tuple(shape) for shape in outputs]
 
-    def infer_type(self, *dtypes):
+    def visible_types(self, *dtypes):
         data, states, remain = self._split(dtypes)
         _, outputs = self.body().infer_types(self._body_values(data, states, remain))
         if any(dtype is None for dtype in outputs):
@@ -153,7 +192,7 @@ class Foreach(SubgraphOp):
         return list(outputs)
 
     # -- computing ----------------------------------------------------------------------
-    def _loop(self, xp, arrays, is_train, keep):
+    def _loop(self, xp, arrays, is_train, keep, rng=None):
         data, states, remain = self._split(arrays)
         body, stacked, kept = self.body(), [], []
         steps = data[0].shape[0] if data else 0
@@ -161,19 +200,21 @@ class Foreach(SubgraphOp):
             raise self.shape_error("the data inputs have no step (axis 0 has size 0)")
         for step in range(steps):
             results, record = body.forward(
-                xp, self._body_values([d[step] for d in data], states, remain), is_train, keep)
+                xp, self._body_values([d[step] for d in data], states, remain), is_train, keep,
+                rng)
             stacked.append(results[:self.num_out_data])
             states = list(results[self.num_out_data:])
             kept.append(record)
         outputs = [xp.stack(per_step) for per_step in zip(*stacked)]
         return tuple(outputs + states), kept
 
-    def forward(self, xp, *arrays, is_train=False):
-        return self._loop(xp, arrays, is_train, keep=False)[0]
+    def forward(self, xp, *arrays, is_train=False, rng=None):
+        generator, seed = self.body_generator(xp, rng)
+        return self._loop(xp, arrays, is_train, False, generator)[0] + seed
 
     def backward(self, xp, *out_grads, is_train=True, needs=ALL_NEEDED, **saved):
         arrays = self.saved_inputs(saved)
-        outputs, kept = self._loop(xp, arrays, True, keep=True)
+        outputs, kept = self._loop(xp, arrays, True, True, self.saved_generator(xp, saved))
         data, states, remain = self._split(arrays)
         body = self.body()
         data_grads = [xp.zeros(d.shape, d.dtype) for d in data]
@@ -229,7 +270,7 @@ class WhileLoop(SubgraphOp):
         """The node input holding each loop variable."""
         return [self.func_input_locs[loc] for loc in self.func_var_locs]
 
-    def infer_shape(self, *shapes):
+    def visible_shapes(self, *shapes):
         _, outputs = self.body(1).infer_shapes([shapes[i] for i in self.func_input_locs])
         outputs = [tuple(shapes[i]) if out is None and i is not None else out
                    for out, i in zip(outputs, [None] * self.num_out_data + self._var_inputs())]
@@ -239,7 +280,7 @@ class WhileLoop(SubgraphOp):
         return ([(self.max_iterations,) + tuple(s) for s in outputs[:self.num_out_data]]
                 + [tuple(s) for s in outputs[self.num_out_data:]])
 
-    def infer_type(self, *dtypes):
+    def visible_types(self, *dtypes):
         _, outputs = self.body(1).infer_types([dtypes[i] for i in self.func_input_locs])
         outputs = [dtypes[i] if out is None and i is not None else out
                    for out, i in zip(outputs, [None] * self.num_out_data + self._var_inputs())]
@@ -247,36 +288,38 @@ class WhileLoop(SubgraphOp):
             raise self.type_error(f"cannot infer the body's output types from {list(dtypes)}")
         return list(outputs)
 
-    def _loop(self, xp, arrays, is_train, keep):
+    def _loop(self, xp, arrays, is_train, keep, rng=None):
         cond, func = self.body(0), self.body(1)
         values, var_inputs, rows, kept = list(arrays), self._var_inputs(), [], []
         while len(rows) < self.max_iterations:
-            test, _ = cond.forward(xp, [values[i] for i in self.cond_input_locs], False, False)
+            test, _ = cond.forward(xp, [values[i] for i in self.cond_input_locs], False, False,
+                                   rng)
             if not _is_true(xp, test[0]):
                 break
             results, record = func.forward(xp, [values[i] for i in self.func_input_locs],
-                                           is_train, keep)
+                                           is_train, keep, rng)
             rows.append(results[:self.num_out_data])
             kept.append(record)
             for position, value in zip(var_inputs, results[self.num_out_data:]):
                 values[position] = value
         return values, rows, kept
 
-    def forward(self, xp, *arrays, is_train=False):
-        values, rows, _ = self._loop(xp, arrays, is_train, keep=False)
-        shapes = self.infer_shape(*[a.shape for a in arrays])
-        dtypes = self.infer_type(*[a.dtype for a in arrays])
+    def forward(self, xp, *arrays, is_train=False, rng=None):
+        generator, seed = self.body_generator(xp, rng)
+        values, rows, _ = self._loop(xp, arrays, is_train, False, generator)
+        shapes = self.visible_shapes(*[a.shape for a in arrays])
+        dtypes = self.visible_types(*[a.dtype for a in arrays])
         outputs = []
         for k in range(self.num_out_data):
             stacked = xp.zeros(shapes[k], dtypes[k])
             for step, row in enumerate(rows):
                 stacked[step] = row[k]
             outputs.append(stacked)
-        return tuple(outputs + [values[i] for i in self._var_inputs()])
+        return tuple(outputs + [values[i] for i in self._var_inputs()]) + seed
 
     def backward(self, xp, *out_grads, is_train=True, needs=ALL_NEEDED, **saved):
         arrays = self.saved_inputs(saved)
-        _, _, kept = self._loop(xp, arrays, True, keep=True)
+        _, _, kept = self._loop(xp, arrays, True, True, self.saved_generator(xp, saved))
         var_inputs = self._var_inputs()
         totals = [None] * len(arrays)
         var_grads = list(out_grads[self.num_out_data:])
@@ -308,7 +351,7 @@ class Cond(SubgraphOp):
         locations = self.then_input_locs if branch == 1 else self.else_input_locs
         return [values[i] for i in locations], locations
 
-    def infer_shape(self, *shapes):
+    def visible_shapes(self, *shapes):
         found = []
         for branch in (1, 2):
             inputs, _ = self._branch_values(shapes, branch)
@@ -319,7 +362,7 @@ class Cond(SubgraphOp):
                                    f"shapes {list(shapes)}")
         return [tuple(shape) for shape in outputs]
 
-    def infer_type(self, *dtypes):
+    def visible_types(self, *dtypes):
         inputs, _ = self._branch_values(dtypes, 1)
         outputs = self.body(1).infer_types(inputs)[1]
         if any(dtype is None for dtype in outputs):
@@ -327,22 +370,24 @@ class Cond(SubgraphOp):
                                   f"{list(dtypes)}")
         return list(outputs)
 
-    def _branch(self, xp, arrays):
+    def _branch(self, xp, arrays, rng):
         test, _ = self.body(0).forward(xp, [arrays[i] for i in self.cond_input_locs], False,
-                                       False)
+                                       False, rng)
         return 1 if _is_true(xp, test[0]) else 2
 
-    def forward(self, xp, *arrays, is_train=False):
-        branch = self._branch(xp, arrays)
+    def forward(self, xp, *arrays, is_train=False, rng=None):
+        generator, seed = self.body_generator(xp, rng)
+        branch = self._branch(xp, arrays, generator)
         inputs, _ = self._branch_values(arrays, branch)
-        return tuple(self.body(branch).forward(xp, inputs, is_train, False)[0])
+        return tuple(self.body(branch).forward(xp, inputs, is_train, False, generator)[0]) + seed
 
     def backward(self, xp, *out_grads, is_train=True, needs=ALL_NEEDED, **saved):
         arrays = self.saved_inputs(saved)
-        branch = self._branch(xp, arrays)
+        generator = self.saved_generator(xp, saved)
+        branch = self._branch(xp, arrays, generator)
         inputs, locations = self._branch_values(arrays, branch)
         body = self.body(branch)
-        _, kept = body.forward(xp, inputs, True, True)
+        _, kept = body.forward(xp, inputs, True, True, generator)
         totals = [None] * len(arrays)
         _add_gradients(totals, locations, body.backward(xp, kept, list(out_grads), is_train))
         return tuple(totals)

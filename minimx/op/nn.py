@@ -16,7 +16,8 @@ class FullyConnected(OpDef):
     """Dense layer: ``data @ weight.T + bias``.
 
     With ``flatten`` (the default) ``data`` is flattened to ``(batch, -1)``
-    first; otherwise the layer acts on the last axis only.
+    first; otherwise the layer acts on the last axis only.  ``bias`` has shape
+    ``(num_hidden,)`` or, as MXNet also accepts, ``(num_hidden, 1)``.
     """
     name = "FullyConnected"
     family = "layer"
@@ -26,9 +27,10 @@ class FullyConnected(OpDef):
         "no_bias": Param(bool, default=False, doc="leave out the bias"),
         "flatten": Param(bool, default=True, doc="flatten all but the first axis of data"),
     }
-    saves = ("data", "weight")
+    saves = ("data", "weight", "bias_shape")
     test = TestHints(shapes=((2, 3, 2), (4, 6), (4,)), params={"num_hidden": 4},
                      cases=(({"num_hidden": 4, "flatten": False}, ((2, 3, 2), (4, 2), (4,))),
+                            ({"num_hidden": 4}, ((2, 6), (4, 6), (4, 1))),
                             ({"num_hidden": 3, "no_bias": True}, ((2, 5), (3, 5)))))
 
 
@@ -72,8 +74,9 @@ class FullyConnected(OpDef):
         if tuple(weight) != expected:
             raise self.shape_error(f"weight must have shape {expected} for data {data}, "
                                    f"got {tuple(weight)}")
-        if bias is not None and tuple(bias) != (self.num_hidden,):
-            raise self.shape_error(f"bias must have shape ({self.num_hidden},), got {bias}")
+        if bias is not None and tuple(bias) not in ((self.num_hidden,), (self.num_hidden, 1)):
+            raise self.shape_error(f"bias must have shape ({self.num_hidden},) or "
+                                   f"({self.num_hidden}, 1), got {tuple(bias)}")
         batch = data[:1] if self.flatten else data[:-1]
         return tuple(batch) + (self.num_hidden,)
 
@@ -88,10 +91,10 @@ class FullyConnected(OpDef):
         rows = self._rows(data)
         output = xp.dot(rows, weight.T) if rows.ndim == 2 else rows @ weight.T
         if bias is not None:
-            output += bias          # in place: the product is a new array
+            output += bias.reshape(-1)      # in place: the product is a new array
         return output
 
-    def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
+    def backward(self, xp, out_grad, data, weight, bias_shape=None, needs=ALL_NEEDED):
         flat_grad = out_grad.reshape(-1, self.num_hidden)
         grad_data = grad_weight = None
         if needs[0]:        # skipped for the network's input data
@@ -103,7 +106,8 @@ class FullyConnected(OpDef):
             grad_weight = xp.dot(flat_grad.T, rows.reshape(-1, rows.shape[-1]))
         if self.no_bias:
             return grad_data, grad_weight
-        return grad_data, grad_weight, flat_grad.sum(axis=0) if needs[2] else None
+        return grad_data, grad_weight, \
+            flat_grad.sum(axis=0).reshape(bias_shape) if needs[2] else None
 
 
 # -- softmax family ----------------------------------------------------------------------------

@@ -126,6 +126,13 @@ class BatchNorm(OpDef):
     def num_visible(self):
         return 3 if self.output_mean_var else 1
 
+    def check_input_stypes(self, stypes):
+        """As MXNet 1.9.1's: sparse inputs only with ``fix_gamma=False``."""
+        if self.fix_gamma and any(stype != "default" for stype in stypes):
+            raise self.param_error(f"fix_gamma=True is not supported for sparse inputs "
+                                   f"(storage types {list(stypes)}); pass fix_gamma=False "
+                                   f"or dense arrays")
+
     def infer_input_shapes(self, data, *others):
         channels = (data[_channel_axis(self, data)],) if data else None
         return [data] + [shape or channels for shape in others]

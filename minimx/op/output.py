@@ -94,9 +94,9 @@ class SoftmaxOutput(OpDef):
         probs = self._rows(output)
         axis = self._class_axis(probs.ndim)
         classes = probs.shape[axis]
-        if label.shape == output.shape and label.size != math.prod(
-                self._label_shape(probs.shape)):
-            # a label shaped like the data holds target probabilities (as MXNet's)
+        if label.shape == output.shape:
+            # a label shaped like the data holds target probabilities, as MXNet decides it
+            # first: also for one class, data (N, 1) or (N,), where class ids would fit too
             grad = probs - self._rows(label).astype(probs.dtype)
             if self.out_grad:
                 grad = grad * self._rows(out_grad)

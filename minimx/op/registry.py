@@ -354,6 +354,12 @@ class OpDef:
         ``Embedding(sparse_grad=True)`` gives its weight a row_sparse gradient."""
         return None
 
+    def check_input_stypes(self, stypes):
+        """Refuse inputs of these storage types (raise ``self.param_error``), where
+        MXNet's storage inference refuses them; default: any is taken (a sparse input the
+        operator has no kernel for is read through a dense copy).  Called for an imperative
+        call and for a graph's node with a sparse input."""
+
     def forward(self, xp, *arrays):
         raise NotImplementedError(f"operator {self.name} has no forward")
 

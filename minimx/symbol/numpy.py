@@ -296,6 +296,8 @@ def _namespace(module_name, source, names, compose_all=False):
     if hasattr(source, "random"):       # sym.np.random: the samplers compose nodes
         namespace.random = _namespace(f"{module_name}.random", source.random,
                                       source.random.__all__, compose_all=True)
+    if hasattr(source, "image"):        # sym.npx.image: the image operators' nodes
+        namespace.image = _namespace(f"{module_name}.image", source.image, source.image.__all__)
     namespace._Symbol = _Symbol
     if hasattr(source, "__getattr__"):     # a missing name: the frontend's reason
         namespace.__getattr__ = source.__getattr__

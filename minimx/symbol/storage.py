@@ -43,6 +43,7 @@ def node_storage_type(op, input_stypes, input_shapes):
     the sparse kernel's, or 'default' (the dense operator on dense copies)."""
     if all(s == "default" for s in input_stypes) and op.name != "cast_storage":
         return "default"
+    op.check_input_stypes(input_stypes)
     if any(shape is None for shape in input_shapes):
         return "default"
     found = graph_kernel(op, list(input_stypes), [tuple(s) for s in input_shapes])

@@ -9,7 +9,9 @@ exported as ``mx.test_utils.check_symbolic_forward``/``_backward``, where
 import numpy as np
 
 from .. import ndarray as nd
+from ..symbol import inference
 from ..symbol.imperative import run_imperative
+from ..symbol.storage import infer_storage_types
 from ..symbol.symbol import Symbol
 
 __all__ = ["check_symbolic_forward", "check_symbolic_backward", "is_symbol", "symbol_adapter"]
@@ -128,11 +130,25 @@ def is_symbol(function):
 
 
 def symbol_adapter(symbol, location, aux_states):
-    """``check_numeric_gradient`` on a Symbol: run its graph op by op, recorded by autograd."""
+    """``check_numeric_gradient`` on a Symbol: run its graph op by op, recorded by autograd.
+    The inputs' storage types go through the graph's storage inference first, as MXNet's
+    ``bind`` runs it: an operator refusing them raises here (the check itself computes on
+    dense copies)."""
     location = _by_name(symbol.list_arguments(), location, "location")
     if aux_states is not None:
         aux_states = _by_name(symbol.list_auxiliary_states(), aux_states, "aux_states")
+    _infer_storage_types(symbol, {**location, **(aux_states or {})})
 
     def function(**arrays):
         return run_imperative(symbol, arrays)
     return function, location, aux_states
+
+
+def _infer_storage_types(symbol, arrays):
+    stypes = {name: value.stype for name, value in arrays.items()
+              if getattr(value, "stype", "default") != "default"}
+    if stypes:
+        shapes = {name: tuple(value.shape) if hasattr(value, "shape") else np.shape(value)
+                  for name, value in arrays.items()}
+        infer_storage_types(symbol._entries, inference.infer_shapes(symbol._entries,
+                                                                   shapes)[1], stypes)

@@ -18,7 +18,7 @@ from adamw_references import ADAMW_REFERENCES
 # -- dense layer and activations ---------------------------------------------------------------
 def fully_connected(np, x, weight, bias=None, flatten=True):
     rows = x.reshape(x.shape[0], -1) if flatten else x
-    return rows @ weight.T + (0 if bias is None else bias)
+    return rows @ weight.T + (0 if bias is None else bias.reshape(-1))    # (n,) or (n, 1)
 
 
 _ACTIVATIONS = {
