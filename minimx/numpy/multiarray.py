@@ -211,7 +211,10 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         function = _own_function(func)
         if function is None:
             return call_on_host(func, args, kwargs)
-        return function(*args, **kwargs)
+        result = function(*args, **kwargs)
+        if type(result) is list and func.__name__ in _TUPLES_ON_HOST:
+            return tuple(result)        # the host NumPy's container, as its own call gives
+        return result
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """``numpy.exp(x)``, ``host_array + x``: the ``mx.np`` ufunc of the same name."""
@@ -224,6 +227,11 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def __matmul__(self, other):
         from .products import matmul
         return matmul(self, other)
+
+
+# NumPy 2 gives tuples where NumPy 1 (and MXNet 1.9.1's mx.np, called directly) give lists
+_TUPLES_ON_HOST = () if int(onp.__version__.split(".")[0]) < 2 else (
+    "broadcast_arrays", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d")
 
 
 def _own_function(func):
