@@ -63,10 +63,11 @@ def run_minimx(code, engine_name):
 
 
 # Source of the per-op timing loop (``time`` and ``nd`` imported, ``{n}`` to format in):
-# ``per_op()`` pushes ``y = x + 1`` on a shape-(1,) array {n} times, waits, returns us per op.
+# ``per_op()`` pushes ``y = x + 1`` on a shape-(1,) array {n} times, waits, returns us per op;
+# ``per_op(np.ones)`` does so on an ``mx.np`` array.
 ADD_ONE_PER_OP = """
-def per_op():
-    x = nd.ones((1,))
+def per_op(ones=None):
+    x = (ones or nd.ones)((1,))
     nd.waitall()
     start = time.perf_counter()
     for _ in range({n}):

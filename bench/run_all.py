@@ -58,6 +58,10 @@ def main():
         ("x+1 per op, NaiveEngine", fmt(naive, " us"), fmt(mxnet, " us"),
          ratio(naive, mxnet), ""),
         ("x+1 per op, numpy", fmt(overhead["numpy"], " us"), "", "", ""),
+        ("x+1 per op, mx.np array / MXNet's", fmt(overhead["minimx np, ThreadedEngine"], " us"),
+         fmt(overhead["MXNet 1.9.1 np"], " us"),
+         ratio(overhead["minimx np, ThreadedEngine"], overhead["MXNet 1.9.1 np"]),
+         "<= 1.00x of MXNet"),
         ("exp(x+1) per op: mx.np / nd", fmt(frontends["minimx np"], " us"),
          fmt(frontends["minimx nd"], " us"), ratio(frontends["minimx np"],
                                                    frontends["minimx nd"]), "about 1x"),
@@ -65,6 +69,14 @@ def main():
          fmt(frontends["MXNet 1.9.1 np"], " us"), ratio(frontends["minimx np"],
                                                         frontends["MXNet 1.9.1 np"]),
          "<= 1.00x of MXNet"),
+    ]
+    ours, theirs, _ = frontends["element access"]
+    for key, value in ours.items():             # "np: corr2d 6x8, 3x3 kernel (ms)", ...
+        unit = key[key.rindex("(") + 1:-1]
+        rows.append((f"element access, {key[:key.rindex(' (')]}", fmt(value, " " + unit),
+                     fmt(theirs.get(key), " " + unit), ratio(value, theirs.get(key)),
+                     "<= 1.00x of MXNet"))
+    rows += [
         ("x+1 per op: bare subscriber / none", fmt(bare, " us"), fmt(unobserved, " us"),
          ratio(bare, unobserved), ""),
         ("x+1 per op: queue view attached / none", fmt(viewed, " us"),

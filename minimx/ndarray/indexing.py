@@ -14,6 +14,7 @@ from .. import backend, engine
 from ..tape import recording
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError
 from ..op.getitem import build_key
+from ..util import is_np_shape
 from .ndarray import NDArray
 from . import dispatch
 from .register import call
@@ -25,8 +26,66 @@ def getitem(array, key):
     view = _first_axis_view(array, key)
     if view is not None:
         return view
+    view = basic_view(array, key)
+    if view is not None:
+        # MXNet's legacy shapes have no (): one element picked by ints is (1,)
+        return view if view._shape or is_np_shape() else _view(view, (1,), (1,))
     normalized, index_arrays = normalize_key(array, key)
     return call("_index", array, *index_arrays, key=normalized)
+
+
+def basic_view(array, key):
+    """``array[key]`` as a view on the same buffer, for a basic key of several ints and
+    slices (``x[i, j]``, ``x[0, 0, 2:5]``) whose part is contiguous: MXNet 1.9.1's rule
+    (``np.shares_memory`` says so; MXNet copies a strided part, ``x[2:5, 0]``).  The view
+    has NumPy's shape (``()`` for one element).  None where a copy is made instead (a
+    strided part, another kind of key, the first axis alone, a recorded array)."""
+    if not isinstance(key, tuple) or len(key) < 2 or (recording.is_recording() and
+                                                       array._autograd is not None):
+        return None
+    for item in key:
+        if not isinstance(item, slice) and not _is_int(item):
+            return None
+    shape, parts = array._shape, []         # parts: (size, stride in elements) of the view
+    if len(key) > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
+                         f"but {len(key)} were indexed")
+    stride = 1
+    for axis in range(len(shape) - 1, len(key) - 1, -1):     # the axes the key leaves whole
+        parts.append((shape[axis], stride))
+        stride *= shape[axis]
+    for axis in range(len(key) - 1, -1, -1):
+        item, length = key[axis], shape[axis]
+        if isinstance(item, slice):
+            start, stop, step = item.indices(length)
+            parts.append((len(range(start, stop, step)), stride * step))
+        elif not -length <= item < length:
+            raise IndexError(f"index {int(item)} is out of bounds for axis {axis} with "
+                             f"size {length}")
+        stride *= length
+    if not _contiguous(parts):
+        return None
+    view_shape = tuple(size for size, _ in reversed(parts))
+    return type(array)(array._chunk, view_shape, array._dtype,
+                       (array._view or ()) + (key + (Ellipsis,),))
+
+
+def _is_int(item):
+    return isinstance(item, (numbers.Integral, np.integer)) and not isinstance(item, bool)
+
+
+def _contiguous(parts):
+    """Whether axes of (size, stride), innermost first, lie in one C-ordered block (NumPy's
+    rule: axes of size 1 do not count, an empty part is contiguous)."""
+    if any(size == 0 for size, _ in parts):
+        return True
+    expected = 1
+    for size, stride in parts:
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
 
 
 def _first_axis_view(array, key):
@@ -37,7 +96,7 @@ def _first_axis_view(array, key):
     if not array._shape:
         return None
     length = array._shape[0]
-    if isinstance(key, (numbers.Integral, np.integer)) and not isinstance(key, bool):
+    if _is_int(key):
         index = int(key)
         if not -length <= index < length:
             raise IndexError(f"index {index} is out of bounds for axis 0 with size {length}")
@@ -58,7 +117,6 @@ def _view(array, step, shape):
 
 def normalize_key(array, key):
     """A hashable description of ``key`` and the index arrays it uses (as NDArrays)."""
-    from .creation import array as make_array
     items = key if isinstance(key, tuple) else (key,)
     normalized, index_arrays = [], []
     for item in items:
@@ -69,10 +127,11 @@ def normalize_key(array, key):
         elif isinstance(item, slice):
             normalized.append(("slice", _int_or_none(item.start), _int_or_none(item.stop),
                                _int_or_none(item.step)))
-        elif isinstance(item, (numbers.Integral, np.integer)) and not isinstance(item, bool):
+        elif _is_int(item):
             normalized.append(("int", int(item)))
         elif isinstance(item, (NDArray, np.ndarray, list, tuple)):
             if not isinstance(item, NDArray):
+                from .creation import array as make_array
                 item = make_array(np.asarray(item), ctx=array.context, dtype="int64")
             normalized.append(("array", len(index_arrays)))
             index_arrays.append(item)
@@ -119,6 +178,21 @@ def setitem(array, key, value):
                 small=engine.is_small([array.shape]))
 
 
+def _basic_shape(shape, normalized):
+    """The shape of the region a normalized key of ints and slices selects in an array of
+    ``shape``; None for any other key (numpy's indexing of a stand-in then decides, and
+    words the error of an index out of range)."""
+    if len(normalized) > len(shape):
+        return None
+    sizes = []
+    for item, length in zip(normalized, shape):
+        if item[0] == "slice":
+            sizes.append(len(range(*slice(*item[1:]).indices(length))))
+        elif item[0] != "int" or not -length <= item[1] < length:
+            return None
+    return tuple(sizes) + shape[len(normalized):]
+
+
 def _selects_all(array, normalized, index_arrays):
     """Does the key select every element, in order (``x[:]``, ``x[...]``, ``x[0:n]``)?"""
     if index_arrays:
@@ -139,20 +213,23 @@ def _assignable_shape(array, normalized, index_arrays, value):
     """Check that ``value`` fits the region ``array[key]``; returns the shape to give the
     value first (None: as it is).  As in MXNet, leading axes of size 1 beyond the region's
     are dropped, so a one-element array fills a single element (``y[i, j] = x.sum()``)."""
-    probe = np.empty(array._shape, dtype=np.int8)
-    arrays = [np.zeros(index.shape, dtype=np.int64) for index in index_arrays]
-    try:
-        target_shape = probe[build_key(np, normalized, arrays)].shape
-    except IndexError as error:
-        raise IndexError(f"NDArray of shape {array._shape}: {error}") from None
+    target_shape = None if index_arrays else _basic_shape(array._shape, normalized)
+    if target_shape is None:
+        probe = np.empty(array._shape, dtype=np.int8)
+        arrays = [np.zeros(index.shape, dtype=np.int64) for index in index_arrays]
+        try:
+            target_shape = probe[build_key(np, normalized, arrays)].shape
+        except IndexError as error:
+            raise IndexError(f"NDArray of shape {array._shape}: {error}") from None
     value_shape = tuple(value.shape) if hasattr(value, "shape") else ()
     extra = len(value_shape) - len(target_shape)
     reshaped = None
     if extra > 0 and all(size == 1 for size in value_shape[:extra]):
         reshaped = value_shape[extra:]
+    fitted = reshaped if reshaped is not None else value_shape
     try:
-        fits = np.broadcast_shapes(reshaped if reshaped is not None else value_shape,
-                                   target_shape) == target_shape
+        fits = fitted == target_shape or np.broadcast_shapes(fitted, target_shape) == \
+            target_shape
     except ValueError:
         fits = False
     if not fits:

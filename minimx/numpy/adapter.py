@@ -78,7 +78,11 @@ def call_reduction(op_name, a, axis, keepdims, **params):
     whose rule gives ``()`` when every axis goes)."""
     if isinstance(axis, tuple) and not axis:    # NumPy's axis=(): nothing is reduced
         return call_np("_copy", a)
-    if not is_symbolic(a):
+    if isinstance(a, NDArray):
+        if axis is None and not keepdims and not params:
+            # x.sum(), the common case: the operator's defaults reduce every axis (passing
+            # no parameters skips their parsing), and NumPy's result is zero-dimensional
+            return numpy_shaped(call_np(op_name, a), ())
         result = call_np(op_name, a, axis=() if axis is None else axis, keepdims=keepdims,
                          **params)
         return numpy_shaped(result, reduced_shape(a.shape, axis, keepdims))
@@ -121,7 +125,7 @@ def numpy_shaped(result, shape):
     shape = tuple(shape)
     if result.shape == shape:
         return result
-    if is_symbolic(result):             # a traced Symbol: a Reshape node
+    if not isinstance(result, NDArray) and is_symbolic(result):     # a traced Symbol: Reshape
         return call_np("_np_reshape", result, newshape=shape)
     if shape == () and result.size == 1:
         return zero_dim(result)

@@ -7,7 +7,6 @@ and the function of the same name agree (a full ``x.sum()`` is zero-dimensional)
 import numpy as onp
 
 from . import linalg, manipulation, products, reductions, ufuncs
-from ..ndarray.register import make_method
 from .multiarray import ndarray
 
 __all__ = ["install", "METHODS"]
@@ -50,13 +49,15 @@ def _truth(count_of, holds):
 
 
 def install():
+    # a Python function is a method already (``x.sum(axis=1)`` calls ``sum(x, axis=1)``):
+    # no wrapper between the call and the np function
     for name, function in METHODS.items():
-        setattr(ndarray, name, make_method(function))
+        setattr(ndarray, name, function)
     ndarray.transpose = _transpose
     ndarray.flatten = _flatten
     ndarray.any = _truth(lambda x: x != 0, lambda count: count > 0)
     ndarray.all = _truth(lambda x: x == 0, lambda count: count == 0)
-    ndarray.norm = make_method(linalg.norm)
+    ndarray.norm = linalg.norm
 
 
 install()

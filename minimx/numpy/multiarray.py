@@ -32,10 +32,14 @@ __all__ = ["ndarray", "as_np", "zero_dim"]
 
 def _operator(name, reflected=False):
     """``x <op> y`` on np arrays: the ``np`` function ``name`` (``reflected``: ``y <op> x``)."""
+    found = []                  # the np function, looked up at the first call (ufuncs
+    #                             imports this module)
+
     def method(self, other):
-        from . import ufuncs
-        function = getattr(ufuncs, name)
-        return function(other, self) if reflected else function(self, other)
+        if not found:
+            from . import ufuncs
+            found.append(getattr(ufuncs, name))
+        return found[0](other, self) if reflected else found[0](self, other)
     method.__name__ = name
     return method
 
@@ -160,25 +164,28 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 
     # -- indexing ------------------------------------------------------------------------------
     def __getitem__(self, key):
-        if _is_bool_list(key):      # a list of bools is a mask (as MXNet's, in reads only)
-            key = onp.asarray(key)
-        if _is_mask(key) and key.ndim == 0:      # x[True] is x[None]; x[False] is empty
-            return self[None] if bool(key) else self[None][0:0]
-        key = mask_to_indices(key, self._shape)
-        if _is_full_index(key, self.ndim):       # x[i, j]: a zero-dimensional view
-            return zero_dim(nd_indexing.getitem(self, key))
-        view = _basic_view(self, key)
+        view = nd_indexing.basic_view(self, key)    # x[i, j], x[0, 0, 2:5]: a view
         if view is not None:
             return view
+        if not _is_plain(key):
+            if _is_bool_list(key):  # a list of bools is a mask (as MXNet's, in reads only)
+                key = onp.asarray(key)
+            if _is_mask(key) and key.ndim == 0:      # x[True] is x[None]; x[False] is empty
+                return self[None] if bool(key) else self[None][0:0]
+            key = mask_to_indices(key, self._shape)
+        if _is_full_index(key, self.ndim):       # x[i], a recorded x[i, j]: shape ()
+            return zero_dim(nd_indexing.getitem(self, key))
         with np_shape(True):                     # the indexing operator shapes as NumPy
             return nd_indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
         # nd's rule while recording (ndarray/indexing.py): writing into an array of the graph
         # is refused, an array outside it may be written, as in MXNet's np
-        if isinstance(key, tuple) and any(_is_bool(k) and not k for k in key):
-            return                  # a False among the indices selects nothing to write
-        nd_indexing.setitem(self, mask_to_indices(key, self._shape), value)
+        if not _is_plain(key):
+            if isinstance(key, tuple) and any(_is_bool(k) and not k for k in key):
+                return              # a False among the indices selects nothing to write
+            key = mask_to_indices(key, self._shape)
+        nd_indexing.setitem(self, key, value)
 
     # -- operators are the np functions (dtype promotion; comparisons give bool) ------------
     __eq__ = _operator("equal")
@@ -204,7 +211,10 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         function = _own_function(func)
         if function is None:
             return call_on_host(func, args, kwargs)
-        return function(*args, **kwargs)
+        result = function(*args, **kwargs)
+        if type(result) is list and func.__name__ in _TUPLES_ON_HOST:
+            return tuple(result)        # the host NumPy's container, as its own call gives
+        return result
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         """``numpy.exp(x)``, ``host_array + x``: the ``mx.np`` ufunc of the same name."""
@@ -217,6 +227,11 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     def __matmul__(self, other):
         from .products import matmul
         return matmul(self, other)
+
+
+# NumPy 2 gives tuples where NumPy 1 (and MXNet 1.9.1's mx.np, called directly) give lists
+_TUPLES_ON_HOST = () if int(onp.__version__.split(".")[0]) < 2 else (
+    "broadcast_arrays", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d")
 
 
 def _own_function(func):
@@ -254,26 +269,13 @@ def numpy_reshape_target(shape, newshape):
     return tuple(get_op("_np_reshape").create(newshape=newshape).infer_shape(tuple(shape)))
 
 
-def _basic_view(array, key):
-    """A view for basic indexing past the first axis (ints and slices, ``x[0, 0, 2:5]``) on
-    the same buffer, as ``np.shares_memory`` sees it, where the part is contiguous: MXNet
-    1.9.1's rule (NumPy views every basic index; MXNet copies ``x[2:5, 0]``).  None where
-    ``nd``'s rule applies (the first axis alone, advanced indexing, a recorded array)."""
-    items = key if isinstance(key, tuple) else (key,)
-    if len(items) < 2 or (recording.is_recording() and array._autograd is not None) or not all(
-            isinstance(item, slice) or (isinstance(item, (numbers.Integral, onp.integer))
-                                        and not isinstance(item, bool)) for item in items):
-        return None
-    # the part's layout, from a one-byte stand-in with the array's strides (never read)
-    strides = tuple(int(onp.prod(array._shape[axis + 1:], dtype=onp.int64))
-                    for axis in range(len(array._shape)))
-    probe = onp.lib.stride_tricks.as_strided(onp.zeros(1, onp.uint8), array._shape, strides)
-    part = probe[items]
-    if not part.flags.c_contiguous:
-        return None
-    shape = part.shape
-    return ndarray(array._chunk, shape, array._dtype,
-                   (array._view or ()) + (tuple(items) + (Ellipsis,),))
+def _is_plain(key):
+    """Whether ``key`` is Python ints and slices only, which NumPy and ``nd`` read alike (no
+    mask, bool, list or range to convert first)."""
+    for item in key if type(key) is tuple else (key,):
+        if type(item) is not int and type(item) is not slice:
+            return False
+    return True
 
 
 def _is_full_index(key, ndim):

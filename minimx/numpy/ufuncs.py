@@ -11,7 +11,7 @@ import numbers
 
 import numpy as onp
 
-from ..ndarray import arithmetic
+from ..ndarray import NDArray, arithmetic
 from .adapter import as_operand_like, call_np, operand, promote, public
 from .multiarray import as_np
 
@@ -106,10 +106,13 @@ def _refuse_extras(name, kwargs):
 def _unary(name, op_name):
     def function(x, out=None, **kwargs):
         _refuse_extras(name, kwargs)
-        if name in PREDICATES and out is not None and out.dtype != onp.bool_:
+        if out is not None and name in PREDICATES and out.dtype != onp.bool_:
             raise TypeError(f"np.{name}: out must be a bool array, got {out.dtype}")
         return call_np(op_name, operand(x), out=out)
     return public(function, name, f"``np.{name}(x)``: the ``{op_name}`` operator.")
+
+
+_NUMBERS = (numbers.Number, onp.generic)
 
 
 def _binary(name, nd_function, to_bool=False):
@@ -117,7 +120,7 @@ def _binary(name, nd_function, to_bool=False):
         _refuse_extras(name, kwargs)
         x1, x2 = promote(*_operands(x1, x2))
         result = nd_function(x1, x2) if to_bool else nd_function(x1, x2, out=out)
-        if isinstance(result, (numbers.Number, onp.generic)):   # two Python numbers
+        if not isinstance(result, NDArray) and isinstance(result, _NUMBERS):   # two numbers
             return onp.bool_(result) if to_bool else result
         result = as_np(result)
         return result.astype(onp.bool_) if to_bool else result
@@ -138,9 +141,11 @@ def _binary_operator(name, op_name):
 
 def _operands(x1, x2):
     """Host arrays and lists become arrays; Python numbers stay (the scalar operators)."""
-    def convert(value):
-        return operand(value) if isinstance(value, (onp.ndarray, list, tuple)) else value
-    return convert(x1), convert(x2)
+    return _operand_of(x1), _operand_of(x2)
+
+
+def _operand_of(value):
+    return operand(value) if isinstance(value, (onp.ndarray, list, tuple)) else value
 
 
 def logical_not(x, out=None, **kwargs):
