@@ -67,10 +67,11 @@ durations=(); [ $# -eq 0 ] && durations=(--durations=25)
 .venv/bin/python -m pytest ${durations[@]+"${durations[@]}"} "$@" || status=$?
 if [ $# -eq 0 ]; then
   # the tests that take a context, again on two stand-in GPUs that refuse what CuPy refuses
-  # (minimx/backend_standin.py): a kernel that mixes host and device arrays fails here
+  # (minimx/backend_standin.py): a kernel that mixes host and device arrays fails here;
+  # tests marked "programs" run whole programs in subprocesses, the same in both passes
   start=$SECONDS
   echo "the context-taking tests on two strict CuPy stand-in GPUs (MINIMX_TEST_CTX=gpu)"
-  MINIMX_TEST_CTX=gpu MINIMX_TEST_STAND_IN_GPUS=2 .venv/bin/python -m pytest -p no:cacheprovider --durations=25 \
+  MINIMX_TEST_CTX=gpu MINIMX_TEST_STAND_IN_GPUS=2 .venv/bin/python -m pytest -p no:cacheprovider --durations=25 -m 'not programs' \
       tests/op tests/gluon tests/autograd tests/optimizer tests/kvstore tests/module \
       tests/executor tests/symbol tests/rnn tests/io tests/numpy tests/sparse || status=$?
   echo "the stand-in GPU pass took $((SECONDS - start)) s"

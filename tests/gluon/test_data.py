@@ -267,6 +267,7 @@ print("end")
 """
 
 
+@pytest.mark.programs
 def test_a_program_that_leaves_an_epoch_early_exits(tmp_path, mxnet_python):
     """The book's word-embedding page takes one batch of a 4-worker loader and ends: the
     workers, still sending batches, must not keep the program from exiting (minimx hung

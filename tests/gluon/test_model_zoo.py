@@ -40,6 +40,7 @@ def dump(python, library, names):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.programs
 @pytest.mark.slow
 @pytest.mark.mxnet
 def test_parameter_names_and_shapes_are_mxnets(mxnet_python):
@@ -48,6 +49,7 @@ def test_parameter_names_and_shapes_are_mxnets(mxnet_python):
         assert mine[name] == theirs[name], name
 
 
+@pytest.mark.programs
 @pytest.mark.mxnet
 def test_resnet_parameter_names_are_mxnets(mxnet_python):
     names = ["resnet18_v2", "resnet18_v1"]

@@ -435,6 +435,7 @@ def _run(python, runner, lib, mode, folder):
     return finished.stdout.strip().splitlines()[-1] if mode == "train" else None
 
 
+@pytest.mark.programs
 def test_a_batchnorm_lenet_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp_path):
     rng = np.random.RandomState(0)
     # two classes of blurred blobs on 28 x 28: learnable in a few epochs, not trivially
@@ -453,6 +454,7 @@ def test_a_batchnorm_lenet_follows_mxnets_curve_from_the_same_start(mxnet_python
         assert abs(our_acc - their_acc) <= 2 / 128          # at most two test images apart
 
 
+@pytest.mark.programs
 def test_weight_decay_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp_path):
     """20 training examples of 200 features: without a penalty the fit overfits (test loss
     far above train loss); with an L2 penalty of 3, the weights shrink and the test loss
@@ -482,6 +484,7 @@ def test_weight_decay_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp
         assert decayed[0][-1][1] < plain[0][-1][1] / 2
 
 
+@pytest.mark.programs
 def test_an_alexnet_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp_path):
     """Dropout off and float64: nothing is random and rounding does not grow, so the curves
     agree to 1e-10 (with lr and momentum as 64-bit floats they drifted 1e-10 in 12 steps:
@@ -511,6 +514,7 @@ def _write_rec(path, images, labels):
     writer.close()
 
 
+@pytest.mark.programs
 def test_a_resnet_module_fit_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp_path):
     """The issue's ResNet path, from MXNet's Xavier start: the outputs of every batch, the
     training accuracy and the validation score agree. (The issue's gap, 0.19 against 0.40
@@ -531,6 +535,7 @@ def test_a_resnet_module_fit_follows_mxnets_curve_from_the_same_start(mxnet_pyth
     assert theirs[2] > 0.5                                        # above chance (0.25)
 
 
+@pytest.mark.programs
 @pytest.mark.parametrize("np_mode", [False, True], ids=["nd", "np"])
 def test_a_dcgan_follows_mxnets_steps_from_the_same_start(mxnet_python, tmp_path, np_mode):
     """Issue 28's DCGAN (Conv2DTranspose + BatchNorm + ReLU against Conv2D + BatchNorm +
@@ -567,6 +572,7 @@ def test_a_dcgan_follows_mxnets_steps_from_the_same_start(mxnet_python, tmp_path
                                        err_msg=f"{way} {name}")
 
 
+@pytest.mark.programs
 def test_matrix_factorization_follows_mxnets_curve_from_the_same_start(mxnet_python, tmp_path):
     """d2l-en's recommender model under npx.set_np() (user and item Embeddings and biases,
     L2Loss, Adam with wd, as its mf page): the same three epochs as MXNet's from MXNet's
@@ -584,6 +590,7 @@ def test_matrix_factorization_follows_mxnets_curve_from_the_same_start(mxnet_pyt
     assert np.allclose(ours, theirs, rtol=1e-6), (ours, theirs)
 
 
+@pytest.mark.programs
 def test_a_stochastic_depth_chain_of_modules_follows_mxnet(mxnet_python, tmp_path):
     """Issue 28's stochastic depth, written as MXNet's example module writes it: the open
     residual blocks add their output *in place* into the stem module's output

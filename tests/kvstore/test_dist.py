@@ -29,7 +29,8 @@ def _mpi_missing():
     return None
 
 
-pytestmark = pytest.mark.skipif(_mpi_missing() is not None, reason=str(_mpi_missing()))
+pytestmark = [pytest.mark.programs,      # the workers are whole programs, in subprocesses
+              pytest.mark.skipif(_mpi_missing() is not None, reason=str(_mpi_missing()))]
 
 
 def _run(task, kvtype, out_dir, mode=None, workers=None):

@@ -15,9 +15,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 WORKER = os.path.join(HERE, "dist_module_worker.py")
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("mpi4py") is None or launch.find_mpirun() is None,
-    reason="needs mpi4py and mpirun (pip install -e '.[dev]')")
+pytestmark = [pytest.mark.programs,      # the workers are whole programs, in subprocesses
+              pytest.mark.skipif(
+                  importlib.util.find_spec("mpi4py") is None or launch.find_mpirun() is None,
+                  reason="needs mpi4py and mpirun (pip install -e '.[dev]')")]
 
 
 def run(kvtype, out_dir, workers=None):

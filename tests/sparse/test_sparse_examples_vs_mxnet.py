@@ -18,7 +18,7 @@ import pytest
 
 from libsvm_data import write_libsvm
 
-pytestmark = pytest.mark.mxnet
+pytestmark = [pytest.mark.mxnet, pytest.mark.programs]   # whole programs on both sides
 
 REPO = os.environ.get("MINIMX_MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
 HERE = os.path.dirname(os.path.abspath(__file__))
