@@ -612,3 +612,95 @@ def test_a_stochastic_depth_chain_of_modules_follows_mxnet(mxnet_python, tmp_pat
     assert sorted(ours) == sorted(theirs)
     for name, values in theirs.items():
         np.testing.assert_allclose(ours[name], values, rtol=1e-3, atol=1e-5, err_msg=name)
+
+
+DROPOUT_ATTENTION_RUNNER = r'''
+import json, sys
+import numpy as np
+lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+mx = __import__(lib)
+gluon = __import__(lib + ".gluon", fromlist=["nn"])
+nn, mnp, npx = gluon.nn, mx.np, mx.npx
+npx.set_np()
+data = np.load(folder + "/data.npz")
+masks = np.random.default_rng(7)        # one stream of uniforms, drawn in call order
+if lib == "minimx":
+    # minimx's own Dropout operator, its random numbers taken from the shared stream
+    mx.engine.set_engine("NaiveEngine")
+    mx.backend.make_rng = lambda ctx, seed: masks
+else:
+    # MXNet: the same masks as minimx's operator makes from them (keep where u >= p)
+    def forward(self, x):
+        if not mx.autograd.is_training():
+            return x
+        keep = masks.random(x.shape) >= self._rate
+        return x * mnp.array((keep / (1 - self._rate)).astype("float32"))
+    nn.Dropout.forward = forward
+
+
+def mlp(hiddens, flatten):
+    net = nn.Sequential()
+    net.add(nn.Dropout(0.2), nn.Dense(hiddens, activation="relu", flatten=flatten),
+            nn.Dropout(0.2), nn.Dense(hiddens, activation="relu", flatten=flatten))
+    return net
+
+
+class DecomposableAttention(nn.Block):
+    """d2l-en's natural-language-inference net: one Dropout block runs twice per step."""
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.embedding = nn.Embedding(20, 6)
+        self.f, self.g = mlp(8, False), mlp(8, False)
+        self.h = mlp(8, True)
+        self.h.add(nn.Dense(3))
+
+    def forward(self, premises, hypotheses):
+        A, B = self.embedding(premises), self.embedding(hypotheses)
+        f_A, f_B = self.f(A), self.f(B)
+        e = npx.batch_dot(f_A, f_B, transpose_b=True)
+        beta = npx.batch_dot(npx.softmax(e), B)
+        alpha = npx.batch_dot(npx.softmax(e.transpose(0, 2, 1)), A)
+        V_A = self.g(mnp.concatenate([A, beta], axis=2)).sum(axis=1)
+        V_B = self.g(mnp.concatenate([B, alpha], axis=2)).sum(axis=1)
+        return self.h(mnp.concatenate([V_A, V_B], axis=1))
+
+
+p, h, y = (mnp.array(data[k]) for k in ("p", "h", "y"))
+net = DecomposableAttention()
+if mode == "save":
+    net.initialize(mx.init.Xavier())
+    net(p[:2], h[:2])
+    net.save_parameters(folder + "/start.params")
+    sys.exit()
+net.load_parameters(folder + "/start.params")
+loss = gluon.loss.SoftmaxCrossEntropyLoss()
+trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.01})
+curve = []
+for step in range(8):
+    with mx.autograd.record():
+        value = loss(net(p, h), y)
+    value.backward()
+    trainer.step(y.shape[0])
+    curve.append(float(value.mean()))
+curve.append(float(net(p, h).sum()))        # prediction mode: no dropout
+print(json.dumps(curve))
+'''
+
+
+def test_dropout_twice_per_step_follows_mxnet_with_the_same_masks(mxnet_python, tmp_path):
+    """Issue 27's natural-language-inference page (its loss 0.73 on minimx, 0.60 on MXNet):
+    with Dropout's random numbers made the same on both sides (one numpy stream, drawn in
+    call order), minimx's Dropout operator -- one block called on A and on B in each step,
+    its gradient through the recorded mask of each call, Adam on the Embedding -- trains
+    along MXNet's curve.  On the page itself the same hook gives MXNet's step losses to 6
+    digits; what is left between the page's runs is their random start and masks."""
+    rng = np.random.RandomState(0)
+    np.savez(tmp_path / "data.npz", p=rng.randint(0, 20, (16, 5)).astype("float32"),
+             h=rng.randint(0, 20, (16, 4)).astype("float32"),
+             y=rng.randint(0, 3, 16).astype("float32"))
+    _run(mxnet_python, DROPOUT_ATTENTION_RUNNER, "mxnet", "save", tmp_path)
+    theirs = json.loads(_run(mxnet_python, DROPOUT_ATTENTION_RUNNER, "mxnet", "train",
+                             tmp_path))
+    ours = json.loads(_run(sys.executable, DROPOUT_ATTENTION_RUNNER, "minimx", "train",
+                           tmp_path))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4)
