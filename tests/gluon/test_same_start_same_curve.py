@@ -687,6 +687,7 @@ print(json.dumps(curve))
 '''
 
 
+@pytest.mark.programs
 def test_dropout_twice_per_step_follows_mxnet_with_the_same_masks(mxnet_python, tmp_path):
     """Issue 27's natural-language-inference page (its loss 0.73 on minimx, 0.60 on MXNet):
     with Dropout's random numbers made the same on both sides (one numpy stream, drawn in
