@@ -239,6 +239,7 @@ def test_a_sub_edits_every_script_alike_and_the_reference_can_be_minimx_too(tmp_
     assert code == 0 and row["edits"] == 1
     for side in ("minimx", "reference"):        # both ran the edited script through minimx
         assert row[side]["ok"] and row[side]["last"] == "epochs 2, loss 0.5, on minimx", row
+        assert 0 < row[side]["cpu"] < 120      # the CPU time of that run's process alone
     assert "(1 edited)" in capsys.readouterr().out
     assert "num_epochs = 50" not in (keep / "course__epochs.py").read_text()
     assert run_chapters.edited("a = 1\nb = 1\n", [(r"^b = 1$", "b = 2")]) == ("a = 1\nb = 2\n", 1)

@@ -23,7 +23,8 @@ cell runs.  ``--list`` prints the chapters and their cells and runs nothing.
 ``--reference PYTHON`` also runs every script with that interpreter as it is (a venv with
 MXNet 1.9.1), interleaved with the minimx run (which side goes first alternates from chapter
 to chapter, so neither always finds the file cache warm), and prints both times and their
-ratio.
+ratio.  Each run's CPU time (its process and the children it waited for, user + system) is
+shown beside its wall time: on a shared machine it moves far less with the load.
 ``--env`` adds environment variables to the reference run only (``--env-both`` to both).
 Each run shows the last line it printed that looks like a result (it names a loss, an accuracy,
 a perplexity or an error: ``--figure`` changes the pattern), else its last line; a failing run
@@ -47,6 +48,11 @@ import subprocess
 import sys
 import tempfile
 import time
+
+try:
+    import resource                 # Unix: the CPU time of finished children
+except ImportError:                 # pragma: no cover - Windows
+    resource = None
 
 import d2lbook_tabs
 
@@ -160,6 +166,15 @@ def run_one(command, cwd, env, timeout, output, figure=FIGURE):
     return True, seconds, last_line(done.stdout, figure)
 
 
+def children_cpu_seconds():
+    """User + system CPU time of this process's finished children so far (None on Windows).
+    On a shared machine a run's CPU time moves far less with the load than its wall time."""
+    if resource is None:
+        return None
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def edited(script, subs):
     """``script`` with each ``(regex, replacement)`` of ``subs`` applied, and the number of
     places changed."""
@@ -229,9 +244,12 @@ def main(argv=None):
             runs.append(("reference", [options.reference, *through, str(script)],
                          reference_env))
         for label, command, env in runs[::-1] if number % 2 else runs:
+            cpu_before = children_cpu_seconds()
             ok, seconds, line = run_one(command, file.parent, env, options.timeout,
                                         script.with_suffix(f".{label}.out"), options.figure)
             row[label] = {"ok": ok, "seconds": round(seconds, 2), "last": line}
+            if cpu_before is not None:
+                row[label]["cpu"] = round(children_cpu_seconds() - cpu_before, 2)
         results.append(row)
         print(format_row(row), flush=True)
     print(summary(results))
@@ -266,18 +284,23 @@ def listing(files, tab=None, default_tab=None):
 
 def format_row(row):
     mine = row["minimx"]
-    text = f"{'PASS' if mine['ok'] else 'FAIL'} {mine['seconds']:8.1f} s  {row['chapter']}"
+    text = f"{'PASS' if mine['ok'] else 'FAIL'} {mine['seconds']:8.1f} s{cpu_of(mine)}  " \
+        f"{row['chapter']}"
     if row.get("edits"):
         text += f" ({row['edits']} edited)"
     reference = row.get("reference")
     if reference is not None:
         ratio = mine["seconds"] / reference["seconds"] if reference["seconds"] else 0
         text += (f"  | reference {'PASS' if reference['ok'] else 'FAIL'} "
-                 f"{reference['seconds']:.1f} s, ratio {ratio:.2f}x")
+                 f"{reference['seconds']:.1f} s{cpu_of(reference)}, ratio {ratio:.2f}x")
     text += f"\n      minimx: {mine['last']}"
     if reference is not None:
         text += f"\n      reference: {reference['last']}"
     return text
+
+
+def cpu_of(run):
+    return f" (cpu {run['cpu']:.1f} s)" if run.get("cpu") is not None else ""
 
 
 def summary(results):
