@@ -211,3 +211,35 @@ def test_a_page_outside_a_book_needs_a_default_tab(tmp_path, capsys):
     assert run_chapters.main([str(tmp_path), "--tab", "mxnet", "--list",
                               "--default-tab", "pytorch"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "1 chapters: 3 cells, 2 all, 1 mxnet"
+
+
+# -- the same edit on both sides (--sub), and a second minimx as the reference (--reference-compat)
+EPOCHS_CHAPTER = """```{.python .input}
+import sys
+import mxnet
+num_epochs = 50
+for epoch in range(num_epochs):
+    pass
+print('epochs %d, loss %.1f, on %s' % (num_epochs, 0.5, mxnet.__name__))
+```
+"""
+
+
+def test_a_sub_edits_every_script_alike_and_the_reference_can_be_minimx_too(tmp_path, capsys,
+                                                                           monkeypatch):
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "epochs.md").write_text(EPOCHS_CHAPTER)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    keep, results = tmp_path / "keep", tmp_path / "results.json"
+    code = run_chapters.main([str(tmp_path / "course"), "--keep", str(keep), "--json",
+                              str(results), "--python", sys.executable, "--timeout", "120",
+                              "--sub", r"^num_epochs = \d+$", "num_epochs = 2",
+                              "--reference", sys.executable, "--reference-compat"])
+    row = json.loads(results.read_text())[0]
+    assert code == 0 and row["edits"] == 1
+    for side in ("minimx", "reference"):        # both ran the edited script through minimx
+        assert row[side]["ok"] and row[side]["last"] == "epochs 2, loss 0.5, on minimx", row
+        assert 0 < row[side]["cpu"] < 120      # the CPU time of that run's process alone
+    assert "(1 edited)" in capsys.readouterr().out
+    assert "num_epochs = 50" not in (keep / "course__epochs.py").read_text()
+    assert run_chapters.edited("a = 1\nb = 1\n", [(r"^b = 1$", "b = 2")]) == ("a = 1\nb = 2\n", 1)

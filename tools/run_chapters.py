@@ -3,6 +3,7 @@
     .venv/bin/python tools/run_chapters.py PATH... [--reference PYTHON] [--timeout S]
                                            [--keep DIR] [--json FILE] [--env K=V ...]
                                            [--tab NAME [--default-tab NAME]] [--list]
+                                           [--sub REGEX REPLACEMENT ...] [--reference-compat]
 
 Each PATH is a chapter or a folder of them: a ``.py`` script, a ``.ipynb`` notebook or a
 Markdown chapter (``.md``) whose code cells are fenced as ```` ```python ````,
@@ -20,12 +21,21 @@ from ``--default-tab``; the book's ``.py`` files are left out).  Without ``--tab
 cell runs.  ``--list`` prints the chapters and their cells and runs nothing.
 
 ``--reference PYTHON`` also runs every script with that interpreter as it is (a venv with
-MXNet 1.9.1), interleaved with the minimx run, and prints both times and their ratio.
+MXNet 1.9.1), interleaved with the minimx run (which side goes first alternates from chapter
+to chapter, so neither always finds the file cache warm), and prints both times and their
+ratio.  Each run's CPU time (its process and the children it waited for, user + system) is
+shown beside its wall time: on a shared machine it moves far less with the load.
 ``--env`` adds environment variables to the reference run only (``--env-both`` to both).
 Each run shows the last line it printed that looks like a result (it names a loss, an accuracy,
 a perplexity or an error: ``--figure`` changes the pattern), else its last line; a failing run
 shows the last line of its error instead.  Everything a run printed is kept beside its script
 (``NAME.minimx.out``, ``NAME.reference.out``).
+
+``--reference-compat`` runs the reference through ``-m minimx.compat`` too: the two columns
+are then minimx in two environments (a venv with numpy 1 beside one with numpy 2, say).
+``--sub REGEX REPLACEMENT`` edits every generated script (``re.sub``, line-anchored ``^``/``$``)
+before either side runs it -- the same edit on both sides, e.g. fewer epochs on a slow machine:
+``--sub '^num_epochs = [0-9]+$' 'num_epochs = 1'``.  Each row says how many places were edited.
 """
 import argparse
 import ast
@@ -38,6 +48,11 @@ import subprocess
 import sys
 import tempfile
 import time
+
+try:
+    import resource                 # Unix: the CPU time of finished children
+except ImportError:                 # pragma: no cover - Windows
+    resource = None
 
 import d2lbook_tabs
 
@@ -151,6 +166,25 @@ def run_one(command, cwd, env, timeout, output, figure=FIGURE):
     return True, seconds, last_line(done.stdout, figure)
 
 
+def children_cpu_seconds():
+    """User + system CPU time of this process's finished children so far (None on Windows).
+    On a shared machine a run's CPU time moves far less with the load than its wall time."""
+    if resource is None:
+        return None
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def edited(script, subs):
+    """``script`` with each ``(regex, replacement)`` of ``subs`` applied, and the number of
+    places changed."""
+    count = 0
+    for pattern, replacement in subs:
+        script, done = re.subn(pattern, replacement, script, flags=re.M)
+        count += done
+    return script, count
+
+
 def environment(extra):
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
     for item in extra:
@@ -176,6 +210,12 @@ def main(argv=None):
     parser.add_argument("--tab", help="run only this framework tab of a d2lbook book")
     parser.add_argument("--default-tab", help="the tab of unmarked cells when no config.ini "
                                               "names the book's tabs")
+    parser.add_argument("--sub", nargs=2, action="append", default=[],
+                        metavar=("REGEX", "REPLACEMENT"),
+                        help="edit every generated script the same way for both runs (re.sub)")
+    parser.add_argument("--reference-compat", action="store_true",
+                        help="run the reference through minimx.compat too (minimx in a second "
+                             "environment)")
     parser.add_argument("--list", action="store_true",
                         help="print the chapters and their code cells, run nothing")
     options = parser.parse_args(argv)
@@ -193,17 +233,23 @@ def main(argv=None):
     minimx_env = environment(options.env_both)
     reference_env = environment(options.env_both + options.env)
     results = []
-    for file in files:
+    for number, file in enumerate(files):
         script = keep / (re.sub(r"[^\w.-]", "_", f"{file.parent.name}__{file.stem}") + ".py")
-        script.write_text(as_script(file, options.tab, options.default_tab), encoding="utf-8")
-        row = {"chapter": str(file)}
+        text, edits = edited(as_script(file, options.tab, options.default_tab), options.sub)
+        script.write_text(text, encoding="utf-8")
+        row = {"chapter": str(file), "edits": edits}
         runs = [("minimx", [options.python, "-m", "minimx.compat", str(script)], minimx_env)]
         if options.reference:
-            runs.append(("reference", [options.reference, str(script)], reference_env))
-        for label, command, env in runs:
+            through = ["-m", "minimx.compat"] if options.reference_compat else []
+            runs.append(("reference", [options.reference, *through, str(script)],
+                         reference_env))
+        for label, command, env in runs[::-1] if number % 2 else runs:
+            cpu_before = children_cpu_seconds()
             ok, seconds, line = run_one(command, file.parent, env, options.timeout,
                                         script.with_suffix(f".{label}.out"), options.figure)
             row[label] = {"ok": ok, "seconds": round(seconds, 2), "last": line}
+            if cpu_before is not None:
+                row[label]["cpu"] = round(children_cpu_seconds() - cpu_before, 2)
         results.append(row)
         print(format_row(row), flush=True)
     print(summary(results))
@@ -238,16 +284,23 @@ def listing(files, tab=None, default_tab=None):
 
 def format_row(row):
     mine = row["minimx"]
-    text = f"{'PASS' if mine['ok'] else 'FAIL'} {mine['seconds']:8.1f} s  {row['chapter']}"
+    text = f"{'PASS' if mine['ok'] else 'FAIL'} {mine['seconds']:8.1f} s{cpu_of(mine)}  " \
+        f"{row['chapter']}"
+    if row.get("edits"):
+        text += f" ({row['edits']} edited)"
     reference = row.get("reference")
     if reference is not None:
         ratio = mine["seconds"] / reference["seconds"] if reference["seconds"] else 0
         text += (f"  | reference {'PASS' if reference['ok'] else 'FAIL'} "
-                 f"{reference['seconds']:.1f} s, ratio {ratio:.2f}x")
+                 f"{reference['seconds']:.1f} s{cpu_of(reference)}, ratio {ratio:.2f}x")
     text += f"\n      minimx: {mine['last']}"
     if reference is not None:
         text += f"\n      reference: {reference['last']}"
     return text
+
+
+def cpu_of(run):
+    return f" (cpu {run['cpu']:.1f} s)" if run.get("cpu") is not None else ""
 
 
 def summary(results):
