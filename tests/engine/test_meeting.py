@@ -38,9 +38,13 @@ def test_every_call_gets_the_combined_value_on_one_queue(workers):
 
 
 def test_meetings_of_one_key_follow_each_other():
+    """A key's second meeting after its first has closed (as a layer's next forward call).
+    Calls are matched by arrival only, so the two meetings must not overlap: pushed on two
+    queues at once, a call of the second could arrive before the first has filled."""
     results_a, results_b = {}, {}
     with engine.engine_type("ThreadedEngine"):
         _push_meeting("again", [1, 2], results_a, cpu(1))
+        engine.wait_all()
         _push_meeting("again", [10, 20], results_b, cpu(2))
         engine.wait_all()
     assert results_a == {0: 3, 1: 3} and results_b == {0: 30, 1: 30}
