@@ -30,7 +30,6 @@ class FullyConnected(OpDef):
     saves = ("data", "weight", "bias_shape")
     test = TestHints(shapes=((2, 3, 2), (4, 6), (4,)), params={"num_hidden": 4},
                      cases=(({"num_hidden": 4, "flatten": False}, ((2, 3, 2), (4, 2), (4,))),
-                            ({"num_hidden": 4}, ((2, 6), (4, 6), (4, 1))),
                             ({"num_hidden": 3, "no_bias": True}, ((2, 5), (3, 5)))))
 
 

@@ -33,7 +33,7 @@ for source, stypes in [("default", ["default", "csr", "row_sparse"]),
         results[source + "->" + stype] = [cast.stype, method.stype, cast.asnumpy().tolist(),
                                           direct, x.grad.asnumpy().tolist()]
 symbol = mx.sym.cast_storage(mx.sym.var("x", stype="default"), stype="csr")
-mx.test_utils.check_numeric_gradient(symbol, {"x": mx.nd.array(values)})
+mx.test_utils.check_numeric_gradient(symbol, {"x": mx.nd.array(values)}, ctx=mx.cpu())
 results["numeric gradient"] = "checked"
 print(json.dumps(results))
 """

@@ -44,3 +44,17 @@ def test_bias_of_shape_n_by_1(mxnet_python):
             assert ours[key] == value, key
         else:
             np.testing.assert_allclose(ours[key], value, rtol=1e-6, err_msg=key)
+
+
+def test_gradients_with_a_bias_of_shape_n_by_1():
+    """The (n, 1) bias's gradient, numerically (no registry case: MXNet's CPU kernel refuses a
+    dense (n, 1) bias when it runs, and every registry case is also asked of MXNet)."""
+    import minimx as mx
+    from minimx.test_utils import check_numeric_gradient
+    rng = np.random.RandomState(0)
+    sym = mx.sym.FullyConnected(mx.sym.var("x"), mx.sym.var("w"), mx.sym.var("b"),
+                                num_hidden=4)
+    check_numeric_gradient(sym, {"x": rng.uniform(-1, 1, (2, 6)),
+                                 "w": rng.uniform(-1, 1, (4, 6)),
+                                 "b": rng.uniform(-1, 1, (4, 1))},
+                           numeric_eps=1e-3, rtol=1e-2, atol=1e-3)

@@ -25,7 +25,7 @@ results["imperative foreach rows"] = distinct_rows(out.asnumpy())
 
 x, s = sym.var("x"), sym.var("s")
 outs, _ = sym.contrib.foreach(lambda d, st: (d * sym.random.uniform(shape=(3,)), st), x, [s])
-ex = outs.bind(mx.cpu(), {"x": data, "s": zero})
+ex = outs.bind(mx.current_context(), {"x": data, "s": zero})
 first, second = ex.forward()[0].asnumpy(), ex.forward()[0].asnumpy()
 results["graph foreach rows"] = distinct_rows(first)
 results["graph foreach calls differ"] = bool(not np.allclose(first, second))
@@ -39,7 +39,7 @@ drop, _ = sym.contrib.foreach(lambda d, st: (sym.Dropout(d * w, p=0.5, mode="alw
 values = np.random.RandomState(0).uniform(1, 2, (8, 40))
 weights = np.random.RandomState(1).uniform(1, 2, (40,))
 grad = nd.zeros((40,))
-ex = drop.bind(mx.cpu(), {"x": nd.array(values), "s": zero, "w": nd.array(weights)},
+ex = drop.bind(mx.current_context(), {"x": nd.array(values), "s": zero, "w": nd.array(weights)},
                args_grad={"w": grad}, grad_req={"x": "null", "s": "null", "w": "write"})
 dropped = ex.forward(is_train=True)[0].asnumpy()
 ex.backward(nd.ones((8, 40)))
@@ -54,7 +54,7 @@ def func(i, total):
     return draw, [i + 1, total + draw]
 steps, (_, final) = sym.contrib.while_loop(lambda i, total: i < 5, func, [i, total],
                                            max_iterations=5)
-ex = sym.Group([steps, final]).bind(mx.cpu(), {"i": nd.zeros((1,)), "total": nd.zeros((1,))})
+ex = sym.Group([steps, final]).bind(mx.current_context(), {"i": nd.zeros((1,)), "total": nd.zeros((1,))})
 rows, summed = [a.asnumpy() for a in ex.forward()]
 results["while rows"] = distinct_rows(rows)
 results["while sum matches"] = bool(np.allclose(rows.sum(), summed.sum(), rtol=1e-5))
@@ -62,7 +62,7 @@ results["while sum matches"] = bool(np.allclose(rows.sum(), summed.sum(), rtol=1
 # cond: a branch that draws, chosen by a value
 p, a = sym.var("p"), sym.var("a")
 chosen = sym.contrib.cond(p > 0, lambda: a + sym.random.uniform(shape=(4,)), lambda: a * 0)
-ex = chosen.bind(mx.cpu(), {"p": nd.ones((1,)), "a": nd.zeros((4,))})
+ex = chosen.bind(mx.current_context(), {"p": nd.ones((1,)), "a": nd.zeros((4,))})
 drawn = [ex.forward()[0].asnumpy() for _ in range(2)]
 results["cond draws per call"] = bool(not np.allclose(drawn[0], drawn[1]))
 
