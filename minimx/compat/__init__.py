@@ -28,7 +28,6 @@ back.
 The runner and the notebook extension also put back ``IPython.display.set_matplotlib_formats``
 (removed in IPython 8.x/9) when it is missing: course code calls it.
 """
-import argparse
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -174,6 +173,7 @@ def load_ipython_extension(ipython):
 
 def main(argv=None):
     """``python -m minimx.compat [--force] script.py [args...]``."""
+    import argparse          # here: a plain `import minimx` does not need it (~20 ms)
     parser = argparse.ArgumentParser(
         prog="python -m minimx.compat",
         description="Run an MXNet 1.x script on minimx: `import mxnet` imports minimx.")
