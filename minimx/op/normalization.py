@@ -270,7 +270,7 @@ class SyncBatchNorm(VarianceOutputBatchNorm):
         dtype = values[-1].dtype
         mine = [to_numpy(value).astype("float64") for value in values]
         combined = meet((phase, self.key), self.ndev, mine, combine,
-                               f"{self.name} {phase} (key {self.key!r}, ndev={self.ndev})")
+                        f"{self.name} {phase} (key {self.key!r}, ndev={self.ndev})")
         return [xp.asarray(value).astype(dtype) for value in combined]
 
     def _batch_moments(self, xp, x3):
