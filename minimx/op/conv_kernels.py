@@ -6,7 +6,10 @@ is the output position (``im2col``) and multiplies it by the filters with a batc
 ``matmul``.  With stride 1 along the first spatial axis, only the other axes are
 unfolded (``row_columns``, ``kernel[0]`` times less copying) and each kernel row is
 one ``matmul`` on a dense slice of it.  The data gradient multiplies the other way
-round and adds each kernel tap back into place (``col2im``, one slice per tap).
+round and adds each kernel tap back into place (``col2im``, one slice per tap).  The
+weight gradient of a layer with many channels copies its windows channels-last
+(``window_rows``: the channels innermost, so each copied run is long) and sums the whole
+batch in one product.
 All functions take ``xp`` (numpy or CuPy) and work for 1 to 3 spatial axes, any
 stride, dilation, padding and channel groups.  Pooling's array work is in
 ``pool_kernels.py``.
@@ -166,7 +169,7 @@ def window_rows(xp, padded_last, geometry, out_size):
     view_strides = ((strides[0],) + tuple(s * t for s, t in zip(spatial, geometry.stride))
                     + tuple(s * d for s, d in zip(spatial, geometry.dilate)) + (strides[-1],))
     view = xp.lib.stride_tricks.as_strided(padded_last, shape, view_strides)
-    return view.reshape(batch * math.prod(out_size), -1)
+    return view.reshape(batch * math.prod(out_size), math.prod(geometry.kernel) * channels)
 
 
 def weight_grad_channels_last(xp, out_grad, padded, geometry):
@@ -183,7 +186,7 @@ def weight_grad_channels_last(xp, out_grad, padded, geometry):
     out_size = out_grad.shape[2:]
     rows = window_rows(xp, xp.ascontiguousarray(xp.moveaxis(padded, 1, -1)), geometry,
                        out_size)                                       # (N * P, K * C)
-    grads = xp.moveaxis(out_grad, 1, -1).reshape(-1, filters)          # (N * P, F)
+    grads = xp.moveaxis(out_grad, 1, -1).reshape(rows.shape[0], filters)  # (N * P, F)
     product = xp.matmul(grads.T, rows).reshape((filters,) + tuple(geometry.kernel)
                                                + (channels,))
     return xp.ascontiguousarray(xp.moveaxis(product, -1, 1))
