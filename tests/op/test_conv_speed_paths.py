@@ -81,17 +81,26 @@ def _reference_kwargs(params):
     return {key: value for key, value in params.items() if key not in skip}
 
 
+def _last_channels(channels_last):
+    """The channel count from which the weight gradient runs channels-last: every case
+    (``channels_last``) or the real rule (the small cases then run channel-first)."""
+    return 1 if channels_last else kernels._LAST_MIN_CHANNELS
+
+
 @SETTINGS
-@given(conv_cases(), st.integers(0, 2 ** 16), st.booleans(), st.booleans(), st.booleans())
+@given(conv_cases(), st.integers(0, 2 ** 16), st.booleans(), st.booleans(), st.booleans(),
+       st.booleans())
 def test_convolution_forward_and_gradients_match_direct_loops(case, seed, long_rows, thin,
-                                                              full):
+                                                              full, channels_last):
     """``long_rows``: every output row counts as long, so col2im runs batch-first;
     ``thin``: the small cases, and weight gradients with more filters than output
     positions, take the one-product path (else the per-sample products);
     ``full``: a stride-1 data gradient runs the full convolution (else col2im, as a batch
-    with few output positions does)."""
+    with few output positions does); ``channels_last``: the weight gradient copies its
+    windows channels-last (ungrouped kernels of several taps)."""
     limits = (kernels._THIN_FORWARD, kernels._THIN_WEIGHT_GRAD) if thin else (0, 0)
-    with _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW), \
+    with _setting(kernels, "_LAST_MIN_CHANNELS", _last_channels(channels_last)), \
+            _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW), \
             _setting(kernels, "_THIN_FORWARD", limits[0]), \
             _setting(kernels, "_THIN_WEIGHT_GRAD", limits[1]), \
             _setting(kernels, "_FILTERS_PER_POSITION",
@@ -125,9 +134,11 @@ def _check_against_loops(op_name, loops, params, data_shape, seed):
 
 
 @SETTINGS
-@given(conv_cases(transpose=True), st.integers(0, 2 ** 16), st.booleans())
-def test_deconvolution_forward_and_gradients_match_direct_loops(case, seed, long_rows):
-    with _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW):
+@given(conv_cases(transpose=True), st.integers(0, 2 ** 16), st.booleans(), st.booleans())
+def test_deconvolution_forward_and_gradients_match_direct_loops(case, seed, long_rows,
+                                                                channels_last):
+    with _setting(kernels, "_LAST_MIN_CHANNELS", _last_channels(channels_last)), \
+            _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW):
         _check_deconvolution(*case, seed)
 
 
@@ -387,3 +398,32 @@ def test_weight_grad_one_product_agrees_in_float32():
     scale = np.abs(exact).max()
     np.testing.assert_allclose(one_product, exact, rtol=0, atol=1e-5 * scale)
     np.testing.assert_allclose(per_sample, exact, rtol=0, atol=1e-5 * scale)
+
+
+@pytest.mark.parametrize("op_name, params, shape", [
+    ("Convolution", dict(kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=40), (3, 32, 8, 8)),
+    ("Convolution", dict(kernel=(3, 3), pad=(1, 1), dilate=(1, 2), num_filter=8), (2, 40, 6, 7)),
+    ("Deconvolution", dict(kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=32), (3, 48, 4, 4)),
+    ("Convolution", dict(kernel=(3,), num_filter=5), (2, 36, 9)),
+])
+def test_channels_last_weight_grad_agrees_in_float32(op_name, params, shape):
+    """Many channels (the DCGAN's and ResNet-18's layers, scaled down): the weight gradient
+    is one product over channels-last windows; it sums the same terms as the channel-first
+    paths in another order, so in float32 both agree with the float64 gradient to float32
+    rounding, and the data gradient does not change at all."""
+    rng = np.random.default_rng(5)
+    op = get_op(op_name)(no_bias=True, **params)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(op.weight_shape(shape)).astype(np.float32)
+    head = rng.standard_normal(op.forward(np, x, w).shape).astype(np.float32)
+    channels = (head if op_name == "Deconvolution" else x).shape[1]
+    assert kernels._channels_last_weight_grad(channels, op.geometry(), 1)
+    grad_x, last = op.backward(np, head, x, w)
+    with _setting(kernels, "_LAST_MIN_CHANNELS", 10 ** 9):
+        first_x, first = op.backward(np, head, x, w)
+    exact = op.backward(np, head.astype(np.float64), x.astype(np.float64), w)[1]
+    assert last.dtype == first.dtype == np.float32 and last.flags.c_contiguous
+    scale = np.abs(exact).max()
+    np.testing.assert_allclose(last, exact, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(first, exact, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_array_equal(grad_x, first_x)
