@@ -12,6 +12,7 @@ import dcgan_step
 import executor_bench
 import gluon_bench
 import image_pipeline
+import import_time
 import imresize_bench
 import lazy_dot
 import memory_growth
@@ -24,6 +25,7 @@ from _util import fmt, print_table, ratio
 
 
 def main():
+    started = import_time.main([])
     overhead = op_overhead.main()
     frontends = np_overhead.main()
     observed = observer_overhead.main()
@@ -52,7 +54,11 @@ def main():
     bounded = memory["no sync, max_pending(8)"][0]
     serial = parallel["each followed by a wait"]
     together = parallel["pushed back to back"]
+    floor, ours, theirs = (started.get(label, (None,))[0]
+                           for label in ("python -c pass", "import minimx", "import mxnet"))
     rows = [
+        ("import minimx / import mxnet", fmt(ours, " s"), fmt(theirs, " s"),
+         ratio(ours, theirs), f"<= 0.35 s idle (python -c pass: {fmt(floor, ' s')})"),
         ("x+1 per op, ThreadedEngine", fmt(threaded, " us"), fmt(mxnet, " us"),
          ratio(threaded, mxnet), "<= 1.00x of MXNet"),
         ("x+1 per op, NaiveEngine", fmt(naive, " us"), fmt(mxnet, " us"),

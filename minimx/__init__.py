@@ -19,35 +19,39 @@ from . import util
 from .util import is_np_shape, np_shape, set_np_shape, use_np_shape
 from .base import MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus
-from . import op, ndarray, autograd, random, profiler
+from . import op, ndarray, autograd, random
 from . import name, attribute, symbol
 from . import ndarray as nd
 from . import symbol as sym
 from .attribute import AttrScope
-from . import executor, registry, operator, initializer, lr_scheduler, optimizer, metric
-from . import callback, monitor, recordio, io, kvstore, viz, gluon, module
-from . import image, rnn, contrib
+from . import executor, registry, operator, initializer, lr_scheduler, optimizer
+from . import kvstore, gluon
 from . import numpy as np
 from . import numpy_extension as npx
 from . import initializer as init
 from . import kvstore as kv
-from . import module as mod
-from . import monitor as mon
-from . import image as img    # MXNet's short name for mx.image
-from . import model
-from . import runtime, compat
-from .compat import install_as_mxnet
 
 __version__ = "0.1.0"
 
+# Imported on first use (``mx.io``, ``from minimx import io``; ``dir(mx)`` lists them): a
+# first program -- arrays, autograd, a Gluon network and its Trainer -- runs none of their
+# code, and every lesson, test process and data-loader worker would pay for them.
+# ``mx.test_utils`` brings ``numpy.testing``; ``compat`` the import machinery's classes.
+_ON_FIRST_USE = {"profiler": "profiler", "metric": "metric", "callback": "callback",
+                 "monitor": "monitor", "mon": "monitor", "recordio": "recordio", "io": "io",
+                 "viz": "viz", "module": "module", "mod": "module", "image": "image",
+                 "img": "image", "rnn": "rnn", "contrib": "contrib", "model": "model",
+                 "runtime": "runtime", "compat": "compat", "test_utils": "test_utils"}
 
-def __getattr__(name):
-    """``mx.test_utils`` is imported on first use (as ``import minimx.test_utils`` is):
-    it brings ``numpy.testing``, a tenth of the time ``import minimx`` would take."""
-    if name == "test_utils":
-        import importlib
-        return importlib.import_module(".test_utils", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def _first_use(name):
+    import importlib
+    if name == "install_as_mxnet":
+        return importlib.import_module(".compat", __name__).install_as_mxnet
+    return importlib.import_module("." + _ON_FIRST_USE[name], __name__)
+
+
+util.serve_on_first_use(globals(), {*_ON_FIRST_USE, "install_as_mxnet"}, _first_use)
 
 __all__ = ["base", "context", "engine", "op", "ndarray", "nd", "autograd", "random", "symbol",
            "sym", "name", "attribute", "AttrScope", "executor", "registry", "operator",

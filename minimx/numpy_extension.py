@@ -18,6 +18,7 @@ from .numpy import extension_random as random  # noqa: F401 (npx.random)
 from .numpy.adapter import call_np, operand
 from .numpy.multiarray import as_np
 from .random_state import seed
+from . import util as _util
 from .util import is_np_array, is_np_shape, reset_np, set_np, use_np
 
 # npx's name -> the registered operator
@@ -61,22 +62,23 @@ def _npx_function(name, nd_function):
     return function
 
 
-for _name, _op_name in OPERATORS.items():
-    globals()[_name] = _npx_function(_name, getattr(_nd_op, _op_name))
-
-
 def _image_namespace(prefix="_image_"):
     """``npx.image``: one function per ``_image_<name>`` operator of the registry (the
     operators of ``nd.image``: ``to_tensor``, ``normalize``, ``resize``, the flips and the
     colour jitters), returning ``np`` arrays; ``OPERATORS`` maps each name to its operator,
     as this module's own does (``sym.npx.image`` is built from it)."""
     namespace = types.ModuleType(f"{__name__}.image", _image_namespace.__doc__)
-    namespace.OPERATORS = {name[len(prefix):]: name for name in vars(_nd_op)
+    namespace.OPERATORS = {name[len(prefix):]: name for name in dir(_nd_op)
                            if name.startswith(prefix)}
     namespace.__all__ = sorted(namespace.OPERATORS)
-    for name, op_name in namespace.OPERATORS.items():
-        setattr(namespace, name, _npx_function(name, getattr(_nd_op, op_name)))
+    _serve_operators(vars(namespace), namespace.OPERATORS)
     return namespace
+
+
+def _serve_operators(module_globals, operators):
+    """Each function of ``operators`` (name -> registered operator) made on first use."""
+    _util.serve_on_first_use(module_globals, operators,
+                             lambda name: _npx_function(name, getattr(_nd_op, operators[name])))
 
 
 image = _image_namespace()
@@ -87,6 +89,9 @@ def __getattr__(name):
         raise AttributeError(name)
     why = _LEFT_OUT.get(name, "it is not implemented in minimx yet")
     raise AttributeError(f"mx.npx.{name} is not available: {why}")
+
+
+_serve_operators(globals(), OPERATORS)      # after __getattr__, which answers the others
 
 
 def current_device():

@@ -172,3 +172,28 @@ def set_module(module):
             function.__module__ = module
         return function
     return decorate
+
+
+def serve_on_first_use(module_globals, names, make):
+    """Make a module's ``names`` on first use (PEP 562): the module's ``__getattr__`` calls
+    ``make(name)`` the first time a program asks for one of them and keeps the value in the
+    module, and its ``__dir__`` lists them all along (``dir``, tab completion; ``from module
+    import name`` asks ``__getattr__`` too).  A ``__getattr__`` the module had already
+    answers every other name.  ``import minimx`` uses it for what a first program does not
+    touch: the operator functions of the frontends, and whole subpackages."""
+    earlier = module_globals.get("__getattr__")
+    module_name = module_globals.get("__name__")
+
+    def __getattr__(name):
+        if name not in names:
+            if earlier is not None:
+                return earlier(name)
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        value = module_globals[name] = make(name)
+        return value
+
+    def __dir__():
+        return sorted(set(module_globals) | set(names))
+
+    module_globals["__getattr__"] = __getattr__
+    module_globals["__dir__"] = __dir__

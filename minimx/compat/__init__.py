@@ -51,12 +51,18 @@ class _AliasLoader(importlib.abc.Loader):
 
     def __init__(self, target_name):
         self.target_name = target_name
+        self.target_spec = None
 
     def create_module(self, spec):
-        return importlib.import_module(self.target_name)
+        module = importlib.import_module(self.target_name)
+        self.target_spec = module.__spec__
+        return module
 
     def exec_module(self, module):
-        """Nothing to run: the minimx module is imported already."""
+        """Nothing to run: the minimx module is imported already.  The import system has
+        just given it the alias's spec: it gets its own back (a part that ``import minimx``
+        leaves for first use, such as ``minimx.io``, may be imported first as ``mxnet.io``)."""
+        module.__spec__ = self.target_spec
 
 
 class MXNetAliasFinder(importlib.abc.MetaPathFinder):

@@ -9,21 +9,20 @@ from .hybrid_block import HybridBlock
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
 from .symbol_block import SymbolBlock
 from . import nn  # noqa: E402  (layers need the block classes above)
-from . import loss, rnn  # noqa: E402
+from . import loss  # noqa: E402
 from .trainer import Trainer  # noqa: E402
-from . import data, utils  # noqa: E402
-
-_ON_FIRST_USE = ("model_zoo", "contrib")
+from ..util import serve_on_first_use as _serve_on_first_use  # noqa: E402
 
 
-def __getattr__(name):
-    """``gluon.model_zoo`` and ``gluon.contrib`` are imported on first use: their layer
-    definitions cost every ``import minimx`` a noticeable share of its time, and most
-    programs never use them."""
-    if name in _ON_FIRST_USE:
-        import importlib
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def _first_use(name):
+    import importlib
+    return importlib.import_module(f".{name}", __name__)
+
+
+# ``gluon.data`` (its data sets, transforms and worker pools), ``gluon.rnn``, ``gluon.utils``,
+# ``gluon.model_zoo`` and ``gluon.contrib`` are imported on first use: a first program
+# (a network of ``nn`` layers, a loss, a Trainer) runs none of their code.
+_serve_on_first_use(globals(), ("data", "rnn", "utils", "model_zoo", "contrib"), _first_use)
 
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "CachedOp", "Parameter", "ParameterDict",

@@ -39,9 +39,6 @@ def waitall():
 _internal = types.ModuleType("minimx.ndarray._internal", "Operators whose names start with _.")
 op = types.ModuleType("minimx.ndarray.op", "Every generated operator function.")
 
-install_generated_functions(globals(), __all__, op, _internal, NDArray, register,
-                            {"contrib": contrib, "linalg": linalg, "image": image})
-
 
 def __getattr__(name):
     """``nd.np`` and ``nd.npx``: MXNet reaches the NumPy frontend's functions from ``nd`` too
@@ -56,6 +53,11 @@ def __getattr__(name):
     raise AttributeError(f"module 'minimx.ndarray' has no attribute {name!r}")
 
 
+# after the module's own __getattr__, which answers the names that are no operator's
+install_generated_functions(globals(), __all__, op, _internal, NDArray, register,
+                            {"contrib": contrib, "linalg": linalg, "image": image})
+
+
 def concatenate(arrays, axis=0, always_copy=True):
     """Join a list of arrays along ``axis`` (MXNet's older name for ``concat``)."""
-    return globals()["concat"](*arrays, dim=axis)
+    return op.concat(*arrays, dim=axis)

@@ -13,7 +13,7 @@ import inspect
 from dataclasses import dataclass, field
 
 from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, normalize_dtype
-from ..util import is_np_shape
+from ..util import is_np_shape, serve_on_first_use
 from .params import Param
 
 __all__ = ["OpDef", "Param", "TestHints", "register_op", "declare_op", "get_op", "list_ops",
@@ -446,8 +446,21 @@ def _remember(key, answer):
     return answer
 
 
+def _parameter_names(function):
+    """The names of ``function``'s parameters, read from its code object: an
+    ``inspect.signature`` for the forward and backward of every declaration made ``import
+    minimx`` noticeably slower.  A wrapped or compiled function still gets one."""
+    code = getattr(function, "__code__", None)
+    if code is None or hasattr(function, "__wrapped__"):
+        return tuple(inspect.signature(function).parameters)
+    count = (code.co_argcount + code.co_kwonlyargcount
+             + bool(code.co_flags & inspect.CO_VARARGS)
+             + bool(code.co_flags & inspect.CO_VARKEYWORDS))
+    return code.co_varnames[:count]
+
+
 def _extras(function, allowed):
-    names = inspect.signature(function).parameters
+    names = _parameter_names(function)
     return tuple(name for name in allowed if name in names)
 
 
@@ -513,31 +526,87 @@ def install_generated_functions(namespace, names, op_module, internal, array_cla
     writes it by hand.  Operators with ``method = True`` (or a method name) become methods
     of ``array_class``.  ``register`` is the frontend's module with ``make_function`` and
     ``make_method``.
+
+    Each function is built on its first use (``GeneratedFunctions``): the modules list every
+    name (``dir``, ``__all__``, tab completion) and a module ``__getattr__`` (PEP 562) makes
+    the function the first time a program asks for it.
     """
-    written_by_hand = set(namespace)
     submodules = submodules or {}
+    functions = GeneratedFunctions(register)
+    # per module: attribute name -> the public name of the operator it calls
+    on_op_module, on_internal, in_namespace = {}, {}, {}
+    in_submodule = {name: {} for name in submodules}
     by_hand_in = {name: set(vars(module)) for name, module in submodules.items()}
+    methods = set()
     for op_cls in list_ops():
         for public_name in (op_cls.name, *op_cls.aliases):
-            function = register.make_function(op_cls, public_name)
-            setattr(op_module, public_name, function)
+            functions.ops[public_name] = op_cls
+            on_op_module[public_name] = public_name
             for prefix, module_name in SUBMODULE_PREFIXES.items():
                 module = submodules.get(module_name)
                 short = public_name[len(prefix):]
                 if (public_name.startswith(prefix) and module is not None
                         and short not in by_hand_in[module_name]):
-                    setattr(module, short, function)
+                    in_submodule[module_name][short] = public_name
                     getattr(module, "__all__", []).append(short)
             if public_name.startswith("_"):
-                setattr(internal, public_name, function)
-            elif public_name not in written_by_hand:
-                namespace[public_name] = function
+                on_internal[public_name] = public_name
+            elif public_name not in namespace:
+                in_namespace[public_name] = public_name
                 names.append(public_name)
         if op_cls.method:
             method_name = op_cls.name if op_cls.method is True else op_cls.method
-            if not hasattr(array_class, method_name):
-                # a method named after an alias calls that alias (``x.flip()`` names its
-                # node ``flip0``, as MXNet's)
-                function = getattr(op_module, method_name, None) or getattr(op_module,
-                                                                            op_cls.name)
-                setattr(array_class, method_name, register.make_method(function))
+            if method_name not in methods and not hasattr(array_class, method_name):
+                methods.add(method_name)
+                setattr(array_class, method_name,
+                        _MethodOnFirstUse(array_class, method_name, op_cls, op_module, register))
+
+    def serve(module_globals, table):
+        serve_on_first_use(module_globals, table, lambda name: functions.get(table[name]))
+
+    serve(vars(op_module), on_op_module)
+    serve(vars(internal), on_internal)
+    serve(namespace, in_namespace)
+    for module_name, module in submodules.items():
+        serve(vars(module), in_submodule[module_name])
+    return functions
+
+
+class GeneratedFunctions:
+    """A frontend's generated functions, each made on its first use and kept.
+
+    Making all of them at import (a signature and a docstring each, for every operator,
+    alias and frontend: over a thousand) costs every process; a program calls a few dozen.
+    One function per public name, so ``nd.relu is nd.op.relu``.
+    """
+
+    def __init__(self, register):
+        self.register = register
+        self.ops = {}          # public name -> OpDef subclass
+        self.made = {}         # public name -> the function, once made
+
+    def get(self, public_name):
+        function = self.made.get(public_name)
+        if function is None:
+            function = self.register.make_function(self.ops[public_name], public_name)
+            function = self.made.setdefault(public_name, function)
+        return function
+
+
+class _MethodOnFirstUse:
+    """An operator's array method (``x.exp()``), made the first time it is looked up: it
+    then replaces itself on the class with the plain function ``register.make_method``
+    gives."""
+
+    def __init__(self, array_class, method_name, op_cls, op_module, register):
+        self.array_class, self.method_name = array_class, method_name
+        self.op_cls, self.op_module, self.register = op_cls, op_module, register
+
+    def __get__(self, instance, owner=None):
+        # a method named after an alias calls that alias (``x.flip()`` names its node
+        # ``flip0``, as MXNet's)
+        function = (getattr(self.op_module, self.method_name, None)
+                    or getattr(self.op_module, self.op_cls.name))
+        method = self.register.make_method(function)
+        setattr(self.array_class, self.method_name, method)
+        return method.__get__(instance, owner)

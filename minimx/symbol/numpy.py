@@ -35,6 +35,7 @@ from ..numpy.adapter import composing
 from .. import numpy_extension as _npx
 from ..base import MXNetError
 from ..op import get_op
+from ..util import serve_on_first_use
 from . import inference
 from .symbol import Symbol, compose_op
 
@@ -283,11 +284,11 @@ def _namespace(module_name, source, names, compose_all=False):
     namespace = types.ModuleType(module_name, source.__doc__)
     operators = getattr(source, "OPERATORS", {})
     for name in names:
+        if name in operators and not compose_all:
+            continue                    # made on first use (below), as npx's own
         value = getattr(source, name)
         if compose_all and callable(value):
             value = _creation(name, source)
-        elif name in operators:
-            value = _npx_operator(name, operators[name])
         elif name in _VALUE_SHAPED:
             value = _value_shaped(name)
         elif name in _CREATION:
@@ -301,6 +302,10 @@ def _namespace(module_name, source, names, compose_all=False):
     namespace._Symbol = _Symbol
     if hasattr(source, "__getattr__"):     # a missing name: the frontend's reason
         namespace.__getattr__ = source.__getattr__
+    served = {} if compose_all else {name: operators[name] for name in names
+                                     if name in operators}
+    serve_on_first_use(vars(namespace), served,
+                       lambda name: _npx_operator(name, served[name]))
     return namespace
 
 
