@@ -176,9 +176,8 @@ def own_buffers(values, sources):
     another chunk would give two chunks one buffer, breaking ``Chunk``'s invariant
     (``y[0] = 7`` would change ``x``, or every later call's output, too).
     """
+    held = set(map(id, sources))      # ``is`` by identity, one set lookup per value
     for position, value in enumerate(values):
-        for source in sources:
-            if value is source:
-                values[position] = value.copy()
-                break
+        if id(value) in held:
+            values[position] = value.copy()
     return values
