@@ -151,6 +151,8 @@ class OpCall:
         if type(result) is not tuple and type(result) is not list:
             result = (result,)
         count = len(result)
+        if count == len(needs) and all(needs):      # every gradient wanted and given
+            return result if type(result) is list else list(result)
         return [result[i] if need and i < count else None for i, need in enumerate(needs)]
 
 
