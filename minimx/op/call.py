@@ -152,7 +152,7 @@ class OpCall:
             result = (result,)
         count = len(result)
         if count == len(needs) and all(needs):      # every gradient wanted and given
-            return result if type(result) is list else list(result)
+            return list(result)          # a new list, as below: callers may write into it
         return [result[i] if need and i < count else None for i, need in enumerate(needs)]
 
 
