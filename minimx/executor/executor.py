@@ -58,7 +58,8 @@ class Executor:
                         for e in self._entries]
         self._plans = {}
         self._programs = {}           # (id(plan), is_train) -> its ForwardProgram
-        self._backward_program = None      # (needs_grad, forward program, BackwardProgram)
+        # (needs_grad, forward program, BackwardProgram, each head's slot, each target's slot)
+        self._backward_program = None
         self._resolved = {}           # id(plan) -> the value keys of the outputs in it
         # the value key of each argument, then of each auxiliary state (their arrays' order)
         self._value_keys = [(self._variables[name], 0)
@@ -244,7 +245,8 @@ class Executor:
 
     def backward(self, out_grads=None, is_train=True):
         """Compute gradients of the arguments into ``grad_arrays`` (per ``grad_req``)."""
-        if self.grad_arrays is None or all(req == "null" for req in self._grad_reqs):
+        setup = self._backward_setup()
+        if setup is None:
             return          # no gradient is asked for (as MXNet, nothing to do)
         if isinstance(out_grads, NDArray):
             out_grads = [out_grads]
@@ -259,27 +261,30 @@ class Executor:
             self._forward(mode, True, {})
         plan = self._plan(True)
         xp = backend.get_xp(self._ctx)
-        targets, needs_grad, meta = self._backward_setup()
+        targets, needs_grad, meta = setup.targets, setup.needs_grad, setup.meta
         heads = list(out_grads) if out_grads is not None else []
-        self._check_head_gradients(heads, needs_grad)
+        self._check_head_gradients(heads, setup.heads_required)
         # as MXNet's Backward, a head gradient is copied to its output's device first
         heads = [grad if grad is None or grad.context == output.context
                  else grad.as_in_context(output.context)
                  for grad, output in zip(heads, self.outputs)]
+        heads += [None] * (len(self._entries) - len(heads))
         monitor = self._monitor
 
         def run():
-            head = {entry: (grad._read() if grad is not None else xp.ones(*meta[entry]))
-                    for entry, grad in zip(self._entries, heads + [None] * len(self._entries))}
+            # an output without a head gradient starts from ones (a loss's backward
+            # ignores it)
+            head = [grad._read() if grad is not None else xp.ones(*shape_dtype)
+                    for grad, shape_dtype in zip(heads, setup.head_meta)]
             if type(self._saved) is tuple:          # forward ran the lowered program
                 values = self._run_backward_program(plan, xp, head, needs_grad, meta,
                                                     targets, is_train)
             else:
                 saved = _as_now(self._saved, self._saved_from)
-                grads = run_backward(plan, xp, head, saved, needs_grad, is_train, meta,
-                                     monitor)
+                grads = run_backward(plan, xp, dict(zip(self._entries, head)), saved,
+                                     needs_grad, is_train, meta, monitor)
                 values = [grads.get((node, 0)) for node, _, _ in targets]
-            values = own_buffers(values, [*head.values(), *(a._read() for a in arrays)])
+            values = own_buffers(values, [*head, *(a._read() for a in arrays)])
             for (_, array, req), value in zip(targets, values):
                 if value is None:
                     value = xp.zeros(array.shape, array._dtype)
@@ -297,47 +302,61 @@ class Executor:
 
     def _run_backward_program(self, plan, xp, head, needs_grad, meta, targets, is_train):
         """``run_backward``'s gradients of ``targets``, by the lowered BackwardProgram over
-        the slots the last forward kept (inside backward's engine operation)."""
+        the slots the last forward kept (inside backward's engine operation); ``head``: one
+        head gradient per output."""
         forward, slots = self._saved
         cached = self._backward_program
         if cached is None or cached[0] is not needs_grad or cached[1] is not forward:
-            cached = self._backward_program = (needs_grad, forward,
-                                               BackwardProgram(plan, forward, needs_grad, meta))
-        slot_of = forward.slot_of
+            slot_of = forward.slot_of
+            cached = self._backward_program = (
+                needs_grad, forward, BackwardProgram(plan, forward, needs_grad, meta),
+                [slot_of.get(entry) for entry in self._entries],      # each head's slot
+                [slot_of[(node, 0)] for node, _, _ in targets])       # each target's slot
+        _, _, program, head_slots, target_slots = cached
         slots = _slots_now(slots, self._saved_from)
-        heads = {slot_of[entry]: value for entry, value in head.items() if entry in slot_of}
-        grads = cached[2].run(xp, slots, heads, is_train)
-        return [grads[slot_of[(node, 0)]] for node, _, _ in targets]
+        # (a dict: the last of two heads of one output counts, as the interpreter's)
+        heads = dict(zip(head_slots, head))
+        heads.pop(None, None)
+        grads = program.run(xp, slots, heads, is_train)
+        return [grads[index] for index in target_slots]
 
-    def _check_head_gradients(self, heads, needs_grad):
+    def _check_head_gradients(self, heads, required):
         """As MXNet: an output that is not a loss needs its head gradient in ``out_grads``
         (the ones minimx used to assume are a gradient nobody asked for); a loss layer,
-        ``BlockGrad`` or an output no gradient flows through needs none."""
-        for position, (node, index) in enumerate(self._entries):
-            given = position < len(heads) and heads[position] is not None
-            op = node.instance
-            if (not given and (node, index) in needs_grad and op.differentiable
-                    and op.head_gradient):
+        ``BlockGrad`` or an output no gradient flows through needs none.  ``required``:
+        the positions of the outputs that need one (``_backward_setup``)."""
+        for position in required:
+            if position >= len(heads) or heads[position] is None:
                 name = self._symbol.list_outputs()[position]
+                op = self._entries[position][0].instance
                 raise MXNetError(
                     f"backward: output {name!r} ({op.name}) is not a loss, so its head "
                     f"gradient is required: pass out_grads to backward (to minimize an "
                     f"output as an objective, pass it through make_loss)")
 
     def _backward_setup(self):
-        """(targets, values needing a gradient, shapes and dtypes): the same for every call
-        while ``grad_arrays`` and ``grad_req`` stay."""
-        key = (tuple(map(id, self.grad_arrays)), tuple(self._grad_reqs))
+        """What backward needs that stays the same for every call while ``grad_arrays`` and
+        ``grad_req`` stay (a ``_BackwardSetup``), or None when no gradient is asked for."""
+        grads = self.grad_arrays
+        key = None if grads is None else (tuple(map(id, grads)), tuple(self._grad_reqs))
         if self._backward_cache is None or self._backward_cache[0] != key:
-            targets = [(self._variables[name], array, req) for name, array, req in
-                       zip(self._arg_names, self.grad_arrays, self._grad_reqs)
-                       if array is not None and req != "null"]
-            needs_grad = entries_depending_on(self._entries,
-                                              {id(node) for node, _, _ in targets})
-            meta = {entry: (shape, self._dtypes[entry]) for entry, shape in self._shapes.items()
-                    if shape is not None and entry in self._dtypes}
-            self._backward_cache = key, (targets, needs_grad, meta)
+            self._backward_cache = key, self._new_backward_setup()
         return self._backward_cache[1]
+
+    def _new_backward_setup(self):
+        if self.grad_arrays is None or all(req == "null" for req in self._grad_reqs):
+            return None
+        targets = [(self._variables[name], array, req) for name, array, req in
+                   zip(self._arg_names, self.grad_arrays, self._grad_reqs)
+                   if array is not None and req != "null"]
+        needs_grad = entries_depending_on(self._entries, {id(node) for node, _, _ in targets})
+        meta = {entry: (shape, self._dtypes[entry]) for entry, shape in self._shapes.items()
+                if shape is not None and entry in self._dtypes}
+        required = [position for position, entry in enumerate(self._entries)
+                    if entry in needs_grad and entry[0].instance.differentiable
+                    and entry[0].instance.head_gradient]
+        return _BackwardSetup(targets, needs_grad, meta, [meta.get(e) for e in self._entries],
+                              required)
 
     # -- parameters and shapes --------------------------------------------------------------
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
@@ -395,6 +414,19 @@ class Executor:
         return (self._symbol.debug_str() + "\n--------\n" + str(self.plan_report())
                 + f"\nTotal {allocated >> 20} MB allocated\n")
 
+
+
+class _BackwardSetup:
+    """An executor's backward facts for one set of gradient arrays and requests: ``targets``
+    ``(variable node, gradient array, req)``, ``needs_grad`` (the values a gradient flows
+    through), ``meta`` (value key -> (shape, dtype)), ``head_meta`` (each output's), and
+    ``heads_required`` (the outputs whose head gradient backward must be given)."""
+
+    __slots__ = ("targets", "needs_grad", "meta", "head_meta", "heads_required")
+
+    def __init__(self, targets, needs_grad, meta, head_meta, heads_required):
+        self.targets, self.needs_grad, self.meta = targets, needs_grad, meta
+        self.head_meta, self.heads_required = head_meta, heads_required
 
 
 class _SavedMemory:

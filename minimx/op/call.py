@@ -151,6 +151,8 @@ class OpCall:
         if type(result) is not tuple and type(result) is not list:
             result = (result,)
         count = len(result)
+        if count == len(needs) and all(needs):      # every gradient wanted and given
+            return list(result)          # a new list, as below: callers may write into it
         return [result[i] if need and i < count else None for i, need in enumerate(needs)]
 
 
@@ -176,9 +178,8 @@ def own_buffers(values, sources):
     another chunk would give two chunks one buffer, breaking ``Chunk``'s invariant
     (``y[0] = 7`` would change ``x``, or every later call's output, too).
     """
+    held = set(map(id, sources))      # ``is`` by identity, one set lookup per value
     for position, value in enumerate(values):
-        for source in sources:
-            if value is source:
-                values[position] = value.copy()
-                break
+        if id(value) in held:
+            values[position] = value.copy()
     return values

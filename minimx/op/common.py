@@ -35,6 +35,16 @@ def sum_to_shape(xp, grad, shape):
     return summed.reshape(shape)
 
 
+def as_shape(array, shape):
+    """``array`` reshaped to ``shape``; itself when it has that shape already.  A reshape to
+    the same shape is a view, and an executor copies a view before it keeps it as an output
+    or gradient (``NDArray._write``): a gradient handed back as it is saves that copy.
+    ``shape`` None leaves ``array`` as it is (as ``reshape(None)`` would)."""
+    if shape is None or array.shape == tuple(shape):
+        return array
+    return array.reshape(shape)
+
+
 def normalize_axes(op, axis, ndim, exclude=False):
     """Axis parameter -> sorted tuple of non-negative axes (None means all)."""
     if axis is None or axis == ():

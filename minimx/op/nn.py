@@ -6,6 +6,7 @@ Lesson: 09-gluon.  Mirrors ``src/operator/nn/fully_connected.cc``,
 """
 import math
 
+from .common import as_shape
 from .params import Choice, DType, Optional, Param, Shape
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
@@ -94,19 +95,21 @@ class FullyConnected(OpDef):
         return output
 
     def backward(self, xp, out_grad, data, weight, bias_shape=None, needs=ALL_NEEDED):
-        flat_grad = out_grad.reshape(-1, self.num_hidden)
+        flat_grad = out_grad if out_grad.ndim == 2 else out_grad.reshape(-1, self.num_hidden)
         grad_data = grad_weight = None
         if needs[0]:        # skipped for the network's input data
-            grad_data = xp.dot(flat_grad, weight).reshape(data.shape)
+            grad_data = as_shape(xp.dot(flat_grad, weight), data.shape)
         if needs[1]:
             rows = self._rows(data)
             # xp.dot, not @: numpy's matmul takes a slow loop for an inner size of 1
             # (a batch of one), 7x slower than dot's BLAS call for the 784x256 layer
-            grad_weight = xp.dot(flat_grad.T, rows.reshape(-1, rows.shape[-1]))
+            if rows.ndim != 2:
+                rows = rows.reshape(-1, rows.shape[-1])
+            grad_weight = xp.dot(flat_grad.T, rows)
         if self.no_bias:
             return grad_data, grad_weight
         return grad_data, grad_weight, \
-            flat_grad.sum(axis=0).reshape(bias_shape) if needs[2] else None
+            as_shape(flat_grad.sum(axis=0), bias_shape) if needs[2] else None
 
 
 # -- softmax family ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ incoming gradient and starts from the loss gradient against ``label``.
 """
 import math
 
-from .common import sigmoid
+from .common import as_shape, sigmoid
 from .params import Choice, Param
 from .registry import OpDef, TestHints, register_op
 
@@ -17,7 +17,9 @@ from .registry import OpDef, TestHints, register_op
 def _one_hot(xp, label, classes, axis, dtype):
     """One-hot along ``axis``; labels outside ``[0, classes)`` give all zeros."""
     positions = xp.arange(classes).reshape([-1 if a == axis else 1 for a in range(label.ndim + 1)])
-    return (xp.expand_dims(label, axis) == positions).astype(dtype)
+    # a reshape puts the class axis in (xp.expand_dims does the same, with more Python)
+    column = label.reshape(label.shape[:axis] + (1,) + label.shape[axis:])
+    return (column == positions).astype(dtype)
 
 
 def _softmax(xp, data, axis):
@@ -88,7 +90,7 @@ class SoftmaxOutput(OpDef):
 
     def forward(self, xp, data, label):
         rows = self._rows(data)
-        return _softmax(xp, rows, self._class_axis(rows.ndim)).reshape(data.shape)
+        return as_shape(_softmax(xp, rows, self._class_axis(rows.ndim)), data.shape)
 
     def backward(self, xp, out_grad, label, output):
         probs = self._rows(output)
@@ -112,7 +114,10 @@ class SoftmaxOutput(OpDef):
             grad = grad * xp.expand_dims(label != self.ignore_label, axis)
         if self.out_grad:
             grad = grad * self._rows(out_grad)
-        return (grad * self._scale(xp, label, probs)).reshape(output.shape), None
+        scale = self._scale(xp, label, probs)
+        if scale != 1:          # x * 1.0 is x: the product is left out, not changed
+            grad = grad * scale
+        return as_shape(grad, output.shape), None
 
     def _scale(self, xp, label, probs):
         if self.normalization == "valid":

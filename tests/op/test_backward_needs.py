@@ -86,3 +86,27 @@ def test_called_directly_backward_computes_every_gradient():
     data, weight = np.ones((3, 4), np.float32), np.ones((2, 4), np.float32)
     grads = op.backward(np, np.ones((3, 2), np.float32), data=data, weight=weight)
     assert all(grad is not None for grad in grads)
+
+
+def test_gradients_already_shaped_are_handed_back_as_computed():
+    """A same-shape reshape is a view, which an executor copies before keeping it as a
+    gradient; FullyConnected's gradients and SoftmaxOutput's output and gradient of 2-D
+    values are the arrays computed (no view), and still reshaped where shapes differ."""
+    fc = get_op("FullyConnected").create(num_hidden=2)
+    data, weight = np.ones((3, 4), np.float32), np.ones((2, 4), np.float32)
+    grads = fc.backward(np, np.ones((3, 2), np.float32), data=data, weight=weight,
+                        bias_shape=(2,))
+    assert all(grad.base is None for grad in grads)
+    assert [grad.shape for grad in grads] == [(3, 4), (2, 4), (2,)]
+    column = fc.backward(np, np.ones((3, 2), np.float32), data=data, weight=weight,
+                         bias_shape=(2, 1))[2]
+    assert column.shape == (2, 1)
+    images = fc.backward(np, np.ones((3, 2), np.float32), data=np.ones((3, 2, 2), np.float32),
+                         weight=weight, bias_shape=(2,))[0]
+    assert images.shape == (3, 2, 2)
+    softmax = get_op("SoftmaxOutput").create()
+    scores, label = np.arange(6, dtype=np.float32).reshape(2, 3), np.array([0, 2], np.float32)
+    output = softmax.forward(np, scores, label)
+    grad = softmax.backward(np, None, label=label, output=output)[0]
+    assert output.base is None and grad.base is None
+    np.testing.assert_array_equal(grad, output - np.eye(3, dtype=np.float32)[[0, 2]])
