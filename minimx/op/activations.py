@@ -105,13 +105,20 @@ class SmoothL1(Unary):
 
 
 # -- layers ----------------------------------------------------------------------------------
+def _sigmoid_derivative(xp, output):
+    """``output * (1 - output)`` on one new buffer (the same products, no temporaries)."""
+    result = xp.asarray(xp.subtract(1, output), dtype=output.dtype)  # 0-d: an array, too
+    result *= output
+    return result
+
+
 _ACTIVATIONS = {
     # name: (forward(xp, x), derivative(xp, x, y))
     # fmax: a nan gives 0, as MXNet's Activation kernel (nd.relu keeps the nan)
     # relu's from the output, as MXNet's: an executor output changed in place before
     # backward (``outputs[i] += ...``) changes the gradient there too (Executor._as_now)
     "relu": (lambda xp, x: xp.fmax(x, 0), lambda xp, x, y: (y > 0).astype(x.dtype)),
-    "sigmoid": (sigmoid, lambda xp, x, y: y * (1 - y)),
+    "sigmoid": (sigmoid, lambda xp, x, y: _sigmoid_derivative(xp, y)),
     "tanh": (lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y),
     "softrelu": (lambda xp, x: xp.logaddexp(x, 0).astype(x.dtype, copy=False),
                  lambda xp, x, y: sigmoid(xp, x)),
@@ -143,7 +150,11 @@ class Activation(OpDef):
         return _ACTIVATIONS[self.act_type][0](xp, data)
 
     def backward(self, xp, out_grad, data, output):
-        return out_grad * _ACTIVATIONS[self.act_type][1](xp, data, output)
+        derivative = _ACTIVATIONS[self.act_type][1](xp, data, output)  # a new array
+        if (derivative.ndim == 0 or derivative.dtype != out_grad.dtype
+                or derivative.shape != out_grad.shape):
+            return out_grad * derivative
+        return xp.multiply(out_grad, derivative, out=derivative)
 
 
 @register_op

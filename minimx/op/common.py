@@ -105,5 +105,5 @@ def sigmoid(xp, x):
     with np.errstate(over="ignore"):
         xp.exp(result, out=result)
     result += 1
-    xp.reciprocal(result, out=result)
+    xp.divide(1, result, out=result)    # as reciprocal (both round 1/x once), but vectorised
     return result

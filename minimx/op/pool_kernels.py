@@ -112,11 +112,42 @@ def _taps(geometry, out_size, after, planes):
     return last, [_at(target, last) for _, target in tap_slices(geometry, out_size)]
 
 
+def _tiles(geometry, out_size, after, in_size):
+    """Whether 2-D windows tile the planes exactly (stride = window, no pad, no dilation)."""
+    return len(in_size) == 2 and not any(geometry.pad) and not any(after) and all(
+        d == 1 and s == k and o * s == n for k, s, d, o, n in
+        zip(geometry.kernel, geometry.stride, geometry.dilate, out_size, in_size))
+
+
+def _max_of_tiles(xp, planes, kernel, out_size):
+    """Max pooling of planes ``(P, H, W)`` tiled by ``kernel`` windows: first along the rows
+    (the taps of a window row are every ``kernel[1]``-th element of the whole array: one long
+    loop each), then down the columns.  The windows' maxima of the taps in row-major order,
+    as ``pool`` takes them one by one (a maximum has no rounding; ties keep the earlier)."""
+    by_row = _max_along(xp, planes.reshape(-1, kernel[1]))  # (P * H * W / kw, kw) taps
+    # (P * H / kh, kh, W / kw): each window's row maxima, down its column
+    result = _max_along(xp, by_row.reshape(-1, kernel[0], out_size[1]))
+    return result.reshape(planes.shape[:1] + tuple(out_size))
+
+
+def _max_along(xp, taps):
+    """The maximum over the second axis of ``taps``, its entries taken in order."""
+    if taps.shape[1] == 1:
+        return taps[:, 0].copy()
+    result = xp.maximum(taps[:, 0], taps[:, 1])
+    for tap in range(2, taps.shape[1]):
+        xp.maximum(result, taps[:, tap], out=result)
+    return result
+
+
 def pool(xp, data, geometry, out_size, after, kind, fill):
     """Max (``kind == 'max'``) or sum over every window: ``(N, C, *in)`` -> ``(N, C, *out)``.
     ``after`` is the padding at the end of each axis (the pad, plus what a 'full' window
     overhangs); ``fill`` is what padding holds."""
     planes = _as_planes(data)
+    if kind == "max" and _tiles(geometry, out_size, after, planes.shape[1:]):
+        return _max_of_tiles(xp, planes, geometry.kernel, out_size).reshape(
+            data.shape[:2] + tuple(out_size))
     result = xp.empty(planes.shape[:1] + tuple(out_size), dtype=data.dtype)
     last, taps = _taps(geometry, out_size, after, planes)
     for chunk in _chunks(xp, planes):

@@ -427,3 +427,24 @@ def test_channels_last_weight_grad_agrees_in_float32(op_name, params, shape):
     np.testing.assert_allclose(last, exact, rtol=0, atol=1e-5 * scale)
     np.testing.assert_allclose(first, exact, rtol=0, atol=1e-5 * scale)
     np.testing.assert_array_equal(grad_x, first_x)
+
+
+@pytest.mark.parametrize("kernel, size", [((2, 2), (8, 8)), ((2, 2), (24, 24)), ((3, 3), (6, 9)),
+                                          ((2, 3), (4, 6)), ((1, 2), (3, 4)), ((3, 1), (6, 2))])
+def test_max_pooling_of_tiles_is_the_tap_path_bit_for_bit(kernel, size):
+    """Windows that tile the planes: rows first, then columns, gives what the taps one by
+    one give, to the bit -- zeros of both signs in ties (numpy's maximum keeps the later of
+    equal values) and NaNs included."""
+    rng = np.random.default_rng(0)
+    shape = (3, 5) + size
+    x = rng.integers(-1, 2, shape).astype(np.float32)
+    x[rng.random(shape) < 0.3] = -0.0
+    x[rng.random(shape) < 0.02] = np.nan
+    op = get_op("Pooling")(kernel=kernel, stride=kernel, pool_type="max")
+    geometry, out_size, after = op._tap_layout(shape)
+    assert pool_kernels._tiles(geometry, out_size, after, size)
+    tiled = op.forward(np, x)
+    with _setting(pool_kernels, "_tiles", lambda *args: False):
+        by_taps = op.forward(np, x)
+    np.testing.assert_array_equal(tiled.view(np.uint32), by_taps.view(np.uint32))
+    np.testing.assert_array_equal(tiled, references.pooling(np, x, kernel=kernel, stride=kernel))
