@@ -10,6 +10,7 @@ resized by gathering its interpolation taps (``resize_batch``), flipped, cast an
 Each step does the plain path's float32 operations in the plain path's order, so the batch
 is the same bit for bit (tests/io/test_io_image_batch.py compares the two paths).
 """
+import os
 import random
 
 import numpy as np
@@ -18,11 +19,46 @@ from ..ndarray import NDArray
 from ..op.resize_kernels import resize_array, resize_batch, resize_taps, round_to
 from .augmenters import (CastAug, CenterCropAug, ColorNormalizeAug, HorizontalFlipAug,
                          RandomCropAug, RandomSizedCropAug, ResizeAug)
-from .image import center_box, interp_method, random_box, random_size_box, short_side_size
+from .image import (center_box, decode_hwc, interp_method, random_box, random_size_box,
+                    short_side_size)
 
-__all__ = ["BatchAugmenter", "batch_augmenter"]
+__all__ = ["BatchAugmenter", "batch_augmenter", "decode_batch"]
 
 CROPS = (RandomSizedCropAug, RandomCropAug, CenterCropAug)
+DECODE_THREADS = min(4, os.cpu_count() or 1)
+_decoders = []          # the decoding threads' pool, made at the first batch
+
+
+def decode_batch(bufs, flag):
+    """The images of ``bufs`` decoded to HxWxC uint8 arrays, yielded in order; several
+    threads decode at once (Pillow's decoder releases the GIL while libjpeg works, and most
+    of a small JPEG's time is there), each a run of consecutive images, this thread one of
+    them.  A file that does not decode raises where its image comes."""
+    runs = min(DECODE_THREADS, len(bufs))
+    if runs <= 1:
+        yield from (decode_hwc(buf, flag) for buf in bufs)
+        return
+    if not _decoders:
+        from concurrent.futures import ThreadPoolExecutor    # (not needed at import)
+        _decoders.append(ThreadPoolExecutor(DECODE_THREADS - 1, "minimx-decode"))
+    bounds = [len(bufs) * run // runs for run in range(runs + 1)]
+    later = [_decoders[0].submit(decode_run, bufs[bounds[run]:bounds[run + 1]], flag)
+             for run in range(1, runs)]
+    for images, error in [decode_run(bufs[:bounds[1]], flag)] + [f.result() for f in later]:
+        yield from images
+        if error is not None:
+            raise error
+
+
+def decode_run(bufs, flag):
+    """(the images decoded, the error that stopped the run or None)."""
+    images = []
+    try:
+        for buf in bufs:
+            images.append(decode_hwc(buf, flag))
+    except Exception as error:          # noqa: BLE001 (raised again, in order, by the caller)
+        return images, error
+    return images, None
 
 
 def batch_augmenter(auglist, data_shape):
@@ -56,17 +92,18 @@ def batch_augmenter(auglist, data_shape):
 
 
 class BatchAugmenter:
-    """``draw(img)`` per image (its random choices, in order), ``apply(images, draws)`` per
-    batch: the augmented N x H x W x C batch."""
+    """``draw(img)`` per image (its random choices, in order), ``apply(draws)`` per batch:
+    the augmented N x C x H x W batch."""
 
     def __init__(self, resize, crop, flips, cast, normalize, image_shape):
         self.resize, self.crop, self.flips = resize, crop, flips
         self.cast = cast
         self.mean = self.std = None
-        if normalize is not None:     # spread to the image's shape, as ColorNormalizeAug does
-            self.mean, self.std = (None if value is None else
-                                   np.broadcast_to(value.asnumpy(), image_shape).copy()
-                                   for value in (normalize.mean, normalize.std))
+        if normalize is not None:     # spread to the image's shape, as ColorNormalizeAug
+            self.mean, self.std = (   # does, then channels first as the batch is
+                None if value is None else
+                np.broadcast_to(value.asnumpy(), image_shape).transpose(2, 0, 1).copy()
+                for value in (normalize.mean, normalize.std))
 
     def draw(self, img):
         """(image, crop box, taps, flipped) of one HxWxC uint8 image: what the augmenters
@@ -99,13 +136,14 @@ class BatchAugmenter:
         return img, box, taps, flipped
 
     def apply(self, draws):
-        """The batch of the drawn images, cropped, resized, flipped, cast and normalised."""
+        """The N x C x H x W batch of the drawn images, cropped, resized, flipped, cast and
+        normalised."""
         images, boxes, taps, flipped = zip(*draws)
-        out = resize_batch(stack_float32(images), *batch_taps(boxes, taps))
-        out = np.ascontiguousarray(round_to(out, np.uint8))   # uint8, as fixed_crop returns
+        out = resize_batch(stack_planes(images), *batch_taps(boxes, taps))
+        out = round_to(out, np.uint8)                # uint8, as fixed_crop returns
         flipped = np.flatnonzero(flipped)
         if flipped.size:
-            out[flipped] = out[flipped, :, ::-1]
+            out[flipped] = out[flipped, :, :, ::-1]
         if not self.cast:
             return out
         out = out.astype(np.float32)
@@ -116,16 +154,15 @@ class BatchAugmenter:
         return out
 
 
-def stack_float32(images):
-    """The images as one float32 N x H x W x C array, zero-padded to the largest."""
-    shapes = {img.shape for img in images}
-    if len(shapes) == 1:
-        return np.stack(images).astype(np.float32)
+def stack_planes(images):
+    """HxWxC images as one float32 N x C x H x W array, zero-padded to the largest."""
+    if len({img.shape for img in images}) == 1:
+        return np.ascontiguousarray(np.stack(images).transpose(0, 3, 1, 2), dtype=np.float32)
     height = max(img.shape[0] for img in images)
     width = max(img.shape[1] for img in images)
-    batch = np.zeros((len(images), height, width, images[0].shape[2]), np.float32)
+    batch = np.zeros((len(images), images[0].shape[2], height, width), np.float32)
     for slot, img in zip(batch, images):
-        slot[:img.shape[0], :img.shape[1]] = img
+        slot[:, :img.shape[0], :img.shape[1]] = img.transpose(2, 0, 1)
     return batch
 
 

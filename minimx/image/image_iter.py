@@ -16,8 +16,8 @@ from ..base import MXNetError
 from ..io import DataBatch, DataDesc, DataIter
 from ..recordio import MXIndexedRecordIO, MXRecordIO, unpack
 from .augmenters import CreateAugmenter
-from .batch_augment import batch_augmenter
-from .image import as_numpy, decode_hwc, imdecode
+from .batch_augment import batch_augmenter, decode_batch
+from .image import as_numpy, imdecode
 
 __all__ = ["ImageIter"]
 
@@ -209,20 +209,24 @@ class ImageIter(DataIter):
         return batch_augmenter(self.auglist, self.data_shape)
 
     def fill_batch(self, fast, data, label, start):
-        """``fill`` with the augmenters run on the batch: each image decoded and its random
-        choices drawn in turn (as ``fill`` would), then all augmented at once."""
-        draws, count = [], start
-        while count < self.batch_size:
+        """``fill`` with the augmenters run on the batch: the samples read, decoded by a few
+        threads, each image's random choices drawn in turn (as ``fill`` would: a file that
+        does not decode raises after the draws of those before it, though the samples after
+        it have been read), then all augmented at once."""
+        samples = []
+        while start + len(samples) < self.batch_size:
             try:
-                raw_label, buf = self.next_sample()
+                samples.append(self.next_sample())
             except StopIteration:
                 break
-            draws.append(fast.draw(decode_hwc(buf, self.decode_flag())))
-            label[count] = self.label_row(raw_label)
-            count += 1
+        images = decode_batch([buf for _, buf in samples], self.decode_flag())
+        draws = []
+        for (raw_label, _), img in zip(samples, images):
+            draws.append(fast.draw(img))
+            label[start + len(draws) - 1] = self.label_row(raw_label)
         if draws:
-            data[start:count] = fast.apply(draws).transpose(0, 3, 1, 2)
-        return count
+            data[start:start + len(draws)] = fast.apply(draws)
+        return start + len(draws)
 
     def make_batch(self, data, label, pad):
         if self.label_width == 1 and label.ndim == 2:

@@ -135,8 +135,9 @@ def axis_taps(kind, out_size, in_size, *extra):
 
 def separable(img, rows, cols):
     """Interpolate every channel of a HxWxC image over rows, then over columns."""
-    batch = img.astype(np.float32, copy=False)[None]
-    return resize_batch(batch, [part[None] for part in rows], [part[None] for part in cols])[0]
+    planes = np.ascontiguousarray(img.transpose(2, 0, 1), dtype=np.float32)[None]
+    out = resize_batch(planes, [part[None] for part in rows], [part[None] for part in cols])
+    return out[0].transpose(1, 2, 0)
 
 
 def nearest(img, w, h):
@@ -197,22 +198,24 @@ def tap_sum(source, index, weight):
 
 
 def resize_batch(images, rows, cols):
-    """Resize a batch of float32 N x H x W x C images, each with taps of its own.
+    """Resize a batch of float32 N x C x H x W images (each channel a plane), each image
+    with taps of its own; returns N x C x h x w.
 
     ``rows`` = (index, weight), both (N, h, K): output row i of image n is the sum over k of
-    ``weight[n, i, k] * images[n, index[n, i, k]]``; ``cols`` (N, w, K) likewise over columns.
-    Each pass gathers whole lines: the rows of the stacked images, then (transposed) their
-    columns.  Taps padded with weight 0 at the end add exact zeros, so an image's pixels do
-    not depend on the rest of the batch.  Returns an N x h x w x C (transposed) view.
+    ``weight[n, i, k] * images[n, :, index[n, i, k]]``; ``cols`` (N, w, K) likewise over
+    columns.  Each pass gathers whole lines of the planes (rows, then columns after a
+    transpose, which planes make cheap).  Taps padded with weight 0 at the end add exact
+    zeros, so an image's pixels do not depend on the rest of the batch.
     """
-    out = lines_pass(images, *rows)                                # N x h x W x C
-    out = lines_pass(np.ascontiguousarray(out.transpose(0, 2, 1, 3)), *cols)   # N x w x h x C
-    return out.transpose(0, 2, 1, 3)
+    out = lines_pass(images, *rows)                                    # N x C x h x W
+    out = lines_pass(np.ascontiguousarray(out.swapaxes(2, 3)), *cols)  # N x C x w x h
+    return np.ascontiguousarray(out.swapaxes(2, 3))
 
 
 def lines_pass(images, index, weight):
-    """Interpolate N x L x ... images along their axis 1 (taps ``index``, ``weight``:
-    N x l x K), gathering whole lines of the images stacked as one."""
-    n, lines = images.shape[:2]
-    index = index + (np.arange(n) * lines)[:, None, None]
-    return tap_sum(images.reshape((n * lines,) + images.shape[2:]), index, weight)
+    """Interpolate N x C x L x M images along L (taps ``index``, ``weight``: N x l x K),
+    gathering whole lines from all the planes stacked as one."""
+    n, channels, lines = images.shape[:3]
+    first = (np.arange(n)[:, None] * channels + np.arange(channels)) * lines   # each plane's
+    index = index[:, None] + first[:, :, None, None]                           # N x C x l x K
+    return tap_sum(images.reshape(n * channels * lines, -1), index, weight[:, None])

@@ -131,3 +131,35 @@ def test_other_lists_take_the_plain_path():
 
     it = Subclass(2, shape, imglist=[[0.0, "a.png"]], aug_list=[crop, cast])
     assert it.batch_augmenter() is None
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_threads_decode_in_order_and_a_bad_file_raises_in_turn(tmp_path, monkeypatch, threads):
+    """Decoded by several threads, the images still come in order; a file that does not
+    decode raises where the plain path raises, after the same random draws."""
+    import minimx.image.batch_augment as batch_augment
+    monkeypatch.setattr(batch_augment, "DECODE_THREADS", threads)
+    rng = np.random.RandomState(5)
+    files = []
+    for i in range(12):
+        path = tmp_path / f"{i}.jpg"
+        img = Image.fromarray((rng.rand(30, 30, 3) * 255).astype("uint8"))
+        path.write_bytes(b"not an image" if i == 9 else encoded(img, "JPEG"))
+        files.append([float(i), path.name])
+    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_resize=True,
+                                    rand_mirror=True)
+    results = []
+    for plain in (False, True):
+        random.seed(3)
+        it = mx.image.ImageIter(6, (3, 20, 20), imglist=files, path_root=str(tmp_path),
+                                aug_list=augs)       # the second batch: three runs of two
+        if plain:
+            it.batch_augmenter = lambda: None
+        batches = [it.next().data[0].asnumpy()]
+        with pytest.raises(mx.MXNetError, match="cannot decode"):
+            it.next()
+        results.append((batches, random.getstate()))
+    (fast, fast_state), (plain, plain_state) = results
+    assert fast_state == plain_state
+    for got, want in zip(fast, plain):
+        assert got.tobytes() == want.tobytes()
