@@ -22,30 +22,32 @@ from .augmenters import (CastAug, CenterCropAug, ColorNormalizeAug, HorizontalFl
 from .image import (center_box, decode_hwc, interp_method, random_box, random_size_box,
                     short_side_size)
 
-__all__ = ["BatchAugmenter", "batch_augmenter", "decode_batch"]
+__all__ = ["BatchAugmenter", "batch_augmenter", "decode_runs"]
 
 CROPS = (RandomSizedCropAug, RandomCropAug, CenterCropAug)
 DECODE_THREADS = min(4, os.cpu_count() or 1)
+RUN = 16                # images a decoding thread takes at a time
 _decoders = []          # the decoding threads' pool, made at the first batch
 
 
-def decode_batch(bufs, flag):
-    """The images of ``bufs`` decoded to HxWxC uint8 arrays, yielded in order; several
-    threads decode at once (Pillow's decoder releases the GIL while libjpeg works, and most
-    of a small JPEG's time is there), each a run of consecutive images, this thread one of
-    them.  A file that does not decode raises where its image comes."""
-    runs = min(DECODE_THREADS, len(bufs))
-    if runs <= 1:
-        yield from (decode_hwc(buf, flag) for buf in bufs)
-        return
-    if not _decoders:
-        from concurrent.futures import ThreadPoolExecutor    # (not needed at import)
-        _decoders.append(ThreadPoolExecutor(DECODE_THREADS - 1, "minimx-decode"))
-    bounds = [len(bufs) * run // runs for run in range(runs + 1)]
-    later = [_decoders[0].submit(decode_run, bufs[bounds[run]:bounds[run + 1]], flag)
-             for run in range(1, runs)]
-    for images, error in [decode_run(bufs[:bounds[1]], flag)] + [f.result() for f in later]:
-        yield from images
+def decode_runs(bufs, flag):
+    """The images of ``bufs`` decoded to HxWxC uint8 arrays, yielded as lists of ``RUN``
+    consecutive images, in order.  With more than one core, a pool of threads decodes the
+    runs while the caller works on those already done (Pillow's decoder releases the GIL
+    inside libjpeg, where most of a small JPEG's time goes).  A file that does not decode
+    raises in turn: after the run's images before it have been yielded."""
+    starts = range(0, len(bufs), RUN)
+    if DECODE_THREADS <= 1 or len(starts) <= 1:
+        done = (decode_run(bufs[first:first + RUN], flag) for first in starts)
+    else:
+        if not _decoders:
+            from concurrent.futures import ThreadPoolExecutor    # (not needed at import)
+            _decoders.append(ThreadPoolExecutor(DECODE_THREADS, "minimx-decode"))
+        runs = [_decoders[0].submit(decode_run, bufs[first:first + RUN], flag)
+                for first in starts]
+        done = (run.result() for run in runs)
+    for images, error in done:
+        yield images
         if error is not None:
             raise error
 

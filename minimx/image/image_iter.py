@@ -16,7 +16,7 @@ from ..base import MXNetError
 from ..io import DataBatch, DataDesc, DataIter
 from ..recordio import MXIndexedRecordIO, MXRecordIO, unpack
 from .augmenters import CreateAugmenter
-from .batch_augment import batch_augmenter, decode_batch
+from .batch_augment import batch_augmenter, decode_runs
 from .image import as_numpy, imdecode
 
 __all__ = ["ImageIter"]
@@ -209,24 +209,27 @@ class ImageIter(DataIter):
         return batch_augmenter(self.auglist, self.data_shape)
 
     def fill_batch(self, fast, data, label, start):
-        """``fill`` with the augmenters run on the batch: the samples read, decoded by a few
-        threads, each image's random choices drawn in turn (as ``fill`` would: a file that
-        does not decode raises after the draws of those before it, though the samples after
-        it have been read), then all augmented at once."""
+        """``fill`` with the augmenters run on runs of images at once: the samples read,
+        decoded by a few threads, each image's random choices drawn in turn (as ``fill``
+        would: a file that does not decode raises after the draws of those before it,
+        though the samples after it have been read), each run augmented as one."""
         samples = []
         while start + len(samples) < self.batch_size:
             try:
                 samples.append(self.next_sample())
             except StopIteration:
                 break
-        images = decode_batch([buf for _, buf in samples], self.decode_flag())
-        draws = []
-        for (raw_label, _), img in zip(samples, images):
-            draws.append(fast.draw(img))
-            label[start + len(draws) - 1] = self.label_row(raw_label)
-        if draws:
-            data[start:start + len(draws)] = fast.apply(draws)
-        return start + len(draws)
+        labels = iter([raw_label for raw_label, _ in samples])
+        row = start
+        for images in decode_runs([buf for _, buf in samples], self.decode_flag()):
+            draws = []
+            for img in images:
+                draws.append(fast.draw(img))
+                label[row + len(draws) - 1] = self.label_row(next(labels))
+            if draws:
+                data[row:row + len(draws)] = fast.apply(draws)
+            row += len(draws)
+        return row
 
     def make_batch(self, data, label, pad):
         if self.label_width == 1 and label.ndim == 2:

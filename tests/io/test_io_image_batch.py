@@ -139,6 +139,7 @@ def test_threads_decode_in_order_and_a_bad_file_raises_in_turn(tmp_path, monkeyp
     decode raises where the plain path raises, after the same random draws."""
     import minimx.image.batch_augment as batch_augment
     monkeypatch.setattr(batch_augment, "DECODE_THREADS", threads)
+    monkeypatch.setattr(batch_augment, "RUN", 2)         # the second batch: runs 6-7, 8-9
     rng = np.random.RandomState(5)
     files = []
     for i in range(12):
@@ -152,7 +153,7 @@ def test_threads_decode_in_order_and_a_bad_file_raises_in_turn(tmp_path, monkeyp
     for plain in (False, True):
         random.seed(3)
         it = mx.image.ImageIter(6, (3, 20, 20), imglist=files, path_root=str(tmp_path),
-                                aug_list=augs)       # the second batch: three runs of two
+                                aug_list=augs)
         if plain:
             it.batch_augmenter = lambda: None
         batches = [it.next().data[0].asnumpy()]
