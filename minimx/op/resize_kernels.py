@@ -135,9 +135,7 @@ def axis_taps(kind, out_size, in_size, *extra):
 
 def separable(img, rows, cols):
     """Interpolate every channel of a HxWxC image over rows, then over columns."""
-    planes = np.ascontiguousarray(img.transpose(2, 0, 1), dtype=np.float32)[None]
-    out = resize_batch(planes, [part[None] for part in rows], [part[None] for part in cols])
-    return out[0].transpose(1, 2, 0)
+    return tap_sum(tap_sum(img.astype(np.float32, copy=False), *rows), *cols, axis=1)
 
 
 def nearest(img, w, h):
@@ -179,20 +177,19 @@ def resize_array(img, w, h, interp=1):
     if interp == 0:
         out = nearest(img, w, h)         # picks pixels: nothing to round
     else:
-        out = separable(img, *resize_taps(img.shape[0], img.shape[1], h, w, interp))
-        out = np.ascontiguousarray(round_to(out, img.dtype))
+        out = round_to(separable(img, *resize_taps(img.shape[0], img.shape[1], h, w, interp)),
+                       img.dtype)
     return out[:, :, 0] if squeeze else out
 
 
-def tap_sum(source, index, weight):
-    """``sum_k weight[..., k] * source[index[..., k]]`` in float32, k in order: one gather
-    along ``source``'s first axis a tap; each weight spreads over the gathered pixel's
-    remaining axes."""
+def tap_sum(source, index, weight, axis=0):
+    """``sum_k weight[..., k] * source.take(index[..., k], axis)`` in float32, k in order:
+    one gather a tap; each weight spreads over the gathered pixel's other axes."""
     out = None
     for k in range(index.shape[-1]):
-        term = source.take(index[..., k], axis=0)
-        spread = weight.shape[:-1] + (1,) * (term.ndim - weight.ndim + 1)
-        term *= weight[..., k].reshape(spread)
+        term = source.take(index[..., k], axis=axis)
+        spread = (1,) * axis + weight.shape[:-1]
+        term *= weight[..., k].reshape(spread + (1,) * (term.ndim - len(spread)))
         out = term if out is None else np.add(out, term, out=out)
     return out
 
