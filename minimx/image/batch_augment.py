@@ -5,10 +5,11 @@ time, an NDArray in and out of each: readable, and any Augmenter can take part. 
 ``CreateAugmenter`` builds for classification -- [ResizeAug], a crop, [HorizontalFlipAug],
 [CastAug], [ColorNormalizeAug] -- that is some forty small numpy calls an image. Here, per
 image and in the plain path's order, only the random draws are made (crop box, automatic
-interpolation, flip; the optional short-side resize too); then, once per batch, every crop is
-resized by gathering its interpolation taps (``resize_batch``), flipped, cast and normalised.
-Each step does the plain path's float32 operations in the plain path's order, so the batch
-is the same bit for bit (tests/io/test_io_image_batch.py compares the two paths).
+interpolation, flip; the optional short-side resize too); then, once per run of ``RUN``
+images, every crop is resized by gathering its interpolation taps (``resize_batch``),
+flipped, cast and normalised, while a pool of threads decodes the next runs.  Each step does
+the plain path's float32 operations in the plain path's order, so the batch is the same bit
+for bit (tests/io/test_io_image_batch.py compares the two paths).
 """
 import os
 import random
@@ -27,7 +28,8 @@ __all__ = ["BatchAugmenter", "batch_augmenter", "decode_runs"]
 CROPS = (RandomSizedCropAug, RandomCropAug, CenterCropAug)
 DECODE_THREADS = min(4, os.cpu_count() or 1)
 RUN = 16                # images a decoding thread takes at a time
-_decoders = []          # the decoding threads' pool, made at the first batch
+_decoders = {}          # process id -> the decoding threads' pool (a forked child needs
+                        # its own: the parent's threads are not in it)
 
 
 def decode_runs(bufs, flag):
@@ -40,11 +42,12 @@ def decode_runs(bufs, flag):
     if DECODE_THREADS <= 1 or len(starts) <= 1:
         done = (decode_run(bufs[first:first + RUN], flag) for first in starts)
     else:
-        if not _decoders:
+        pool = _decoders.get(os.getpid())
+        if pool is None:
             from concurrent.futures import ThreadPoolExecutor    # (not needed at import)
-            _decoders.append(ThreadPoolExecutor(DECODE_THREADS, "minimx-decode"))
-        runs = [_decoders[0].submit(decode_run, bufs[first:first + RUN], flag)
-                for first in starts]
+            pool = _decoders[os.getpid()] = ThreadPoolExecutor(DECODE_THREADS,
+                                                               "minimx-decode")
+        runs = [pool.submit(decode_run, bufs[first:first + RUN], flag) for first in starts]
         done = (run.result() for run in runs)
     for images, error in done:
         yield images

@@ -164,3 +164,23 @@ def test_threads_decode_in_order_and_a_bad_file_raises_in_turn(tmp_path, monkeyp
     assert fast_state == plain_state
     for got, want in zip(fast, plain):
         assert got.tobytes() == want.tobytes()
+
+
+def test_a_forked_child_decodes_with_a_pool_of_its_own(records, monkeypatch):
+    """The pool's threads stay in the parent: a child forked after a batch makes its own."""
+    import multiprocessing
+    import minimx.image.batch_augment as batch_augment
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    monkeypatch.setattr(batch_augment, "DECODE_THREADS", 2)
+    monkeypatch.setattr(batch_augment, "RUN", 2)
+    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_resize=True)
+    it = mx.image.ImageIter(8, (3, 20, 20), path_imgrec=records[0], path_imgidx=records[1],
+                            aug_list=augs)
+    it.next()
+    child = multiprocessing.get_context("fork").Process(target=it.next)
+    child.start()
+    child.join(60)
+    if child.exitcode is None:          # waiting on threads it does not have
+        child.kill()
+    assert child.exitcode == 0
