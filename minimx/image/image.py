@@ -5,6 +5,7 @@ decoded; the helpers take an NDArray (or numpy array) and return an NDArray. Ran
 choices use Python's ``random`` module, as MXNet's do, so ``random.seed`` fixes them.
 Mirrors python/mxnet/image/image.py (the functions; augmenters are in augmenters.py).
 """
+import math
 import random
 
 import numpy as np
@@ -48,14 +49,19 @@ def imdecode(buf, flag=1, to_rgb=1, out=None):
     elif not isinstance(buf, (bytes, bytearray)):
         raise InvalidParameterError(f"imdecode: buf must be bytes, bytearray, a numpy array "
                                     f"or an NDArray, got {type(buf).__name__}")
-    array = decode_array(buf, flag=flag, to_rgb=bool(to_rgb))
-    if array.ndim == 2:
-        array = array[:, :, None]
-    result = as_ndarray(array.astype(np.uint8, copy=False))
+    result = as_ndarray(decode_hwc(buf, flag, to_rgb))
     if out is not None:
         out[:] = result
         return out
     return result
+
+
+def decode_hwc(buf, flag=1, to_rgb=1):
+    """Decode image bytes to an HxWxC uint8 numpy array (what ``imdecode`` wraps)."""
+    array = decode_array(buf, flag=flag, to_rgb=bool(to_rgb))
+    if array.ndim == 2:
+        array = array[:, :, None]
+    return array.astype(np.uint8, copy=False)
 
 
 class ImageNotFoundError(MXNetError, FileNotFoundError):
@@ -131,13 +137,15 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0):  # noqa: A002
     return as_ndarray(padded, like=src)
 
 
+def short_side_size(h, w, size):
+    """(new_h, new_w) of an ``h`` x ``w`` image whose shorter side becomes ``size``."""
+    return (size * h // w, size) if h > w else (size, size * w // h)
+
+
 def resize_short(src, size, interp=2):
     """Resize so that the shorter side is ``size``, keeping the aspect ratio."""
     h, w = src.shape[0], src.shape[1]
-    if h > w:
-        new_h, new_w = size * h // w, size
-    else:
-        new_h, new_w = size, size * w // h
+    new_h, new_w = short_side_size(h, w, size)
     return imresize(src, new_w, new_h, interp=interp_method(interp, (h, w, new_h, new_w)))
 
 
@@ -150,22 +158,28 @@ def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
     return as_ndarray(out, like=src)
 
 
+def random_box(w, h, size):
+    """A random (x0, y0, w, h) of ``size`` (w, h), shrunk to fit a ``w`` x ``h`` image."""
+    new_w, new_h = scale_down((w, h), size)
+    return random.randint(0, w - new_w), random.randint(0, h - new_h), new_w, new_h
+
+
+def center_box(w, h, size):
+    """The central (x0, y0, w, h) of ``size`` (w, h), shrunk to fit a ``w`` x ``h`` image."""
+    new_w, new_h = scale_down((w, h), size)
+    return int((w - new_w) / 2), int((h - new_h) / 2), new_w, new_h
+
+
 def random_crop(src, size, interp=2):
     """Crop a random ``size`` (w, h) region (shrunk to fit); returns (image, (x0, y0, w, h))."""
-    h, w = src.shape[0], src.shape[1]
-    new_w, new_h = scale_down((w, h), size)
-    x0 = random.randint(0, w - new_w)
-    y0 = random.randint(0, h - new_h)
-    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+    box = random_box(src.shape[1], src.shape[0], size)
+    return fixed_crop(src, *box, size, interp), box
 
 
 def center_crop(src, size, interp=2):
     """Crop the central ``size`` (w, h) region; returns (image, (x0, y0, w, h))."""
-    h, w = src.shape[0], src.shape[1]
-    new_w, new_h = scale_down((w, h), size)
-    x0 = int((w - new_w) / 2)
-    y0 = int((h - new_h) / 2)
-    return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
+    box = center_box(src.shape[1], src.shape[0], size)
+    return fixed_crop(src, *box, size, interp), box
 
 
 def color_normalize(src, mean, std=None):
@@ -177,21 +191,28 @@ def color_normalize(src, mean, std=None):
     return src
 
 
-def random_size_crop(src, size, area, ratio, interp=2):
-    """Crop a random region of random area fraction and aspect ratio, resized to ``size``.
-
-    Falls back to a centre crop after 10 tries that do not fit.
-    """
-    h, w = src.shape[0], src.shape[1]
+def random_size_box(w, h, area, ratio):
+    """A random (x0, y0, w, h) of random area fraction and aspect ratio inside a ``w`` x
+    ``h`` image, or None after 10 draws that do not fit."""
     if isinstance(area, (int, float)):
         area = (area, 1.0)
     for _ in range(10):
         target_area = random.uniform(area[0], area[1]) * h * w
         new_ratio = np.exp(random.uniform(np.log(ratio[0]), np.log(ratio[1])))
-        new_w = int(round(np.sqrt(target_area * new_ratio)))
-        new_h = int(round(np.sqrt(target_area / new_ratio)))
+        # math.sqrt: np.sqrt's correctly rounded root without numpy's per-scalar cost
+        new_w = int(round(math.sqrt(target_area * new_ratio)))
+        new_h = int(round(math.sqrt(target_area / new_ratio)))
         if new_w <= w and new_h <= h:
-            x0 = random.randint(0, w - new_w)
-            y0 = random.randint(0, h - new_h)
-            return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
-    return center_crop(src, size, interp)
+            return random.randint(0, w - new_w), random.randint(0, h - new_h), new_w, new_h
+    return None
+
+
+def random_size_crop(src, size, area, ratio, interp=2):
+    """Crop a random region of random area fraction and aspect ratio, resized to ``size``.
+
+    Falls back to a centre crop after 10 tries that do not fit.
+    """
+    box = random_size_box(src.shape[1], src.shape[0], area, ratio)
+    if box is None:
+        return center_crop(src, size, interp)
+    return fixed_crop(src, *box, size, interp), box

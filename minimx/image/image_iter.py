@@ -2,6 +2,8 @@
 
 Lesson: 11-data. Unlike ImageRecordIter it runs in the calling thread and its augmentation
 is a plain list of ``Augmenter`` objects, so students can write and insert their own.
+For the list ``CreateAugmenter`` builds for classification, ``fill_batch`` runs the same
+augmentation on the whole batch at once (batch_augment.py): the same pixels, faster.
 Mirrors python/mxnet/image/image.py (ImageIter).
 """
 import os
@@ -14,6 +16,7 @@ from ..base import MXNetError
 from ..io import DataBatch, DataDesc, DataIter
 from ..recordio import MXIndexedRecordIO, MXRecordIO, unpack
 from .augmenters import CreateAugmenter
+from .batch_augment import batch_augmenter, decode_runs
 from .image import as_numpy, imdecode
 
 __all__ = ["ImageIter"]
@@ -157,14 +160,19 @@ class ImageIter(DataIter):
 
     def load_sample(self, raw_label, buf):
         """One sample as (HWC numpy image of data_shape, label row)."""
-        c, h, w = self.data_shape
-        img = as_numpy(self.augmentation_transform(imdecode(buf, flag=1 if c == 3 else 0)))
+        img = as_numpy(self.augmentation_transform(imdecode(buf, flag=self.decode_flag())))
         self.check_image(img)
+        return img, self.label_row(raw_label)
+
+    def decode_flag(self):
+        return 1 if self.data_shape[0] == 3 else 0
+
+    def label_row(self, raw_label):
         label = np.asarray(raw_label, np.float32).reshape(-1)
         if label.size != self.label_width:
             raise MXNetError(f"{type(self).__name__}: an image's label has {label.size} "
                              f"value(s) but label_width is {self.label_width}")
-        return img, label
+        return label
 
     def check_image(self, img):
         h, w = self.data_shape[1:]
@@ -179,6 +187,9 @@ class ImageIter(DataIter):
 
     def fill(self, data, label, start):
         """Read samples into the batch from ``start``; returns how many it now holds."""
+        fast = self.batch_augmenter()
+        if fast is not None:
+            return self.fill_batch(fast, data, label, start)
         count = start
         while count < self.batch_size:
             try:
@@ -188,6 +199,37 @@ class ImageIter(DataIter):
             self.store(data, label, count, *self.load_sample(raw_label, buf))
             count += 1
         return count
+
+    def batch_augmenter(self):
+        """The batch fast path for this iterator's augmenters (see batch_augment.py), or
+        None: for other augmenter lists, and for subclasses that change how a sample loads."""
+        for name in ("load_sample", "augmentation_transform", "check_image", "store"):
+            if getattr(type(self), name) is not getattr(ImageIter, name):
+                return None
+        return batch_augmenter(self.auglist, self.data_shape)
+
+    def fill_batch(self, fast, data, label, start):
+        """``fill`` with the augmenters run on runs of images at once: the samples read,
+        decoded by a few threads, each image's random choices drawn in turn (as ``fill``
+        would: a file that does not decode raises after the draws of those before it,
+        though the samples after it have been read), each run augmented as one."""
+        samples = []
+        while start + len(samples) < self.batch_size:
+            try:
+                samples.append(self.next_sample())
+            except StopIteration:
+                break
+        labels = iter([raw_label for raw_label, _ in samples])
+        row = start
+        for images in decode_runs([buf for _, buf in samples], self.decode_flag()):
+            draws = []
+            for img in images:
+                draws.append(fast.draw(img))
+                label[row + len(draws) - 1] = self.label_row(next(labels))
+            if draws:
+                data[row:row + len(draws)] = fast.apply(draws)
+            row += len(draws)
+        return row
 
     def make_batch(self, data, label, pad):
         if self.label_width == 1 and label.ndim == 2:

@@ -70,6 +70,19 @@ def lanczos_weights(out_size, in_size):
     return weights
 
 
+def nearest_index(out_size, in_size):
+    """For each output pixel, the input pixel nearest resizing picks (OpenCV's INTER_NEAREST:
+    the pixel under the output pixel's top-left corner)."""
+    return np.minimum((np.arange(out_size) * in_size / out_size).astype(np.int64), in_size - 1)
+
+
+def nearest_weights(out_size, in_size):
+    """(out_size, in_size): nearest resizing as one tap of weight 1 per output pixel."""
+    weights = np.zeros((out_size, in_size), dtype=np.float64)
+    weights[np.arange(out_size), nearest_index(out_size, in_size)] = 1.0
+    return weights
+
+
 def box_weights(out_size, in_size):
     """(out_size, in_size): the share of input pixel j inside output pixel i's footprint
     [i * s, (i + 1) * s), s = in/out >= 1 (OpenCV's INTER_AREA when shrinking)."""
@@ -109,8 +122,8 @@ def axis_taps(kind, out_size, in_size, *extra):
     only K non-zeros a row (2 for bilinear, 4 for bicubic), so gathering K rows beats a
     dense matrix product by far.  Cached per size: the same sizes come back every batch.
     """
-    make = {"linear": linear_weights, "cubic": cubic_weights, "area": area_weights,
-            "lanczos": lanczos_weights}[kind]
+    make = {"nearest": nearest_weights, "linear": linear_weights, "cubic": cubic_weights,
+            "area": area_weights, "lanczos": lanczos_weights}[kind]
     weights = make(out_size, in_size, *extra)
     nonzero = weights != 0
     count = max(int(nonzero.sum(axis=1).max()), 1)
@@ -120,49 +133,36 @@ def axis_taps(kind, out_size, in_size, *extra):
     return index, tap_weights
 
 
-def along(src, taps, axis):
-    """Interpolate a float32 HxWxC image along ``axis`` (0: rows, 1: columns)."""
-    index, weights = taps
-    shape = (-1, 1, 1) if axis == 0 else (1, -1, 1)
-    out = None
-    for k in range(index.shape[1]):
-        term = src.take(index[:, k], axis=axis)
-        term *= weights[:, k].reshape(shape)
-        out = term if out is None else np.add(out, term, out=out)
-    return out
-
-
 def separable(img, rows, cols):
     """Interpolate every channel of a HxWxC image over rows, then over columns."""
-    return along(along(img.astype(np.float32, copy=False), rows, 0), cols, 1)
+    return tap_sum(tap_sum(img.astype(np.float32, copy=False), *rows), *cols, axis=1)
 
 
 def nearest(img, w, h):
-    rows = np.minimum((np.arange(h) * img.shape[0] / h).astype(np.int64), img.shape[0] - 1)
-    cols = np.minimum((np.arange(w) * img.shape[1] / w).astype(np.int64), img.shape[1] - 1)
+    rows, cols = nearest_index(h, img.shape[0]), nearest_index(w, img.shape[1])
     return img.take(rows, axis=0).take(cols, axis=1)     # two gathers: fastest in numpy
 
 
-def bilinear(img, w, h):
-    return separable(img, axis_taps("linear", h, img.shape[0]),
-                     axis_taps("linear", w, img.shape[1]))
+INTERP_KINDS = {0: "nearest", 1: "linear", 2: "cubic", 3: "area", 4: "lanczos"}
 
 
-def bicubic(img, w, h):
-    return separable(img, axis_taps("cubic", h, img.shape[0]),
-                     axis_taps("cubic", w, img.shape[1]))
+def resize_taps(in_h, in_w, h, w, interp):
+    """The (rows, columns) taps that resize an ``in_h`` x ``in_w`` image to ``h`` x ``w``
+    (interp as in ``resize_array``; any other code is bilinear)."""
+    kind = INTERP_KINDS.get(interp, "linear")
+    if kind == "area":
+        shrinking = bool(in_h >= h and in_w >= w)  # OpenCV picks the kind for both axes
+        return axis_taps(kind, h, in_h, shrinking), axis_taps(kind, w, in_w, shrinking)
+    return axis_taps(kind, h, in_h), axis_taps(kind, w, in_w)
 
 
-def lanczos(img, w, h):
-    return separable(img, axis_taps("lanczos", h, img.shape[0]),
-                     axis_taps("lanczos", w, img.shape[1]))
-
-
-def area(img, w, h):
-    in_h, in_w = img.shape[:2]
-    shrinking = bool(in_h >= h and in_w >= w)      # OpenCV picks the kind for both axes
-    return separable(img, axis_taps("area", h, in_h, shrinking),
-                     axis_taps("area", w, in_w, shrinking))
+def round_to(out, dtype):
+    """A float32 result as ``dtype``: integers rounded half to even and clipped to range."""
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        out = np.rint(out, out=out if out.dtype == np.float32 else None)
+        np.clip(out, info.min, info.max, out=out)
+    return out.astype(dtype, copy=False)
 
 
 def resize_array(img, w, h, interp=1):
@@ -176,18 +176,43 @@ def resize_array(img, w, h, interp=1):
         img = img[:, :, None]
     if interp == 0:
         out = nearest(img, w, h)         # picks pixels: nothing to round
-        return out[:, :, 0] if squeeze else out
-    if interp == 2:
-        out = bicubic(img, w, h)
-    elif interp == 3:
-        out = area(img, w, h)
-    elif interp == 4:
-        out = lanczos(img, w, h)
     else:
-        out = bilinear(img, w, h)
-    if np.issubdtype(img.dtype, np.integer):
-        info = np.iinfo(img.dtype)
-        out = np.rint(out, out=out if out.dtype == np.float32 else None)
-        np.clip(out, info.min, info.max, out=out)
-    out = out.astype(img.dtype, copy=False)
+        out = round_to(separable(img, *resize_taps(img.shape[0], img.shape[1], h, w, interp)),
+                       img.dtype)
     return out[:, :, 0] if squeeze else out
+
+
+def tap_sum(source, index, weight, axis=0):
+    """``sum_k weight[..., k] * source.take(index[..., k], axis)`` in float32, k in order:
+    one gather a tap; each weight spreads over the gathered pixel's other axes."""
+    out = None
+    for k in range(index.shape[-1]):
+        term = source.take(index[..., k], axis=axis)
+        spread = (1,) * axis + weight.shape[:-1]
+        term *= weight[..., k].reshape(spread + (1,) * (term.ndim - len(spread)))
+        out = term if out is None else np.add(out, term, out=out)
+    return out
+
+
+def resize_batch(images, rows, cols):
+    """Resize a batch of float32 N x C x H x W images (each channel a plane), each image
+    with taps of its own; returns N x C x h x w.
+
+    ``rows`` = (index, weight), both (N, h, K): output row i of image n is the sum over k of
+    ``weight[n, i, k] * images[n, :, index[n, i, k]]``; ``cols`` (N, w, K) likewise over
+    columns.  Each pass gathers whole lines of the planes (rows, then columns after a
+    transpose, which planes make cheap).  Taps padded with weight 0 at the end add exact
+    zeros, so an image's pixels do not depend on the rest of the batch.
+    """
+    out = lines_pass(images, *rows)                                    # N x C x h x W
+    out = lines_pass(np.ascontiguousarray(out.swapaxes(2, 3)), *cols)  # N x C x w x h
+    return np.ascontiguousarray(out.swapaxes(2, 3))
+
+
+def lines_pass(images, index, weight):
+    """Interpolate N x C x L x M images along L (taps ``index``, ``weight``: N x l x K),
+    gathering whole lines from all the planes stacked as one."""
+    n, channels, lines = images.shape[:3]
+    first = (np.arange(n)[:, None] * channels + np.arange(channels)) * lines   # each plane's
+    index = index[:, None] + first[:, :, None, None]                           # N x C x l x K
+    return tap_sum(images.reshape(n * channels * lines, -1), index, weight[:, None])
