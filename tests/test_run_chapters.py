@@ -243,3 +243,38 @@ def test_a_sub_edits_every_script_alike_and_the_reference_can_be_minimx_too(tmp_
     assert "(1 edited)" in capsys.readouterr().out
     assert "num_epochs = 50" not in (keep / "course__epochs.py").read_text()
     assert run_chapters.edited("a = 1\nb = 1\n", [(r"^b = 1$", "b = 2")]) == ("a = 1\nb = 2\n", 1)
+
+
+def test_a_sub_file_holds_the_edits_in_order_before_the_command_lines(tmp_path, capsys,
+                                                                     monkeypatch):
+    subs = tmp_path / "short.tsv"
+    subs.write_text("# fewer epochs, then fewer still\n\n"
+                    "^(num_epochs = )50$\t\\g<1>5\n"
+                    "^(num_epochs = )5$\t\\g<1>1\n", encoding="utf-8")
+    assert run_chapters.subs_of_file(subs) == [(r"^(num_epochs = )50$", r"\g<1>5"),
+                                               (r"^(num_epochs = )5$", r"\g<1>1")]
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "epochs.md").write_text(EPOCHS_CHAPTER)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    keep = tmp_path / "keep"
+    code = run_chapters.main([str(tmp_path / "course"), "--keep", str(keep), "--timeout", "120",
+                              "--python", sys.executable, "--sub-file", str(subs),
+                              "--sub", r"^num_epochs = 1$", "num_epochs = 3"])
+    script = (keep / "course__epochs.py").read_text()
+    assert code == 0 and "num_epochs = 3\n" in script and "num_epochs = 5" not in script
+    assert "(3 edited)" in capsys.readouterr().out
+
+
+def test_a_sub_file_line_without_one_tab_is_refused_with_its_number(tmp_path, capsys):
+    subs = tmp_path / "short.tsv"
+    subs.write_text("# a comment\n^num_epochs = 50$ num_epochs = 5\n", encoding="utf-8")
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "epochs.md").write_text(EPOCHS_CHAPTER)
+    try:
+        run_chapters.main([str(tmp_path / "course"), "--sub-file", str(subs)])
+    except SystemExit as exit:
+        assert exit.code == 2
+    else:
+        raise AssertionError("a line without a tab ran")
+    assert "short.tsv, line 2: expected a regex, a tab and its replacement, got 0 tabs" \
+        in capsys.readouterr().err

@@ -3,7 +3,8 @@
     .venv/bin/python tools/run_chapters.py PATH... [--reference PYTHON] [--timeout S]
                                            [--keep DIR] [--json FILE] [--env K=V ...]
                                            [--tab NAME [--default-tab NAME]] [--list]
-                                           [--sub REGEX REPLACEMENT ...] [--reference-compat]
+                                           [--sub REGEX REPLACEMENT ...] [--sub-file FILE]
+                                           [--reference-compat]
 
 Each PATH is a chapter or a folder of them: a ``.py`` script, a ``.ipynb`` notebook or a
 Markdown chapter (``.md``) whose code cells are fenced as ```` ```python ````,
@@ -36,6 +37,9 @@ are then minimx in two environments (a venv with numpy 1 beside one with numpy 2
 ``--sub REGEX REPLACEMENT`` edits every generated script (``re.sub``, line-anchored ``^``/``$``)
 before either side runs it -- the same edit on both sides, e.g. fewer epochs on a slow machine:
 ``--sub '^num_epochs = [0-9]+$' 'num_epochs = 1'``.  Each row says how many places were edited.
+``--sub-file FILE`` reads such edits from a file, one a line, the regex and its replacement
+separated by a tab (blank lines and lines starting with ``#`` are left out), so a shortening
+of a whole book can be kept and rerun; they apply in the file's order, before any ``--sub``.
 """
 import argparse
 import ast
@@ -185,6 +189,20 @@ def edited(script, subs):
     return script, count
 
 
+def subs_of_file(path):
+    """The ``(regex, replacement)`` pairs of a ``--sub-file``: one a line, separated by a tab."""
+    pairs = []
+    for number, line in enumerate(pathlib.Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2:
+            raise ValueError(f"--sub-file {path}, line {number}: expected a regex, a tab and "
+                             f"its replacement, got {len(parts) - 1} tabs: {line!r}")
+        pairs.append((parts[0], parts[1]))
+    return pairs
+
+
 def environment(extra):
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONUNBUFFERED="1")
     for item in extra:
@@ -213,6 +231,8 @@ def main(argv=None):
     parser.add_argument("--sub", nargs=2, action="append", default=[],
                         metavar=("REGEX", "REPLACEMENT"),
                         help="edit every generated script the same way for both runs (re.sub)")
+    parser.add_argument("--sub-file", action="append", default=[], metavar="FILE",
+                        help="--sub edits read from a file: REGEX<tab>REPLACEMENT a line")
     parser.add_argument("--reference-compat", action="store_true",
                         help="run the reference through minimx.compat too (minimx in a second "
                              "environment)")
@@ -221,6 +241,7 @@ def main(argv=None):
     options = parser.parse_args(argv)
     try:
         files = chapters(options.paths, options.tab, options.default_tab)
+        subs = [pair for path in options.sub_file for pair in subs_of_file(path)] + options.sub
     except ValueError as error:
         parser.error(str(error))
     if not files:
@@ -235,7 +256,7 @@ def main(argv=None):
     results = []
     for number, file in enumerate(files):
         script = keep / (re.sub(r"[^\w.-]", "_", f"{file.parent.name}__{file.stem}") + ".py")
-        text, edits = edited(as_script(file, options.tab, options.default_tab), options.sub)
+        text, edits = edited(as_script(file, options.tab, options.default_tab), subs)
         script.write_text(text, encoding="utf-8")
         row = {"chapter": str(file), "edits": edits}
         runs = [("minimx", [options.python, "-m", "minimx.compat", str(script)], minimx_env)]
