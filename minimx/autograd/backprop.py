@@ -163,10 +163,15 @@ def _direct_targets(order, head_entries):
         for entry in node.inputs:
             if entry is not None:
                 uses[id(entry[0])] = uses.get(id(entry[0]), 0) + 1
-    return {id(node): node.grad for node in order
-            if isinstance(node, VariableNode) and node.grad_req == "write"
-            and uses.get(id(node)) == 1 and node.grad is not None
-            and node.grad.stype == "default"}
+    targets = {id(node): node.grad for node in order
+               if isinstance(node, VariableNode) and node.grad_req == "write"
+               and uses.get(id(node)) == 1 and node.grad is not None
+               and node.grad.stype == "default"}
+    # one array as the .grad of two variables: the copies decide which value stays
+    arrays = [id(grad) for grad in targets.values()]
+    if len(set(arrays)) < len(arrays):
+        return {}
+    return targets
 
 
 def _accumulate(grads, entry, value):

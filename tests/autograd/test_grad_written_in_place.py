@@ -93,3 +93,17 @@ def test_a_grad_the_graph_reads_is_read_before_it_is_written():
     assert x.grad.asnumpy().tolist() == [6.0, 12.0]
     y.backward()
     assert x.grad.asnumpy().tolist() == [12.0, 48.0]
+
+
+def test_one_array_as_the_grad_of_two_variables_keeps_the_copying_order():
+    """MXNet 1.9.1 prints the same: [5, 5], then [2, 2]."""
+    a, b, g = nd.array([1.0, 2.0]), nd.array([3.0, 4.0]), nd.zeros((2,))
+    autograd.mark_variables([a, b], [g, g])
+    with autograd.record():
+        y = a * 2 + b * 5
+    y.backward()
+    assert g.asnumpy().tolist() == [5.0, 5.0]
+    with autograd.record():
+        y = b * 5 + a * 2
+    y.backward()
+    assert g.asnumpy().tolist() == [2.0, 2.0]
