@@ -104,28 +104,74 @@ def _backward_order(order):
     return result
 
 
-def _run_backward(heads, head_grads, create_graph):
-    """Gradients of ``heads`` for every node reached: {(id(node), index): NDArray}."""
+def _run_backward(heads, head_grads, create_graph, into_grads=False):
+    """Gradients of ``heads`` for every node reached: {(id(node), index): NDArray}.
+
+    ``into_grads``: the steps may write a variable's gradient into its ``.grad`` directly
+    (``_direct_targets``); its entry is then that ``.grad`` itself."""
     entries = [_entry_of(head) for head in heads]
     grads = {}              # (id(node), output index) -> the gradients arrived so far
     for entry, head, head_grad in zip(entries, heads, head_grads):
         _accumulate(grads, entry, ones_like(head) if head_grad is None else head_grad)
     order = _topological_order(entries)
-    for node in _backward_order(order):
+    nodes = _backward_order(order)
+    for node in nodes:      # before anything is pushed: a failed backward changes no .grad
         if node.freed:
             raise GradientError(
                 f"the graph through {node.name} was freed by an earlier backward; pass "
                 f"retain_graph=True to the first backward to differentiate twice")
+    targets = _direct_targets(order, entries) if into_grads else None
+    for node in nodes:
         count = node.num_outputs()
         outputs = [_total(grads.pop((id(node), index), None)) for index in range(count)]
         if all(g is None for g in outputs):
             continue
         outputs = [g if g is not None else zeros(shape, ctx=node.ctx, dtype=dtype)
                    for g, shape, dtype in zip(outputs, node.output_shapes, node.output_dtypes)]
-        for entry, input_grad in zip(node.inputs, _input_grads(node, outputs, create_graph)):
+        into = None
+        if targets:
+            into = [targets.get(id(entry[0])) if entry is not None else None
+                    for entry in node.inputs]
+            if not any(target is not None for target in into):
+                into = None
+        for entry, input_grad in zip(node.inputs,
+                                     _input_grads(node, outputs, create_graph, into)):
             if entry is not None and input_grad is not None:
                 _accumulate(grads, entry, input_grad)
     return order, {key: _total(values) for key, values in grads.items()}
+
+
+def _direct_targets(order, head_entries):
+    """{id(variable node): its ``.grad``} for the variables whose gradient the backward step
+    computing it may write straight into ``.grad`` (MXNet's ``req='write'``), saving a copy
+    per variable: ``grad_req='write'``, dense, and reached through exactly one input of one
+    recorded call (several parts are summed first; a head gets its head gradient).  Empty
+    when a step could fail in Python after others were pushed (a call without gradient,
+    a user's ``autograd.Function``, a sparse gradient): a failed backward leaves every
+    ``.grad`` as it was, as MXNet's (which checks the whole graph before running it)."""
+    uses = {id(entry[0]): 2 for entry in head_entries}
+    for node in order:
+        if isinstance(node, VariableNode):
+            continue
+        if isinstance(node, OpNode):
+            if not node.op.has_gradient or node.op.input_grad_stypes() is not None:
+                return {}
+        elif isinstance(node, FunctionNode):
+            writes_into = getattr(node.function, "writes_into", None)     # a CachedOp call
+            if writes_into is None or not writes_into():
+                return {}
+        for entry in node.inputs:
+            if entry is not None:
+                uses[id(entry[0])] = uses.get(id(entry[0]), 0) + 1
+    targets = {id(node): node.grad for node in order
+               if isinstance(node, VariableNode) and node.grad_req == "write"
+               and uses.get(id(node)) == 1 and node.grad is not None
+               and node.grad.stype == "default"}
+    # one array as the .grad of two variables: the copies decide which value stays
+    arrays = [id(grad) for grad in targets.values()]
+    if len(set(arrays)) < len(arrays):
+        return {}
+    return targets
 
 
 def _accumulate(grads, entry, value):
@@ -149,7 +195,7 @@ def _total(values):
     return total
 
 
-def _input_grads(node, out_grads, create_graph):
+def _input_grads(node, out_grads, create_graph, into=None):
     if isinstance(node, OpNode) and not node.op.has_gradient:
         raise GradientError(
             f"operator {node.op.name} has no gradient, and the gradient of the heads reaches "
@@ -157,11 +203,13 @@ def _input_grads(node, out_grads, create_graph):
     if isinstance(node, LinkNode) or (isinstance(node, OpNode) and not node.op.differentiable):
         return [None] * len(node.inputs)          # no gradient flows back through it
     if isinstance(node, FunctionNode):
+        if into is not None:
+            return node.function._run_backward(out_grads, create_graph, into)
         return node.function._run_backward(out_grads, create_graph)
     if create_graph:
         from .higher_order import backward_as_operations
         return backward_as_operations(node, out_grads)
-    return push_backward(node, out_grads)
+    return push_backward(node, out_grads, into)
 
 
 def _free(order):
@@ -179,7 +227,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     previous_training = set_training(train_mode)
     previous_recording = set_recording(False)
     try:
-        order, grads = _run_backward(heads, head_grads, create_graph=False)
+        order, grads = _run_backward(heads, head_grads, create_graph=False, into_grads=True)
     finally:
         set_recording(previous_recording)
         set_training(previous_training)
@@ -194,6 +242,8 @@ def _store(variable, value):
     if variable.grad_req == "null":
         return
     variable.fresh_grad = True
+    if value is variable.grad:          # the backward step wrote it there (_direct_targets)
+        return
     if value is None:
         if variable.grad_req == "write":
             variable.grad[...] = 0      # (a zero-dimensional gradient has no axis to slice)

@@ -7,7 +7,7 @@ calling the block's Python code.  Under ``autograd.record()`` the whole call
 is recorded as one tape node whose backward is one more engine operation.
 """
 from .. import backend, engine, ndarray, random_state
-from ..base import MXNetError
+from ..base import GradientError, MXNetError
 from ..tape import recording
 from ..tape.nodes import FunctionNode, live_entry
 from ..executor.backward_program import BackwardProgram
@@ -16,6 +16,7 @@ from ..executor.program import ForwardProgram, can_lower
 from ..executor.run import run_backward, run_forward
 from ..op.sparse_values import to_dense
 from ..ndarray.ndarray import Chunk, NDArray
+from ..ndarray.dispatch import gradient_targets
 from ..ndarray.sparse_dispatch import as_dense
 from ..op.call import own_buffers
 from ..symbol import inference
@@ -235,7 +236,16 @@ class _Backward:
         self.meta = entry.meta
         self.mutated = entry.mutated    # positions of the auxiliary states among the inputs
 
-    def _run_backward(self, out_grads, create_graph):
+    def writes_into(self):
+        """Whether autograd.backward may hand ``_run_backward`` the variables' ``.grad``
+        (``into``): when its backward cannot fail before it is pushed."""
+        try:
+            self.cached_op.check_gradients()
+        except GradientError:
+            return False
+        return True
+
+    def _run_backward(self, out_grads, create_graph, into=None):
         self.cached_op.check_gradients()
         ctx = self.arrays[0].context
         xp = backend.get_xp(ctx)
@@ -274,6 +284,8 @@ class _Backward:
         # in-place writes to the inputs behind this step (as the op-by-op tape does).
         reads = [g._chunk.var for g in out_grads] + [c.var for c in self.output_chunks]
         reads += [a._chunk.var for a in self.arrays]
+        if into is not None:
+            grads = gradient_targets(grads, into, reads)
         writes = [g._chunk.var for g in grads if g is not None]
         # auxiliary states (BatchNorm's moving statistics) move in the backward pass
         writes += [self.arrays[i]._chunk.var for i in self.mutated]

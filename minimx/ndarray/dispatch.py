@@ -19,7 +19,7 @@ from ..tape import recording
 from ..tape.nodes import OpNode, live_entry
 from .ndarray import NDArray
 
-__all__ = ["invoke", "invoke_dense", "push_backward", "recorded_copy"]
+__all__ = ["invoke", "invoke_dense", "push_backward", "recorded_copy", "gradient_targets"]
 
 
 def invoke(op, inputs, out=None, ctx=None):
@@ -186,20 +186,26 @@ def _grad_classes(op, count, ctx):
     return [class_of(stype) for stype in stypes]
 
 
-def push_backward(node, out_grads):
+def push_backward(node, out_grads, into=None):
     """Push the gradient step of one recorded call.
 
     ``out_grads``: one NDArray per visible output.  Returns one NDArray per
-    input, or None where the input needs no gradient.
+    input, or None where the input needs no gradient.  ``into``: per input, None or the
+    array its gradient may be written to directly (a variable's ``.grad``, see
+    ``gradient_targets``); it is used when it fits.
     """
     ctx = node.ctx
     call = op_call(node.op, len(node.inputs))
     wanted = call.needs([entry is not None for entry in node.inputs])
     classes = _grad_classes(node.op, len(node.inputs), ctx)
+    saved = node.saved
+    reads = [g._chunk.var for g in out_grads]
+    reads += [value._chunk.var for value in saved.values() if isinstance(value, NDArray)]
     in_grads = [array_class._empty(shape, dtype, ctx) if need else None
                 for need, shape, dtype, array_class in zip(wanted, node.input_shapes,
                                                            node.input_dtypes, classes)]
-    saved = node.saved
+    if into is not None:
+        in_grads = gradient_targets(in_grads, into, reads)
     xp = backend.get_xp(ctx)
     is_train = recording.is_training()          # the backward pass's mode, as MXNet's
 
@@ -212,8 +218,6 @@ def push_backward(node, out_grads):
             if target is not None:
                 target._write(xp.zeros(target._shape, target._dtype) if value is None else value)
 
-    reads = [g._chunk.var for g in out_grads]
-    reads += [value._chunk.var for value in saved.values() if isinstance(value, NDArray)]
     work = call.work(node.input_shapes)
     writes = [g._chunk.var for g in in_grads if g is not None]
     writes += [saved[name]._chunk.var for name in call.aux_saves]    # BatchNorm's statistics
@@ -221,3 +225,18 @@ def push_backward(node, out_grads):
                 f"_backward_{node.op.name}", work,
                 engine.is_small(node.input_shapes, work) and not node.op.meets)
     return in_grads
+
+
+def gradient_targets(in_grads, into, reads):
+    """``in_grads`` with each fresh dense array replaced by ``into``'s array for that input
+    where that one can take the gradient as it is: dense, of the same shape, dtype and device,
+    and not read by the step (a ``.grad`` recorded as an input of the graph).  The step
+    then writes a variable's gradient itself, as MXNet's backward does with ``req='write'``,
+    instead of a fresh array that a copy moves into ``.grad`` afterwards."""
+    result = list(in_grads)
+    for index, (fresh, target) in enumerate(zip(in_grads, into)):
+        if (type(fresh) is NDArray and isinstance(target, NDArray) and target.stype == "default"
+                and target._shape == fresh._shape and target._dtype == fresh._dtype
+                and target._chunk.ctx == fresh._chunk.ctx and target._chunk.var not in reads):
+            result[index] = target
+    return result

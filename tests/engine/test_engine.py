@@ -459,6 +459,59 @@ def test_a_small_operation_waiting_for_a_pending_one_goes_to_a_worker(threaded):
     assert start.name == "_plus_scalar" and start.thread.startswith("engine-cpu(0)-worker")
 
 
+def test_a_worker_runs_the_chain_its_operation_readied(threaded, monkeypatch):
+    """The operations a worker's operation readies run on that worker, one after the other,
+    instead of going through the queue (a put wakes another worker: a hand-over per step)."""
+    gate = threading.Event()
+    var = engine.new_var()
+    ran_on = []
+    engine.push(lambda: None, [], [], mx.cpu(), "start the workers")
+    nd.waitall()
+    queued = []
+    dispatch = threaded._dispatch
+    monkeypatch.setattr(threaded, "_dispatch",
+                        lambda op, pending: (queued.append(op.name), dispatch(op, pending)))
+
+    def step(index):
+        def run():
+            ran_on.append((index, threading.current_thread().name))
+        return run
+
+    engine.push(gate.wait, [], [var], mx.cpu(), "gate")
+    for index in range(6):          # each reads and writes the var: a chain behind the gate
+        engine.push(step(index), [var], [var], mx.cpu(), f"step{index}", small=True)
+    with Recorder() as recorder:
+        gate.set()
+        within(nd.waitall)
+    assert [index for index, _ in ran_on] == list(range(6))
+    assert queued == ["gate"]
+    assert len({thread for _, thread in ran_on}) == 1
+    assert ran_on[0][1].startswith("engine-cpu(0)-worker")
+    # each still announces that it is ready before it starts (the queue views rely on it)
+    kinds = [(event.kind, event.name) for event in recorder.events if event.name != "gate"]
+    assert kinds == [(kind, f"step{index}") for index in range(6)
+                     for kind in ("ready", "start", "end")]
+
+
+def test_a_readied_operation_of_another_device_goes_to_that_devices_workers(threaded):
+    gate = threading.Event()
+    var = engine.new_var()
+    threads = {}
+
+    def note(name):
+        def run():
+            threads[name] = threading.current_thread().name
+        return run
+
+    engine.push(gate.wait, [], [var], mx.cpu(0), "gate")
+    engine.push(note("cpu1"), [var], [], mx.cpu(1), "on_cpu1")
+    engine.push(note("cpu0"), [var], [], mx.cpu(0), "on_cpu0")
+    gate.set()
+    within(nd.waitall)
+    assert threads["cpu1"].startswith("engine-cpu(1)-worker")
+    assert threads["cpu0"].startswith("engine-cpu(0)-worker")
+
+
 def test_an_error_of_a_small_operation_still_waits_for_the_sync_point(threaded):
     bad = nd.random.normal(0, -1, shape=(2, 2))   # run at once, and returns all the same
     later = bad + 1
