@@ -231,11 +231,36 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     finally:
         set_recording(previous_recording)
         set_training(previous_training)
+    untouched = None
     for node in order:
         if isinstance(node, VariableNode):
-            _store(node, grads.get((id(node), 0)))
+            value = grads.get((id(node), 0))
+            if value is None and node.grad_req == "write":
+                if untouched is None:           # worked out only when some gradient is None
+                    untouched = _untouched_variables(order, heads)
+                if id(node) in untouched:
+                    continue
+            _store(node, value)
     if not retain_graph:
         _free(order)
+
+
+def _untouched_variables(order, heads):
+    """The ids of the variables whose ``.grad`` backward leaves as it was: every recorded
+    call reading them reads them as an input it declares ``grad_untouched_inputs`` (a loss
+    layer's ``label``, as MXNet), and none is a head itself."""
+    touched = {id(entry[0]) for entry in map(_entry_of, heads)}
+    untouched = set()
+    for node in order:
+        if not isinstance(node, OpNode):
+            touched.update(id(entry[0]) for entry in getattr(node, "inputs", ()) if entry)
+            continue
+        kept = node.op.grad_untouched_inputs
+        names = node.op.list_inputs(len(node.inputs))
+        for entry, name in zip(node.inputs, names):
+            if entry is not None:
+                (untouched if name in kept else touched).add(id(entry[0]))
+    return untouched - touched
 
 
 def _store(variable, value):

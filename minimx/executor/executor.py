@@ -17,7 +17,7 @@ from ..symbol import inference
 from ..symbol.storage import infer_storage_types
 from ..op import get_op
 from ..symbol.graph import (check_gradients_exist, eliminate_common_expressions,
-                            entries_depending_on, topo_order)
+                            entries_depending_on, topo_order, untouched_gradient_variables)
 from .placement import context_of
 from .plan import PlanInfo, build_plan
 from .backward_program import BackwardProgram
@@ -346,9 +346,12 @@ class Executor:
     def _new_backward_setup(self):
         if self.grad_arrays is None or all(req == "null" for req in self._grad_reqs):
             return None
+        # as MXNet, a loss layer's label keeps its gradient array as it was
+        untouched = untouched_gradient_variables(self._entries)
         targets = [(self._variables[name], array, req) for name, array, req in
                    zip(self._arg_names, self.grad_arrays, self._grad_reqs)
-                   if array is not None and req != "null"]
+                   if array is not None and req != "null"
+                   and id(self._variables[name]) not in untouched]
         needs_grad = entries_depending_on(self._entries, {id(node) for node, _, _ in targets})
         meta = {entry: (shape, self._dtypes[entry]) for entry, shape in self._shapes.items()
                 if shape is not None and entry in self._dtypes}

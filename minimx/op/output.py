@@ -54,6 +54,7 @@ class SoftmaxOutput(OpDef):
     }
     saves = ("label", "output")
     no_grad_inputs = ("label",)
+    grad_untouched_inputs = ("label",)      # MXNet's backward never writes its gradient
     test = TestHints(shapes=((3, 4), (3,)), integer_inputs={"label": 4},
                      reference=lambda np, x, label: np.exp(x) / np.exp(x).sum(1, keepdims=True),
                      grad=False)
@@ -136,6 +137,7 @@ class RegressionOutput(OpDef):
     params = {"grad_scale": Param(float, default=1.0, doc="multiply the gradient by this")}
     saves = ("label", "output")
     no_grad_inputs = ("label",)
+    grad_untouched_inputs = ("label",)      # MXNet's backward never writes its gradient
 
     def shaped_like_output(self):
         return (0,)
@@ -280,6 +282,7 @@ class SVMOutput(OpDef):
     }
     saves = ("data", "label")
     no_grad_inputs = ("label",)
+    grad_untouched_inputs = ("label",)      # MXNet's backward never writes its gradient
     test = TestHints(shapes=((3, 4), (3,)), integer_inputs={"label": 4},
                      reference=lambda np, x, label: x, grad=False)
 

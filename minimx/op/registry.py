@@ -123,6 +123,9 @@ class OpDef:
     (``SoftmaxOutput``, the regression outputs, ``MakeLoss``, ``SVMOutput``), and for
     ``BlockGrad``: an executor's ``backward()`` without ``out_grads`` is allowed only when
     no output it differentiates reads one, as MXNet's ``GraphExecutor::Backward``.
+    ``grad_untouched_inputs``: inputs (among ``no_grad_inputs``) whose gradient array a
+    backward pass leaves as it was, as MXNet's loss layers leave their ``label``'s (with
+    ``grad_req='write'`` too); another input without a gradient gets zeros written.
     Gradients: ``differentiable = False`` declares a gradient of zero for every input
     (comparisons, ``argmax``, ``BlockGrad``: MXNet's zero-gradient rule), so a backward
     pass simply stops there.  ``has_gradient = False`` says more: MXNet registers no
@@ -167,6 +170,7 @@ class OpDef:
     saves = ()
     aux = ()
     no_grad_inputs = ()
+    grad_untouched_inputs = ()
     variadic = False
     method = False
     aliases = ()

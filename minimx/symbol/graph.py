@@ -170,6 +170,22 @@ def entries_depending_on(entries, variable_ids):
     return needs
 
 
+def untouched_gradient_variables(entries):
+    """The ids of the variables whose gradient array a backward pass from ``entries``
+    leaves as it was: every operator reading them reads them as an input it declares
+    ``grad_untouched_inputs`` (a loss layer's ``label``), and none is a head itself."""
+    touched = {id(node) for node, _ in entries}
+    untouched = set()
+    for node in topo_order(entries):
+        if node.is_variable:
+            continue
+        kept = node.instance.grad_untouched_inputs
+        for (source, _), name in zip(node.inputs, node.input_names()):
+            if source.is_variable:
+                (untouched if name in kept else touched).add(id(source))
+    return untouched - touched
+
+
 def nodes_without_gradient(entries):
     """The nodes a backward pass from ``entries`` would carry a gradient into although
     their operator has none (``has_gradient = False``), in MXNet's gradient pass order.
