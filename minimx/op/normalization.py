@@ -172,7 +172,8 @@ class BatchNorm(OpDef):
             mean, var = moving_mean, moving_var
         invstd = 1 / xp.sqrt(var + self.eps)
         scale = invstd if self.fix_gamma else gamma * invstd
-        if centered is None:
+        if centered is None or centered.dtype != xp.result_type(centered, scale, beta):
+            # (float16 data with float32 parameters: the affine part in float32, as before)
             output = _affine(xp, x3, scale, beta - mean * scale)
         else:
             # ``(x - mean) * scale + beta`` in the buffer the variance was computed from: one
