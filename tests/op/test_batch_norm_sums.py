@@ -48,3 +48,20 @@ def test_channel_dot_is_the_per_channel_sum(shape):
     got = _channel_dot(np, a, b)
     assert got.dtype == np.float32 and got.shape == (shape[1],)
     np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+def test_float16_data_keeps_a_float32_affine_part():
+    """float16 data with float32 parameters: ``x * scale + shift`` is worked in float32 and
+    rounded to float16 once, not normalised in place in a float16 buffer."""
+    rng = np.random.RandomState(5)
+    data = (rng.randn(4, 3, 5, 5) * 3 + 2).astype("float16")
+    gamma, beta = rng.rand(3).astype("float32") + 0.5, rng.randn(3).astype("float32")
+    op = get_op("BatchNorm")(fix_gamma=False)
+    out, mean, invstd = op.forward(np, data, gamma, beta, np.zeros(3, "float32"),
+                                   np.ones(3, "float32"), is_train=True)
+    assert (mean.dtype, invstd.dtype) == (np.float16, np.float16)   # both exact in float16
+    scale = gamma * invstd
+    want = (data.reshape(4, 3, 25) * scale.reshape(1, 3, 1)
+            + (beta - mean * scale).reshape(1, 3, 1))
+    assert want.dtype == np.float32 and out.dtype == np.float16
+    np.testing.assert_array_equal(out, want.astype("float16").reshape(data.shape))
