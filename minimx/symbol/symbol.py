@@ -57,12 +57,13 @@ class Symbol(NDArrayOnly):
 
     def _variables(self):
         """(arguments, auxiliary states): the variable nodes, in graph order."""
+        order = self._order()
         aux_ids = set()
-        for node in self._order():
+        for node in order:
             for position, (source, _) in enumerate(node.inputs):
                 if source.is_variable and is_aux_input(node, position):
                     aux_ids.add(id(source))
-        variables = [node for node in self._order() if node.is_variable]
+        variables = [node for node in order if node.is_variable]
         return ([n for n in variables if id(n) not in aux_ids],
                 [n for n in variables if id(n) in aux_ids])
 
