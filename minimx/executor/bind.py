@@ -11,7 +11,6 @@ from ..context import current_context
 from ..ndarray import NDArray, zeros
 from ..ndarray.sparse import zeros as sparse_zeros
 from ..ndarray.sparse_array import class_of
-from ..symbol.graph import topo_order
 from ..symbol import inference
 from ..symbol.storage import gradient_storage_types, variable_storage_type
 from .executor import Executor
@@ -62,7 +61,7 @@ def argument_storage_types(symbol, stype_dict=None):
     stype_dict = stype_dict or {}
     for name, stype in stype_dict.items():
         class_of(stype)              # an unknown storage type is refused here
-    variables = {node.name: node for node in topo_order(symbol._entries) if node.is_variable}
+    variables = {node.name: node for node in symbol._order() if node.is_variable}
     return {name: stype_dict.get(name) or variable_storage_type(variables[name])
             for name in symbol.list_arguments() + symbol.list_auxiliary_states()}
 

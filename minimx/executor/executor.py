@@ -46,7 +46,7 @@ class Executor:
         self.aux_arrays = aux_arrays
         self._grad_reqs = grad_reqs
         self._entries = symbol._entries
-        self._variables = {node.name: node for node in topo_order(self._entries)
+        self._variables = {node.name: node for node in symbol._order()
                            if node.is_variable}
         self._infer()
         self._group2ctx = group2ctx

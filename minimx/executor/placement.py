@@ -10,7 +10,6 @@ library, so the groups' contexts must be of the executor's device type: ``cpu(1)
 host), while a ``gpu`` group in a ``cpu`` graph is refused.
 """
 from ..base import MXNetError
-from ..symbol.graph import topo_order
 
 __all__ = ["check_group2ctx", "context_of", "group2ctx_per_device", "variable_contexts"]
 
@@ -34,7 +33,7 @@ def context_of(node, ctx, group2ctx):
 def variable_contexts(symbol, ctx, group2ctx):
     """{variable name: the context of its arrays}."""
     return {node.name: context_of(node, ctx, group2ctx)
-            for node in topo_order(symbol._entries) if node.is_variable}
+            for node in symbol._order() if node.is_variable}
 
 
 def group2ctx_per_device(group2ctxs, count):

@@ -35,7 +35,11 @@ def _unknown_marker():
 
 
 def _known(shape):
-    return shape is not None and not any(_unknown_size(size) for size in shape)
+    if shape is None:
+        return False
+    if not shape:
+        return True           # () is a scalar here (whether unknown is the caller's choice)
+    return min(shape) >= 0 if is_np_shape() else min(shape) > 0
 
 
 def _merge(node, label, old, new):
@@ -76,17 +80,26 @@ def _parse_shape_attr(node):
                                 f"{node.attrs['__shape__']!r} is not a tuple of ints") from None
 
 
-def _solve(entries, seed, step):
+def _solve(entries, seed, step, settled):
     """The fixed point behind shape and type inference: ``seed(node)`` gives each variable's
-    value, then ``step(node, values)`` runs over the operator nodes until none changes."""
+    value, then ``step(node, values)`` runs over the operator nodes until none changes.
+
+    A value once known never changes (a merge only fills unknown parts, a conflict raises),
+    so a node that is ``settled(node, values)`` after its step -- every input known, its
+    outputs computed from them -- would change nothing on a later pass and leaves the loop.
+    With every input of the graph given, one pass does it all."""
     order = topo_order(entries)
     values = {(node, 0): seed(node) for node in order if node.is_variable}
+    pending = [node for node in order if not node.is_variable]
     changed = True
-    while changed:
+    while changed and pending:
         changed = False
-        for node in order:
-            if not node.is_variable:
-                changed |= step(node, values)
+        unsettled = []
+        for node in pending:
+            changed |= step(node, values)
+            if not settled(node, values):
+                unsettled.append(node)
+        pending = unsettled
     return order, values
 
 
@@ -99,7 +112,12 @@ def infer_shapes(entries, known):
         if given is None or (not len(given) and not is_np_shape()):
             return None               # () is unknown under legacy shapes, a scalar under np
         return tuple(given)
-    return _solve(entries, seed, _infer_node)
+    return _solve(entries, seed, _infer_node, _inputs_known)
+
+
+def _inputs_known(node, shapes):
+    """After its step, a node with every input shape known has its outputs from them."""
+    return all(_known(shapes.get(entry)) for entry in node.inputs)
 
 
 def _infer_node(node, shapes):
@@ -265,7 +283,12 @@ def infer_types(entries, known):
             from ..base import FLAG_TO_DTYPE
             given = FLAG_TO_DTYPE[int(node.attrs["__dtype__"])]
         return None if given is None else normalize_dtype(given)
-    return _solve(entries, seed, _infer_node_type)
+    return _solve(entries, seed, _infer_node_type, _types_settled)
+
+
+def _types_settled(node, dtypes):
+    """Every input dtype known and the outputs' set: later steps change nothing."""
+    return (node, 0) in dtypes and all(dtypes.get(entry) is not None for entry in node.inputs)
 
 
 def _infer_node_type(node, dtypes):

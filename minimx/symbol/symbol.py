@@ -45,6 +45,11 @@ class Symbol(NDArrayOnly):
 
     def __init__(self, entries):
         self._entries = list(entries)
+        self._forget_walks()
+
+    def _forget_walks(self):
+        """Drop the remembered graph walks (``_order``, ``_variables``)."""
+        self._walked = self._split = None
 
     # -- what the graph holds -----------------------------------------------------------
     @property
@@ -53,16 +58,26 @@ class Symbol(NDArrayOnly):
         return self._entries[0][0].name if len(self._entries) == 1 else None
 
     def _order(self):
-        return topo_order(self._entries)
+        """Every node, inputs first (``topo_order``), walked once per Symbol: a Symbol's
+        graph does not change once made (``_compose`` changes a fresh copy, then forgets)."""
+        if self._walked is None:
+            self._walked = topo_order(self._entries)
+        return self._walked
 
     def _variables(self):
         """(arguments, auxiliary states): the variable nodes, in graph order."""
+        if self._split is None:
+            self._split = self._split_variables()
+        return self._split
+
+    def _split_variables(self):
+        order = self._order()
         aux_ids = set()
-        for node in self._order():
+        for node in order:
             for position, (source, _) in enumerate(node.inputs):
                 if source.is_variable and is_aux_input(node, position):
                     aux_ids.add(id(source))
-        variables = [node for node in self._order() if node.is_variable]
+        variables = [node for node in order if node.is_variable]
         return ([n for n in variables if id(n) not in aux_ids],
                 [n for n in variables if id(n) in aux_ids])
 
@@ -174,6 +189,7 @@ class Symbol(NDArrayOnly):
         self._entries = [replacements[node.name]._entries[0]
                          if node.is_variable and node.name in replacements else (node, i)
                          for node, i in self._entries]
+        self._forget_walks()
         if name and len(self._entries) == 1:
             self._entries[0][0].name = name
 

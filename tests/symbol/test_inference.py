@@ -147,3 +147,44 @@ def test_mxnet_export_of_a_layer_without_input_size_infers_as_in_mxnet(mxnet_pyt
     assert open(prefix + "-symbol.json").read().count("(9, 0)") == 2     # l0, r0 i2h
     arg_shapes, _, _ = symbol.infer_shape(data=(2, 3))
     assert dict(zip(symbol.list_arguments(), arg_shapes)) == expected
+
+
+def _counting_steps(monkeypatch):
+    """Count the operator-node steps the shape inference takes."""
+    from minimx.symbol import inference
+    steps = []
+    original = inference._infer_node
+
+    def counted(node, shapes):
+        steps.append(node.name)
+        return original(node, shapes)
+    monkeypatch.setattr(inference, "_infer_node", counted)
+    return steps
+
+
+def _mlp():
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=8, name="fc1")
+    net = mx.sym.Activation(net, act_type="relu", name="relu1")
+    return mx.sym.FullyConnected(net, num_hidden=3, name="fc2")
+
+
+def test_a_node_with_every_input_known_is_not_visited_again(monkeypatch):
+    """Once its inputs are known a node's outputs are final: with the data's shape given,
+    one pass completes the parameters and every output, and no second pass runs."""
+    steps = _counting_steps(monkeypatch)
+    arg_shapes, out_shapes, _ = _mlp().infer_shape(data=(4, 5))
+    assert steps == ["fc1", "relu1", "fc2"]
+    assert arg_shapes == [(4, 5), (8, 5), (8,), (3, 8), (3,)]
+    assert out_shapes == [(4, 3)]
+
+
+def test_shapes_known_only_downstream_still_take_more_passes(monkeypatch):
+    """The data's unknown batch size is found by a Reshape from its fixed output size, a
+    node later than the identity that passes it back to the data: three passes, the
+    Reshape settled after the second, and no fourth pass that would only confirm."""
+    steps = _counting_steps(monkeypatch)
+    copy = mx.sym.identity(mx.sym.var("data"), name="copy")
+    arg_shapes, out_shapes, _ = mx.sym.Reshape(copy, shape=(3, 4), name="r").infer_shape(
+        data=(0, 6))
+    assert arg_shapes == [(2, 6)] and out_shapes == [(3, 4)]
+    assert steps == ["copy", "r", "copy", "r", "copy"]

@@ -99,8 +99,10 @@ def test_multi_output_indexing_and_group():
 def test_compose_replaces_a_variable():
     net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
     head = mx.sym.Activation(mx.sym.var("data"), act_type="relu", name="relu")
+    assert head.list_arguments() == ["data"]          # walked (and remembered) before
     joined = head(data=net)
     assert joined.list_arguments() == ["data", "fc_weight", "fc_bias"]
+    assert head.list_arguments() == ["data"] and len(joined.get_internals()) == 5
     with pytest.raises(MXNetError, match="no argument named"):
         head(nothing=net)
 
