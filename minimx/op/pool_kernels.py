@@ -195,7 +195,11 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
     # windows that tile the planes exactly write every element once: no zeros first
     tiled = apart and all(d == 1 and s == k and o * s == n for k, s, d, o, n in zip(
         geometry.kernel, geometry.stride, geometry.dilate, output.shape[2:], data.shape[2:]))
-    for chunk in _chunks(xp, planes):
+    # windows that tile unpadded planes as they lie read each element once, in place: the
+    # whole batch at once is faster than cache-sized chunks (2x2/2, 64 x 6 planes of 24x24,
+    # CPU time: 0.28 ms against 0.32; 256 x 6: 1.05 against 1.25)
+    chunks = [slice(0, planes.shape[0])] if as_is and tiled else _chunks(xp, planes)
+    for chunk in chunks:
         padded, inner = _padded(xp, planes[chunk], geometry.pad, after, fill, last)
         peak, given = _arranged(xp, outputs[chunk], last), _arranged(xp, grads[chunk], last)
         canvas = result[chunk] if as_is else xp.empty(padded.shape, dtype=result.dtype)

@@ -448,3 +448,41 @@ def test_max_pooling_of_tiles_is_the_tap_path_bit_for_bit(kernel, size):
         by_taps = op.forward(np, x)
     np.testing.assert_array_equal(tiled.view(np.uint32), by_taps.view(np.uint32))
     np.testing.assert_array_equal(tiled, references.pooling(np, x, kernel=kernel, stride=kernel))
+
+
+
+@pytest.mark.parametrize("kernel, size", [((2, 2), (8, 8)), ((2, 2), (24, 24)), ((3, 3), (6, 9)),
+                                          ((2, 3), (4, 6)), ((1, 2), (3, 4))])
+def test_max_pooling_gradient_of_tiles_in_one_chunk(kernel, size):
+    """Windows that tile the planes as they lie, the whole batch in one chunk: the same bits
+    as cache-sized chunks of planes laid out planes-last, and each window's gradient at its
+    first maximal tap (row-major), as the general path's argmax puts it -- ties of zeros of
+    both signs, gradients of both signs and a NaN window (the general path) included.
+    (The tap paths multiply the gradient by 0 elsewhere, so a negative one leaves -0 where
+    the general path leaves 0: equal values, other bits.)"""
+    rng = np.random.default_rng(1)
+    shape = (4, 5) + size
+    x = rng.integers(-1, 2, shape).astype(np.float32)
+    x[rng.random(shape) < 0.3] = -0.0
+    x[0, 0, :kernel[0], :kernel[1]] = 1.0                # all equal: the top-left tap wins
+    op = get_op("Pooling")(kernel=kernel, stride=kernel, pool_type="max")
+    geometry, out_size, after = op._tap_layout(shape)
+    assert pool_kernels._tiles(geometry, out_size, after, size)
+    head = rng.standard_normal(op.infer_shape(shape)).astype(np.float32)
+    head[rng.random(head.shape) < 0.2] = -0.0
+    out = op.forward(np, x)
+    with _setting(pool_kernels, "FIRST_ROWS_FROM", 0):          # planes as they lie
+        assert not pool_kernels._planes_last(geometry, out_size, after,
+                                             pool_kernels._as_planes(x))
+        whole = op.backward(np, head, x, out)
+    with _setting(pool_kernels, "CHUNK_BYTES", 40), \
+            _setting(pool_kernels, "PLANES_LAST_BELOW", 2 ** 62), \
+            _setting(pool_kernels, "FIRST_ROWS_FROM", 2 ** 62):
+        chunked = op.backward(np, head, x, out)
+    np.testing.assert_array_equal(whole.view(np.uint32), chunked.view(np.uint32))
+    assert whole[0, 0, 0, 0] == head[0, 0, 0, 0]
+    assert not whole[0, 0, :kernel[0], :kernel[1]].ravel()[1:].any()
+    x[1, 2, 0, 0] = np.nan
+    for data in (x, np.nan_to_num(x)):
+        (_, tiled), (_, general) = _both_paths(op, data, head, planes_last=False)
+        np.testing.assert_array_equal(tiled, general)
