@@ -52,6 +52,13 @@ def _as_channels(data, axis):
     return data.reshape(math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:]))
 
 
+def _statistics_dtype(dtype):
+    """The dtype BatchNorm's statistics and affine part are computed in: float32 for
+    float16 data (as MXNet's AccReal; its parameters, statistics and mean/var outputs are
+    float32 then), the data's own dtype otherwise."""
+    return "float32" if str(dtype) == "float16" else str(dtype)
+
+
 def _per_channel(xp, vector, x3):
     """A per-channel vector as a ``(1, channels, after)`` plane, each value repeated along
     its channel's row: broadcast against ``x3`` only along the first axis, numpy then runs
@@ -89,6 +96,33 @@ def _affine(xp, x3, scale, shift):
     result = x3 * _per_channel(xp, scale, x3)
     result += _per_channel(xp, shift, x3)
     return result
+
+
+def _float16_affine(xp, x3, mean, invstd, gamma, beta):
+    """MXNet 1.9.1's CPU output for float16 data: ``((x - mean) * invstd) * gamma + beta``
+    (no ``* gamma`` when ``gamma`` is None), each step done in float32 and rounded to float16
+    (mshadow's half-precision arithmetic); equal to MXNet's bit for bit."""
+    steps = [(xp.subtract, mean), (xp.multiply, invstd)]
+    steps += [] if gamma is None else [(xp.multiply, gamma)]
+    result = x3
+    for operation, vector in steps + [(xp.add, beta)]:
+        result = operation(result.astype("float32"), _per_channel(xp, vector, x3))
+        result = result.astype("float16")
+    return result
+
+
+def _rounded(array):
+    """``array`` rounded to float16, as float32 again: one step of MXNet's half arithmetic."""
+    return array.astype("float16").astype("float32")
+
+
+def _float16_data_grad(xp, centered, g3, k, grad_mean, scale):
+    """MXNet 1.9.1's CPU data gradient for float16 data, with batch statistics:
+    ``((g - mean(g)) - centered * k) * scale``, each step rounded to float16; ``centered``
+    is ``x - mean`` already rounded, ``k`` is ``invstd * mean(g * xhat)``."""
+    normal = _rounded(centered * _per_channel(xp, k, centered))
+    result = _rounded(_rounded(g3 - _per_channel(xp, grad_mean, g3)) - normal)
+    return (result * _per_channel(xp, scale, g3)).astype("float16")
 
 
 @register_op
@@ -160,20 +194,30 @@ class BatchNorm(OpDef):
                                        f"{tuple(data)}, got {tuple(shape)}")
         return [data, channels, channels]
 
+    def infer_type(self, data, *others):
+        return [data] + [_statistics_dtype(data)] * 2
+
     def _uses_batch_stats(self, is_train):
         return is_train and not self.use_global_stats
 
     def forward(self, xp, data, gamma, beta, moving_mean, moving_var, is_train=False):
-        x3 = _as_channels(data, _channel_axis(self, data.shape))
+        # float16 data: the statistics from one float32 copy, as MXNet's (the float32 and
+        # float64 paths make no copy)
+        wide = _statistics_dtype(data.dtype)
+        data3 = _as_channels(data, _channel_axis(self, data.shape))
+        x3 = data3.astype(wide, copy=False)
         centered = None
         if self._uses_batch_stats(is_train):
             mean, var, centered = self._batch_moments(xp, x3)
         else:
             mean, var = moving_mean, moving_var
-        invstd = 1 / xp.sqrt(var + self.eps)
+        invstd = self._invstd(xp, var, data.dtype)
         scale = invstd if self.fix_gamma else gamma * invstd
-        if centered is None or centered.dtype != xp.result_type(centered, scale, beta):
-            # (float16 data with float32 parameters: the affine part in float32, as before)
+        if str(data.dtype) == "float16":
+            output = _float16_affine(xp, data3, mean, invstd, None if self.fix_gamma else gamma,
+                                     beta)
+        elif centered is None or centered.dtype != xp.result_type(centered, scale, beta):
+            # (parameters of a wider dtype than the data: the affine part in theirs)
             output = _affine(xp, x3, scale, beta - mean * scale)
         else:
             # ``(x - mean) * scale + beta`` in the buffer the variance was computed from: one
@@ -184,12 +228,21 @@ class BatchNorm(OpDef):
             output *= _per_channel(xp, scale.astype(output.dtype, copy=False), x3)
             output += _per_channel(xp, beta, x3)
         output = output.reshape(data.shape)
-        return (output.astype(data.dtype, copy=False), mean.astype(data.dtype),
-                self._hidden_var(var, invstd).astype(data.dtype))
+        return (output.astype(data.dtype, copy=False), mean.astype(wide),
+                self._hidden_var(var, invstd).astype(wide))
 
     def _hidden_var(self, var, invstd):
         """What the third output holds: ``1 / sqrt(var + eps)`` here."""
         return invstd
+
+    def _invstd(self, xp, var, data_dtype):
+        """``1 / sqrt(var + eps)``.  For float16 data MXNet 1.9.1's CPU kernel adds ``eps``
+        in float16 (``var`` and ``eps`` both rounded to float16, and the sum too), then
+        takes the root in float32: with ``var`` near 8, ``eps=1e-3`` is lost entirely."""
+        if str(data_dtype) == "float16":
+            var = (var.astype("float16") + xp.float16(self.eps)).astype(var.dtype)
+            return 1 / xp.sqrt(var)
+        return 1 / xp.sqrt(var + self.eps)
 
     def _batch_moments(self, xp, x3):
         """The batch's per-channel mean and variance (SyncBatchNorm: of the whole batch
@@ -218,20 +271,33 @@ class BatchNorm(OpDef):
             self._move(moving_mean, mean)
             self._move(moving_var, 1 / (invstd * invstd) - self.eps)
         axis = _channel_axis(self, data.shape)
-        x3, g3 = _as_channels(data, axis), _as_channels(out_grad, axis)
+        wide = _statistics_dtype(data.dtype)
+        x3 = _as_channels(data, axis).astype(wide, copy=False)
+        g3 = _as_channels(out_grad, axis).astype(wide, copy=False)
         scale = invstd if self.fix_gamma else gamma * invstd
         sum_g = xp.einsum("pcq->c", g3)
-        sum_g_xhat = invstd * (_channel_dot(xp, g3, x3) - mean * sum_g)
+        half = str(data.dtype) == "float16"
+        if half:
+            # MXNet's float16 kernel: ``x - mean`` and each product with g rounded to float16
+            centered = _rounded(x3 - _per_channel(xp, mean, x3))
+            sum_g_xhat = invstd * xp.einsum("pcq->c", _rounded(centered * g3))
+        else:
+            sum_g_xhat = invstd * (_channel_dot(xp, g3, x3) - mean * sum_g)
         grad_gamma = xp.zeros_like(gamma) if self.fix_gamma else sum_g_xhat
         if self._uses_batch_stats(is_train):
             count, all_g, all_g_xhat = self._batch_sums(xp, x3.shape[0] * x3.shape[2], sum_g,
                                                         sum_g_xhat)
             x_factor = -scale * invstd * all_g_xhat / count
+            if half:
+                return (_float16_data_grad(xp, centered, g3, invstd * all_g_xhat / count,
+                                           all_g / count, scale).reshape(data.shape),
+                        grad_gamma, sum_g, None, None)
             grad_data = _affine(xp, g3, scale, -scale * all_g / count - x_factor * mean)
             grad_data += x3 * _per_channel(xp, x_factor, x3)
         else:
             grad_data = g3 * _per_channel(xp, scale, g3)
-        return grad_data.reshape(data.shape), grad_gamma, sum_g, None, None
+        return (grad_data.reshape(data.shape).astype(data.dtype, copy=False), grad_gamma, sum_g,
+                None, None)
 
 
 class VarianceOutputBatchNorm(BatchNorm):
@@ -242,6 +308,9 @@ class VarianceOutputBatchNorm(BatchNorm):
 
     def _hidden_var(self, var, invstd):
         return var
+
+    def _invstd(self, xp, var, data_dtype):
+        return 1 / xp.sqrt(var + self.eps)
 
     def backward(self, xp, out_grad, *unused, data, gamma, mean, var, moving_mean, moving_var,
                  is_train=False):
