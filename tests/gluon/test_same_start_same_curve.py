@@ -614,7 +614,8 @@ def test_a_stochastic_depth_chain_of_modules_follows_mxnet(mxnet_python, tmp_pat
         np.testing.assert_allclose(ours[name], values, rtol=1e-3, atol=1e-5, err_msg=name)
 
 
-DROPOUT_ATTENTION_RUNNER = r'''
+# an np-mode runner's start: the library named on the command line, in NumPy mode
+NP_MODE_START = r'''
 import json, sys
 import numpy as np
 lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -622,6 +623,9 @@ mx = __import__(lib)
 gluon = __import__(lib + ".gluon", fromlist=["nn"])
 nn, mnp, npx = gluon.nn, mx.np, mx.npx
 npx.set_np()
+'''
+
+DROPOUT_ATTENTION_RUNNER = NP_MODE_START + r'''
 data = np.load(folder + "/data.npz")
 masks = np.random.default_rng(7)        # one stream of uniforms, drawn in call order
 if lib == "minimx":
@@ -707,14 +711,8 @@ def test_dropout_twice_per_step_follows_mxnet_with_the_same_masks(mxnet_python, 
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
 
 
-BERT_RUNNER = r'''
-import json, math, sys
-import numpy as np
-lib, mode, folder = sys.argv[1], sys.argv[2], sys.argv[3]
-mx = __import__(lib)
-gluon = __import__(lib + ".gluon", fromlist=["nn"])
-nn, mnp, npx = gluon.nn, mx.np, mx.npx
-npx.set_np()
+BERT_RUNNER = NP_MODE_START + r'''
+import math
 data = {k: mnp.array(v) for k, v in np.load(folder + "/data.npz").items()}
 
 
