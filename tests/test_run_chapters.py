@@ -1,7 +1,9 @@
 """tools/run_chapters.py: a folder of course chapters, each run through ``minimx.compat``, with
 pass/fail, time and the result line of each (the tool a teacher points at their own course)."""
 import json
+import os
 import pathlib
+import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -278,3 +280,31 @@ def test_a_sub_file_line_without_one_tab_is_refused_with_its_number(tmp_path, ca
         raise AssertionError("a line without a tab ran")
     assert "short.tsv, line 2: expected a regex, a tab and its replacement, got 0 tabs" \
         in capsys.readouterr().err
+
+
+def test_the_d2l_page_runner_passes_its_subs_to_both_sides(tmp_path):
+    """tools/run_d2l_pages.sh: leading ``--sub REGEX REPLACEMENT`` pairs shorten a page the
+    same way on minimx and on the reference (issue 27's slow BERT pages)."""
+    book = tmp_path / "book"
+    make_book(book, tabs="mxnet")
+    (book / "d2l").mkdir()
+    (book / "d2l" / "mxnet.py").write_text("")
+    page = book / "chapter_squares" / "epochs.md"
+    page.write_text("```{.python .input}\nnum_epochs = 50\n"
+                    "print('epochs %d, loss %.1f' % (num_epochs, 0.5))\n```\n")
+    work = tmp_path / "work"
+    (work / "files").mkdir(parents=True)
+    (work / "files" / ".done").write_text("")             # no stand-ins needed
+    script = str(ROOT / "tools" / "run_d2l_pages.sh")
+    env = dict(os.environ, MINIMX_PYTHON=sys.executable, MXNET_PYTHON=sys.executable)
+    ran = subprocess.run(["bash", script, "--sub", "^num_epochs = 50$", "num_epochs = 2",
+                          str(work), str(page)], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    row = json.loads((work / "out.json").read_text())[0]
+    assert row["edits"] == 1
+    for side in ("minimx", "reference"):
+        assert row[side]["ok"] and row[side]["last"] == "epochs 2, loss 0.5", row
+    refused = subprocess.run(["bash", script, "--sub", "^num_epochs"], env=env,
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--sub needs REGEX and REPLACEMENT" in refused.stderr

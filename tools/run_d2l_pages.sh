@@ -2,11 +2,13 @@
 # Run pages of Dive into Deep Learning (d2l-en v1.0.3, MXNet tab) on minimx and on MXNet 1.9.1,
 # interleaved, on stand-in data (no network):
 #
-#   tools/run_d2l_pages.sh WORK PAGE.md|CHAPTER_FOLDER...
+#   tools/run_d2l_pages.sh [--sub REGEX REPLACEMENT]... WORK PAGE.md|CHAPTER_FOLDER...
 #
 # WORK is a scratch folder: stand-ins go to WORK/files (tools/d2l_standins.py and, for the
 # NLP chapters, tools/d2l_standins_nlp.py: the files d2l.download fetches) and WORK/mxhome (MXNET_HOME: FashionMNIST and MNIST stand-ins), the
 # generated scripts and both sides' output to WORK/keep, the table to WORK/out.json.
+# Each leading ``--sub REGEX REPLACEMENT`` edits the generated scripts the same way on both
+# sides (tools/run_chapters.py --sub): a slow page shortened, e.g. fewer epochs.
 # Pages read ../data relative to their own folder: run on a copy of the book per session.
 # Settings (environment): MINIMX_PYTHON (default /work/main/.venv/bin/python),
 # MXNET_PYTHON (/work/main/.venv-mxnet/bin/python), D2L_CPU_DEVICES=1 (d2l.try_all_gpus() gives
@@ -14,6 +16,11 @@
 # PYTHONPATH for packages a venv lacks: pandas for minimx's, matplotlib/pandas/PIL for
 # MXNet's), TIMEOUT (seconds per page and side, default 600), JSON (default WORK/out.json).
 set -euo pipefail
+subs=()
+while [ "${1:-}" = --sub ]; do
+    [ $# -ge 3 ] || { echo "--sub needs REGEX and REPLACEMENT" >&2; exit 2; }
+    subs+=(--sub "$2" "$3"); shift 3
+done
 work=$(realpath -m "$1"); shift
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
@@ -35,4 +42,4 @@ PYTHONPATH="$here/d2l_site:$repo:$book:${SITE_MINI:-}" D2L_STANDINS="$work/files
     --reference "$mxnet_python" \
     --env PYTHONPATH="$here/d2l_site:$book:${SITE_MX:-}" --env D2L_ACCEPT_MXNET_HOME=1 \
     --env-both MXNET_HOME="$work/mxhome" --env-both D2L_STANDINS="$work/files" \
-    --keep "$work/keep" --json "${JSON:-$work/out.json}" "${pages[@]}"
+    --keep "$work/keep" --json "${JSON:-$work/out.json}" ${subs[@]+"${subs[@]}"} "${pages[@]}"
