@@ -19,7 +19,8 @@ run here).  An operation that must wait for another still goes to the queue, and
 errors are kept for the next sync point either way.
 
 When a worker's operation ends, the operations it readied go to the queue, except one
-(on the worker's device) that the worker runs next itself: a put wakes another worker,
+(on the worker's device, when the queue is empty: first come, first served) that the
+worker runs next itself: a put wakes another worker,
 which then fights this one and the frontend for the GIL, so a chain of dependent
 operations (a network's forward, then its backward) would change threads at every step
 (LeNet's Gluon training step: 44 operations queued and 70 thread switches per step
@@ -185,8 +186,11 @@ class ThreadedEngine(Engine):
         A worker (``keep_ctx``: its queue's device) keeps one of them, on its own device,
         and runs it next instead of queueing it: a put wakes another worker, which then
         takes the GIL from this one, and a chain of dependent operations (a network's
-        forward, then its backward) would cross threads at every step.  Returns the
-        operation kept, or None.
+        forward, then its backward) would cross threads at every step.  Only when its queue
+        is empty: the queue is first come, first served, as MXNet's, and an operation ready
+        earlier goes first (the seed's demo: without a sync, all 60 batches' inputs are made
+        before the layers consume them, and memory grows).  Returns the operation kept, or
+        None.
         """
         ready = []
         with self.lock:
@@ -212,8 +216,9 @@ class ThreadedEngine(Engine):
         op.reads = op.writes = ()
         kept = None
         for dependent in ready:
-            if kept is None and keep_ctx is not None and (dependent.ctx is keep_ctx
-                                                          or dependent.ctx == keep_ctx):
+            if (kept is None and keep_ctx is not None
+                    and (dependent.ctx is keep_ctx or dependent.ctx == keep_ctx)
+                    and self.queues[keep_ctx].empty()):
                 kept = dependent
                 if events.subscribers:
                     events.emit("ready", dependent, pending)
