@@ -260,9 +260,11 @@ class MXIndexedRecordIO(MXRecordIO):
         """The record with key ``idx`` (safe to call from several threads)."""
         self._check_open(writable=False)
         self._check_pid(allow_reset=True)
+        if idx not in self.idx:
+            self.seek(idx)                # raises the KeyError
         with self.lock:     # no other thread may move the file position between seek and read
-            self.seek(idx)
-            return self.read()
+            self.handle.seek(self.idx[idx])
+            return self._read_parts()
 
     def write_idx(self, idx, buf):
         """Append a record under key ``idx``."""

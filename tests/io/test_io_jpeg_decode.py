@@ -40,3 +40,16 @@ def test_jpeg_short_cut_declines_what_it_does_not_know():
     for broken in (jpeg[:len(jpeg) // 2], jpeg[:40]):       # truncated: Image.open's error
         with pytest.raises(mx.MXNetError, match="cannot decode"):
             decode_array(broken)
+
+
+@pytest.mark.parametrize("to_rgb", [True, False])
+def test_colour_decode_is_a_writable_copy_of_pillows_pixels(to_rgb):
+    img = Image.fromarray((np.random.RandomState(4).rand(9, 13, 3) * 255).astype("uint8"))
+    for buf in (encoded(img, "JPEG"), encoded(img, "PNG"), encoded(img.convert("P"), "PNG")):
+        out = decode_array(buf, flag=1, to_rgb=to_rgb)
+        want = np.asarray(Image.open(io.BytesIO(buf)).convert("RGB"))
+        np.testing.assert_array_equal(out, want if to_rgb else want[:, :, ::-1])
+        assert out.dtype == np.uint8 and out.shape == (9, 13, 3)
+        assert out.flags.writeable and out.flags.c_contiguous
+        out[0, 0] = 7                      # its own memory: another decode is unchanged
+        np.testing.assert_array_equal(decode_array(buf, flag=1, to_rgb=to_rgb)[1:], out[1:])
