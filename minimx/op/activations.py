@@ -5,7 +5,10 @@ Lesson: 09-gluon.  Mirrors ``src/operator/tensor/elemwise_unary_op_basic.cc``
 ``src/operator/nn/activation.cc`` and ``leaky_relu.cc``.  ``Activation`` picks one
 function by ``act_type``; ``LeakyReLU`` adds the parametrised and random rectifiers.
 """
+import functools
 import math
+
+import numpy
 
 from .common import channel_view, sigmoid, sum_to_shape
 from .error_function import erf as _erf
@@ -112,12 +115,51 @@ def _sigmoid_derivative(xp, output):
     return result
 
 
+# numpy's ``fmax`` against a scalar runs a plain loop; against an array of zeros, element
+# by element, its vector loop (SIMD).  Arrays of at least ``_ROWS_FROM`` elements, as rows
+# of at least ``_ROW_LENGTH`` against one row of zeros, get the vector loop without a zero
+# per element, and an extra pass for the signs of zeros (``_relu``) is still cheaper
+# (relu, float32, numpy 2.4: 16x8x28x28 26 us against 34); below, not (64x256: 6.4 us
+# against 6.2).
+_ROWS_FROM, _ROW_LENGTH = 32768, 256
+
+
+@functools.lru_cache(maxsize=32)
+def _zero_row(dtype, length):
+    """A read-only row of ``length`` zeros of ``dtype``."""
+    row = numpy.zeros(length, dtype)
+    row.flags.writeable = False
+    return row
+
+
+def _relu(xp, x):
+    """``x > 0 ? x : 0`` as MXNet's kernel: a NaN and -0 give +0.  ``fmax(x, 0)`` drops
+    the NaN; numpy's loops keep -0 in float16, and against an array in some positions of
+    a vector, so there adding +0 after makes every zero +0 (float32 and float64 against
+    a scalar give +0 already: small arrays skip the extra pass).  A C-ordered numpy float
+    array goes as rows of its trailing axes against one row of zeros (``_ROWS_FROM``)."""
+    rows = x.size >= _ROWS_FROM and xp is numpy and x.dtype.kind == "f" and \
+        x.flags.c_contiguous
+    if rows:
+        length = 1
+        for axis in reversed(x.shape):      # the last axes, together at least a row's worth
+            length *= axis
+            if length >= _ROW_LENGTH:
+                break
+        result = xp.fmax(x.reshape(-1, length), _zero_row(x.dtype, length)).reshape(x.shape)
+    else:
+        result = xp.fmax(x, 0)
+    if result.dtype.kind == "f" and (rows or result.dtype.itemsize == 2):
+        result += 0                         # -0 + 0 is +0; any other value stays
+    return result
+
+
 _ACTIVATIONS = {
     # name: (forward(xp, x), derivative(xp, x, y))
     # fmax: a nan gives 0, as MXNet's Activation kernel (nd.relu keeps the nan)
     # relu's from the output, as MXNet's: an executor output changed in place before
     # backward (``outputs[i] += ...``) changes the gradient there too (Executor._as_now)
-    "relu": (lambda xp, x: xp.fmax(x, 0), lambda xp, x, y: (y > 0).astype(x.dtype)),
+    "relu": (_relu, lambda xp, x, y: (y > 0).astype(x.dtype)),
     "sigmoid": (sigmoid, lambda xp, x, y: _sigmoid_derivative(xp, y)),
     "tanh": (lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y),
     "softrelu": (lambda xp, x: xp.logaddexp(x, 0).astype(x.dtype, copy=False),
