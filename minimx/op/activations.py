@@ -121,7 +121,7 @@ def _sigmoid_derivative(xp, output):
 # per element, and an extra pass for the signs of zeros (``_relu``) is still cheaper
 # (relu, float32, numpy 2.4: 16x8x28x28 26 us against 34); below, not (64x256: 6.4 us
 # against 6.2).
-_ROWS_FROM, _ROW_LENGTH = 32768, 256
+_ROWS_FROM, _ROW_LENGTH, _ROW_MAX = 32768, 256, 65536
 
 
 @functools.lru_cache(maxsize=32)
@@ -146,6 +146,8 @@ def _relu(xp, x):
             length *= axis
             if length >= _ROW_LENGTH:
                 break
+        rows = length <= _ROW_MAX      # the cached row stays small (a long 1-D array: no)
+    if rows:
         result = xp.fmax(x.reshape(-1, length), _zero_row(x.dtype, length)).reshape(x.shape)
     else:
         result = xp.fmax(x, 0)
