@@ -21,6 +21,7 @@ import np_overhead
 import observer_overhead
 import op_overhead
 import parallel_ops
+import resnet20_fit
 from _util import fmt, print_table, ratio
 
 
@@ -38,6 +39,7 @@ def main():
     crf = crf_loop.main()
     gluon = gluon_bench.main()
     gan, gan_mxnet = dcgan_step.main()
+    resnet, resnet_mxnet = resnet20_fit.main()
     course = course_workloads.main(["--rounds", "2"])
     resized = imresize_bench.main()
     pipeline = image_pipeline.main()
@@ -134,6 +136,10 @@ def main():
     rows.append(("DCGAN step (Gluon, Conv2DTranspose+BatchNorm, Adam)",
                  fmt(gan.get("step"), " s"), fmt(gan_mxnet.get("step"), " s"),
                  ratio(gan.get("step"), gan_mxnet.get("step")), "<= 1.25x of MXNet"))
+    mine, theirs = (figures.get("second epoch, s per batch") for figures in (resnet,
+                                                                             resnet_mxnet))
+    rows.append(("ResNet-20 Module.fit over ImageRecordIter (s per batch, 2nd epoch)",
+                 fmt(mine, " s"), fmt(theirs, " s"), ratio(mine, theirs), "<= 1.25x of MXNet"))
     for machine, target in (("idle", "<= 1.25x"), ("busy", "<= 1.50x")):
         for name in course_workloads.PROGRAMS:
             mine, theirs = course[machine].get((name, "minimx")), course[machine].get(
