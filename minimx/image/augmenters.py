@@ -220,22 +220,24 @@ class ColorNormalizeAug(Augmenter):
         super().__init__(mean=mean, std=std)
         self.mean = mean if mean is None or isinstance(mean, NDArray) else nd.array(mean)
         self.std = std if std is None or isinstance(std, NDArray) else nd.array(std)
-        self.spread = (None, None)      # (image shape, float32 mean and std of that shape)
+        self.spread = (None, None)      # ((image shape, mean, std), float32 mean and std
+                                        # spread to that shape)
 
     def __call__(self, src):
         if not (isinstance(src, NDArray) and src.dtype == np.float32):
             return color_normalize(src, self.mean, self.std)
         # float32 images: the same arithmetic in numpy, with mean and std spread to the
         # image's shape once (broadcasting a 3-long axis costs numpy ~10x an equal-shape op)
-        shape, full = self.spread
-        if shape != src.shape:
+        key, full = self.spread
+        if key is None or key[0] != src.shape or key[1] is not self.mean or (
+                key[2] is not self.std):       # (a mean or std replaced: spread it anew)
             given = [v for v in (self.mean, self.std) if v is not None]
             if (np.broadcast_shapes(src.shape, *(v.shape for v in given)) != src.shape
                     or any(v.dtype != np.float32 for v in given)):
                 return color_normalize(src, self.mean, self.std)
             full = tuple(None if v is None else np.broadcast_to(v.asnumpy(), src.shape).copy()
                          for v in (self.mean, self.std))
-            self.spread = (src.shape, full)
+            self.spread = ((src.shape, self.mean, self.std), full)
         normalized = color_normalize(src.asnumpy(), *full)
         return as_ndarray(normalized.astype(np.float32, copy=False), like=src)
 

@@ -5,9 +5,9 @@ time, an NDArray in and out of each: readable, and any Augmenter can take part. 
 ``CreateAugmenter`` builds for classification -- [ResizeAug], a crop, [HorizontalFlipAug],
 [CastAug], [ColorNormalizeAug] -- that is some forty small numpy calls an image. Here, per
 image and in the plain path's order, only the random draws are made (crop box, automatic
-interpolation, flip; the optional short-side resize too); then, once per run of ``RUN``
-images, every crop is resized by gathering its interpolation taps (``resize_batch``),
-flipped, cast and normalised, while a pool of threads decodes the next runs.  Each step does
+interpolation, flip; the optional short-side resize too), while a pool of threads decodes
+the next runs of ``RUN`` images; then, once per batch, every crop is resized by gathering
+its interpolation taps (``resize_batch``), flipped, cast and normalised.  Each step does
 the plain path's float32 operations in the plain path's order, so the batch is the same bit
 for bit (tests/io/test_io_image_batch.py compares the two paths).
 """
@@ -32,6 +32,18 @@ _decoders = {}          # process id -> the decoding threads' pool (a forked chi
                         # its own: the parent's threads are not in it)
 
 
+def decoder_pool():
+    """This process's pool of decoding threads (made on first use: a forked child makes its
+    own), or None on one core."""
+    if DECODE_THREADS <= 1:
+        return None
+    pool = _decoders.get(os.getpid())
+    if pool is None:
+        from concurrent.futures import ThreadPoolExecutor    # (not needed at import)
+        pool = _decoders[os.getpid()] = ThreadPoolExecutor(DECODE_THREADS, "minimx-decode")
+    return pool
+
+
 def decode_runs(bufs, flag):
     """The images of ``bufs`` decoded to HxWxC uint8 arrays, yielded as lists of ``RUN``
     consecutive images, in order.  With more than one core, a pool of threads decodes the
@@ -39,14 +51,10 @@ def decode_runs(bufs, flag):
     inside libjpeg, where most of a small JPEG's time goes).  A file that does not decode
     raises in turn: after the run's images before it have been yielded."""
     starts = range(0, len(bufs), RUN)
-    if DECODE_THREADS <= 1 or len(starts) <= 1:
+    pool = decoder_pool() if len(starts) > 1 else None
+    if pool is None:
         done = (decode_run(bufs[first:first + RUN], flag) for first in starts)
     else:
-        pool = _decoders.get(os.getpid())
-        if pool is None:
-            from concurrent.futures import ThreadPoolExecutor    # (not needed at import)
-            pool = _decoders[os.getpid()] = ThreadPoolExecutor(DECODE_THREADS,
-                                                               "minimx-decode")
         runs = [pool.submit(decode_run, bufs[first:first + RUN], flag) for first in starts]
         done = (run.result() for run in runs)
     for images, error in done:
@@ -177,13 +185,22 @@ def batch_taps(boxes, taps):
     axes = []
     for axis in (0, 1):                           # rows (offset y0), then columns (x0)
         pairs = [pair[axis] for pair in taps]
-        width = max(index.shape[1] for index, _ in pairs)
-        length = pairs[0][0].shape[0]
-        index = np.zeros((len(pairs), length, width), np.int64)
-        weight = np.zeros((len(pairs), length, width), np.float32)
-        for n, (tap_index, tap_weight) in enumerate(pairs):
-            index[n, :, :tap_index.shape[1]] = tap_index
-            weight[n, :, :tap_weight.shape[1]] = tap_weight
+        index = padded_stack([tap_index for tap_index, _ in pairs])
+        weight = padded_stack([tap_weight for _, tap_weight in pairs])
         offsets = np.array([box[1 - axis] for box in boxes], np.int64)
         axes.append((index + offsets[:, None, None], weight))
     return axes
+
+
+def padded_stack(arrays):
+    """(l, K_n) arrays stacked as one (N, l, K) array, each padded with zero columns to
+    the widest K (one copy for each width there is)."""
+    widths = [array.shape[1] for array in arrays]
+    widest = max(widths)
+    if min(widths) == widest:
+        return np.stack(arrays)
+    out = np.zeros((len(arrays), arrays[0].shape[0], widest), arrays[0].dtype)
+    for width in set(widths):
+        rows = [n for n, each in enumerate(widths) if each == width]
+        out[rows, :, :width] = np.stack([arrays[n] for n in rows])
+    return out

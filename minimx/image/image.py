@@ -5,6 +5,7 @@ decoded; the helpers take an NDArray (or numpy array) and return an NDArray. Ran
 choices use Python's ``random`` module, as MXNet's do, so ``random.seed`` fixes them.
 Mirrors python/mxnet/image/image.py (the functions; augmenters are in augmenters.py).
 """
+import functools
 import math
 import random
 
@@ -191,14 +192,21 @@ def color_normalize(src, mean, std=None):
     return src
 
 
+@functools.lru_cache(maxsize=64)
+def log_pair(low, high):
+    """``(np.log(low), np.log(high))`` as floats (the same ratio range comes every image)."""
+    return float(np.log(low)), float(np.log(high))
+
+
 def random_size_box(w, h, area, ratio):
     """A random (x0, y0, w, h) of random area fraction and aspect ratio inside a ``w`` x
     ``h`` image, or None after 10 draws that do not fit."""
     if isinstance(area, (int, float)):
         area = (area, 1.0)
+    log_low, log_high = log_pair(*ratio)
     for _ in range(10):
         target_area = random.uniform(area[0], area[1]) * h * w
-        new_ratio = np.exp(random.uniform(np.log(ratio[0]), np.log(ratio[1])))
+        new_ratio = float(np.exp(random.uniform(log_low, log_high)))
         # math.sqrt: np.sqrt's correctly rounded root without numpy's per-scalar cost
         new_w = int(round(math.sqrt(target_area * new_ratio)))
         new_h = int(round(math.sqrt(target_area / new_ratio)))

@@ -139,6 +139,11 @@ class ImageIter(DataIter):
             raise StopIteration
         key = self.seq[self.cur]
         self.cur += 1
+        return self.read_key(key)
+
+    def read_key(self, key):
+        """(label, encoded image bytes) of the sample ``key`` of the index or image list
+        (safe to call from several threads)."""
         if self.imgrec is not None:
             header, img = unpack(self.imgrec.read_idx(key))
             return header.label, img
@@ -206,30 +211,38 @@ class ImageIter(DataIter):
         for name in ("load_sample", "augmentation_transform", "check_image", "store"):
             if getattr(type(self), name) is not getattr(ImageIter, name):
                 return None
-        return batch_augmenter(self.auglist, self.data_shape)
+        # built once for this list of augmenters (and their mean and std): a list or an
+        # attribute replaced between batches builds it anew
+        key = tuple((aug, getattr(aug, "mean", None), getattr(aug, "std", None))
+                    for aug in self.auglist)
+        cached = getattr(self, "_batch_augmenter", None)
+        if cached is None or len(cached[0]) != len(key) or any(
+                a is not b for old, new in zip(cached[0], key) for a, b in zip(old, new)):
+            cached = self._batch_augmenter = (key, batch_augmenter(self.auglist,
+                                                                   self.data_shape))
+        return cached[1]
 
     def fill_batch(self, fast, data, label, start):
         """``fill`` with the augmenters run on runs of images at once: the samples read,
         decoded by a few threads, each image's random choices drawn in turn (as ``fill``
         would: a file that does not decode raises after the draws of those before it,
-        though the samples after it have been read), each run augmented as one."""
+        though the samples after it have been read), then all of them augmented as one."""
         samples = []
         while start + len(samples) < self.batch_size:
             try:
                 samples.append(self.next_sample())
             except StopIteration:
                 break
+        runs = decode_runs([buf for _, buf in samples], self.decode_flag())
         labels = iter([raw_label for raw_label, _ in samples])
-        row = start
-        for images in decode_runs([buf for _, buf in samples], self.decode_flag()):
-            draws = []
+        draws = []
+        for images in runs:
             for img in images:
                 draws.append(fast.draw(img))
-                label[row + len(draws) - 1] = self.label_row(next(labels))
-            if draws:
-                data[row:row + len(draws)] = fast.apply(draws)
-            row += len(draws)
-        return row
+                label[start + len(draws) - 1] = self.label_row(next(labels))
+        if draws:
+            data[start:start + len(draws)] = fast.apply(draws)
+        return start + len(draws)
 
     def make_batch(self, data, label, pad):
         if self.label_width == 1 and label.ndim == 2:

@@ -184,3 +184,31 @@ def test_a_forked_child_decodes_with_a_pool_of_its_own(records, monkeypatch):
     if child.exitcode is None:          # waiting on threads it does not have
         child.kill()
     assert child.exitcode == 0
+
+
+def test_a_list_or_mean_changed_between_batches_takes_effect(records):
+    """The batch path is built once per list of augmenters; replacing the list, one of its
+    augmenters or a normaliser's mean between batches gives what the plain path gives."""
+    shape = (3, 20, 20)
+
+    def batches(plain):
+        random.seed(11)
+        crop = mx.image.RandomSizedCropAug((20, 20), 0.3, (0.75, 1.33))
+        normalize = mx.image.ColorNormalizeAug(mx.nd.array([1.0, 2.0, 3.0]), None)
+        it = mx.image.ImageIter(8, shape, path_imgrec=records[0], path_imgidx=records[1],
+                                aug_list=[crop, mx.image.CastAug(), normalize])
+        if plain:
+            it.batch_augmenter = lambda: None
+        out = [it.next().data[0].asnumpy()]
+        normalize.mean = mx.nd.array([50.0, 60.0, 70.0])          # an attribute replaced
+        out.append(it.next().data[0].asnumpy())
+        it.auglist = [crop, mx.image.CastAug()]                   # the list replaced
+        out.append(it.next().data[0].asnumpy())
+        it.auglist[0] = mx.image.CenterCropAug((20, 20))          # an augmenter replaced
+        out.append(it.next().data[0].asnumpy())
+        return out
+
+    fast, plain = batches(plain=False), batches(plain=True)
+    for n, (got, want) in enumerate(zip(fast, plain)):
+        assert got.tobytes() == want.tobytes(), n
+    assert not np.array_equal(fast[0], fast[1])
