@@ -5,9 +5,10 @@ time, an NDArray in and out of each: readable, and any Augmenter can take part. 
 ``CreateAugmenter`` builds for classification -- [ResizeAug], a crop, [HorizontalFlipAug],
 [CastAug], [ColorNormalizeAug] -- that is some forty small numpy calls an image. Here, per
 image and in the plain path's order, only the random draws are made (crop box, automatic
-interpolation, flip; the optional short-side resize too), while a pool of threads decodes
-the next runs of ``RUN`` images; then, once per batch, every crop is resized by gathering
-its interpolation taps (``resize_batch``), flipped, cast and normalised.  Each step does
+interpolation, flip; the optional short-side resize too); then, once per run of ``RUN``
+images, every crop is resized by gathering its interpolation taps (``resize_batch``),
+flipped, cast and normalised, while a pool of threads decodes the next runs (the numpy
+work of a run lets them have the GIL; one call for the whole batch would not).  Each step does
 the plain path's float32 operations in the plain path's order, so the batch is the same bit
 for bit (tests/io/test_io_image_batch.py compares the two paths).
 """

@@ -226,7 +226,7 @@ class ImageIter(DataIter):
         """``fill`` with the augmenters run on runs of images at once: the samples read,
         decoded by a few threads, each image's random choices drawn in turn (as ``fill``
         would: a file that does not decode raises after the draws of those before it,
-        though the samples after it have been read), then all of them augmented as one."""
+        though the samples after it have been read), each run augmented as one."""
         samples = []
         while start + len(samples) < self.batch_size:
             try:
@@ -235,14 +235,16 @@ class ImageIter(DataIter):
                 break
         runs = decode_runs([buf for _, buf in samples], self.decode_flag())
         labels = iter([raw_label for raw_label, _ in samples])
-        draws = []
+        row = start
         for images in runs:
+            draws = []
             for img in images:
                 draws.append(fast.draw(img))
-                label[start + len(draws) - 1] = self.label_row(next(labels))
-        if draws:
-            data[start:start + len(draws)] = fast.apply(draws)
-        return start + len(draws)
+                label[row + len(draws) - 1] = self.label_row(next(labels))
+            if draws:
+                data[row:row + len(draws)] = fast.apply(draws)
+            row += len(draws)
+        return row
 
     def make_batch(self, data, label, pad):
         if self.label_width == 1 and label.ndim == 2:
