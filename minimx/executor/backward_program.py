@@ -78,18 +78,27 @@ class BackwardProgram:
             grads[index] = value
         for kernel, (call, out_slots, zeros, names, fetch, shapes, in_slots, needs) in zip(
                 self.kernels(xp, is_train), self.code):
-            out_grads = [grads[index] for index in out_slots]
-            if not all(map(is_not, out_grads, _NONES)):     # some gradient is missing
-                if not any(map(is_not, out_grads, _NONES)):
+            if len(out_slots) == 1:            # one output: its gradient, or nothing to do
+                index = out_slots[0]
+                grad = grads[index]
+                if grad is None:
                     continue
-                out_grads = [grad if grad is not None else xp.zeros(*meta)
-                             for grad, meta in zip(out_grads, zeros)]
-            for index in out_slots:
                 grads[index] = None            # read once: free it as the interpreter does
+                out_grads = (grad,)
+            else:
+                out_grads = [grads[index] for index in out_slots]
+                if not all(map(is_not, out_grads, _NONES)):     # some gradient is missing
+                    if not any(map(is_not, out_grads, _NONES)):
+                        continue
+                    out_grads = [grad if grad is not None else xp.zeros(*meta)
+                                 for grad, meta in zip(out_grads, zeros)]
+                for index in out_slots:
+                    grads[index] = None
             kept = dict(zip(names, fetch(slots)))
-            for name, where in shapes:
-                kept[name] = (tuple(slots[where].shape) if type(where) is int else
-                              tuple(tuple(slots[index].shape) for index in where))
+            if shapes:
+                for name, where in shapes:
+                    kept[name] = (tuple(slots[where].shape) if type(where) is int else
+                                  tuple(tuple(slots[index].shape) for index in where))
             if any(map(is_sparse, out_grads)):     # a row_sparse gradient flows on
                 result = backward_node(call, xp, out_grads, kept, needs, is_train)
             else:
