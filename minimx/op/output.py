@@ -41,8 +41,13 @@ def _numpy_positions(classes):
 
 
 def _softmax(xp, data, axis):
-    exps = xp.exp(data - data.max(axis=axis, keepdims=True))
-    return exps / exps.sum(axis=axis, keepdims=True)
+    shifted = data - data.max(axis=axis, keepdims=True)
+    if shifted.dtype.kind != "f":                # (integers: exp gives floats)
+        exps = xp.exp(shifted)
+        return exps / exps.sum(axis=axis, keepdims=True)
+    exps = xp.exp(shifted, out=shifted)          # in place: both are new arrays of ours
+    exps /= exps.sum(axis=axis, keepdims=True)
+    return exps
 
 
 @register_op
