@@ -255,8 +255,9 @@ class Executor:
             reads, writes = make(*groups)
             writes = list(dict.fromkeys(writes))
             reads = [var for var in dict.fromkeys(reads) if var not in writes]
-            # the arrays are kept with the key: while cached, no other array has their ids
-            cached = self._var_lists[kind] = (key, groups, reads, writes)
+            # the arrays themselves (not the lists, which may change) are kept with the
+            # key: while cached, no other array can be given one of their ids
+            cached = self._var_lists[kind] = (key, tuple(map(tuple, groups)), reads, writes)
         return cached[2], cached[3]
 
     def _claim_saved_memory(self):

@@ -86,3 +86,20 @@ def test_executor_follows_arrays_replaced_after_a_step():
     reference.forward(is_train=True)
     reference.backward()
     assert np.array_equal(reference.grad_dict["fc_weight"].asnumpy(), second)
+
+
+def test_executor_follows_outputs_list_changed_in_place():
+    """An output replaced in the executor's own list (the list object stays) is written by
+    the next forward, and the one it replaced is not."""
+    x = mx.sym.var("data")
+    net = mx.sym.FullyConnected(x, num_hidden=2, name="fc")
+    executor = net.simple_bind(mx.cpu(), data=(1, 3), grad_req="null")
+    executor.arg_dict["data"][:] = 1
+    executor.arg_dict["fc_weight"][:] = 1
+    executor.forward()
+    old = executor.outputs[0]
+    executor.outputs[0] = mx.nd.zeros((1, 2))
+    executor.arg_dict["fc_weight"][:] = 2
+    executor.forward()
+    assert old.asnumpy().tolist() == [[3.0, 3.0]]
+    assert executor.outputs[0].asnumpy().tolist() == [[6.0, 6.0]]
