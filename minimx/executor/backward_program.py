@@ -57,6 +57,18 @@ class BackwardProgram:
             self.code.append((call, out_slots, zeros, tuple(names), fetch, tuple(shapes),
                               in_slots, needs))
         self.num_slots = len(slot_of)
+        self._kernels = {}      # (xp, is_train) -> each instruction's backward kernel
+
+    def kernels(self, xp, is_train):
+        """Each instruction's ``OpCall.backward_kernel`` (``xp``, ``needs`` and ``is_train``
+        bound in once, not looked up per call)."""
+        key = (xp, is_train)
+        found = self._kernels.get(key)
+        if found is None:
+            found = self._kernels[key] = [
+                call.backward_kernel(xp, needs, is_train)
+                for call, _, _, _, _, _, _, needs in self.code]
+        return found
 
     def run(self, xp, slots, heads, is_train):
         """Gradients by slot (a list, None where no gradient arrived): ``slots`` are what
@@ -64,26 +76,39 @@ class BackwardProgram:
         grads = [None] * self.num_slots
         for index, value in heads.items():
             grads[index] = value
-        for call, out_slots, zeros, names, fetch, shapes, in_slots, needs in self.code:
-            out_grads = [grads[index] for index in out_slots]
-            if not all(map(is_not, out_grads, _NONES)):     # some gradient is missing
-                if not any(map(is_not, out_grads, _NONES)):
+        for kernel, (call, out_slots, zeros, names, fetch, shapes, in_slots, needs) in zip(
+                self.kernels(xp, is_train), self.code):
+            if len(out_slots) == 1:            # one output: its gradient, or nothing to do
+                index = out_slots[0]
+                grad = grads[index]
+                if grad is None:
                     continue
-                out_grads = [grad if grad is not None else xp.zeros(*meta)
-                             for grad, meta in zip(out_grads, zeros)]
-            for index in out_slots:
                 grads[index] = None            # read once: free it as the interpreter does
+                out_grads = (grad,)
+            else:
+                out_grads = [grads[index] for index in out_slots]
+                if not all(map(is_not, out_grads, _NONES)):     # some gradient is missing
+                    if not any(map(is_not, out_grads, _NONES)):
+                        continue
+                    out_grads = [grad if grad is not None else xp.zeros(*meta)
+                                 for grad, meta in zip(out_grads, zeros)]
+                for index in out_slots:
+                    grads[index] = None
             kept = dict(zip(names, fetch(slots)))
-            for name, where in shapes:
-                kept[name] = (tuple(slots[where].shape) if type(where) is int else
-                              tuple(tuple(slots[index].shape) for index in where))
+            if shapes:
+                for name, where in shapes:
+                    kept[name] = (tuple(slots[where].shape) if type(where) is int else
+                                  tuple(tuple(slots[index].shape) for index in where))
             if any(map(is_sparse, out_grads)):     # a row_sparse gradient flows on
                 result = backward_node(call, xp, out_grads, kept, needs, is_train)
             else:
-                result = call.backward_needs(xp, out_grads, kept, needs, is_train)
-            for index, value in zip(in_slots, result):
-                if value is not None:
+                # ``call.backward_needs`` without its per-call branches: the kernel returns
+                # the declaration's result, and a gradient counts where ``needs`` says so
+                result = kernel(*out_grads, **kept)
+                if type(result) is not tuple and type(result) is not list:
+                    result = (result,)
+            for index, value, need in zip(in_slots, result, needs):
+                if value is not None and need:
                     total = grads[index]
                     grads[index] = value if total is None else add_gradients(total, value)
         return grads
-

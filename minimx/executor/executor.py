@@ -74,6 +74,7 @@ class Executor:
         self._memory = shared_exec._memory if shared_exec is not None else _SavedMemory()
         self._forward_mode = None  # is_train of the last forward pushed (None: none yet)
         self._backward_cache = None
+        self._var_lists = {}       # 'forward'/'backward' -> the vars of the arrays bound (_vars)
         self._monitor = None
         self._monitor_all = False
 
@@ -178,6 +179,10 @@ class Executor:
             self._claim_saved_memory()
         self._saving = save
         self._forward_mode = is_train
+        program = self._program(plan, is_train, save)
+        if program is not None:
+            self._push_program(plan, program, save)
+            return self.outputs
         xp = backend.get_xp(self._ctx)
         ctx = self._ctx
         seeds = {id(node): random_state.next_seed(ctx) for node in plan.random_nodes}
@@ -186,21 +191,15 @@ class Executor:
         entries = self._resolved_entries(plan)
         saved = {} if save else None
         monitor, monitor_all = self._monitor, self._monitor_all
-        program = self._program(plan, is_train, save)
 
         def run():
             raw = [array._read() for array in arrays]
-            if program is not None:          # the lowered program: no dicts
-                slots = program.fill(raw)
-                results = program.results_of(slots)
-                kept = (program, slots)
-            else:
-                values = dict(zip(keys, raw))
-                run_forward(plan, xp, values, is_train, seeds,
-                            lambda seed: backend.make_rng(ctx, seed), saved, monitor,
-                            monitor_all, monitor_variables=True)
-                results = [values[key] for key in entries]
-                kept = saved
+            values = dict(zip(keys, raw))
+            run_forward(plan, xp, values, is_train, seeds,
+                        lambda seed: backend.make_rng(ctx, seed), saved, monitor,
+                        monitor_all, monitor_variables=True)
+            results = [values[key] for key in entries]
+            kept = saved
             computed = list(results)
             for target, value in zip(outputs, own_buffers(results, [*raw, *plan.constants])):
                 target._write(dense_of(value) if target.stype == "default" else value)
@@ -213,6 +212,53 @@ class Executor:
         engine.push(run, reads, writes + [self._state], ctx, "executor_forward", plan.work,
                     plan.small)
         return self.outputs
+
+    def _push_program(self, plan, program, save):
+        """``_forward`` by the lowered program (``program.py``): no dictionaries, and the
+        engine's var lists are the ones worked out for these arrays before (``_vars``).
+        A training forward keeps the program's slots for ``BackwardProgram``."""
+        arrays = self.arg_arrays + self.aux_arrays
+        outputs = list(self.outputs)
+        reads, writes = self._vars("forward", (arrays, outputs), self._forward_vars)
+        constants = plan.constants
+
+        def run():
+            raw = [array._read() for array in arrays]
+            slots = program.fill(raw)
+            results = program.results_of(slots)
+            computed = list(results)
+            for target, value in zip(outputs, own_buffers(results, [*raw, *constants])):
+                target._write(value)        # (a lowered plan has only dense values)
+            if save:
+                self._saved = (program, slots)
+                self._saved_from = [(a, a._chunk.data, buffer) for a, buffer in
+                                    zip([*arrays, *outputs], [*raw, *computed])]
+            else:
+                self._saved, self._saved_from = {}, []
+
+        engine.push(run, reads, writes, self._ctx, "executor_forward", plan.work, plan.small)
+
+    def _forward_vars(self, arrays, outputs):
+        """The vars forward reads (the bound arrays) and writes (its outputs, the auxiliary
+        states, the executor's ``_state``)."""
+        reads = [array._chunk.var for array in arrays]
+        writes = [o._chunk.var for o in outputs] + [a._chunk.var for a in self.aux_arrays]
+        return reads, writes + [self._state]
+
+    def _vars(self, kind, groups, make):
+        """``make(*groups)``'s (read vars, write vars), kept while the same arrays are
+        bound (``groups``: lists of NDArrays; an array's chunk, and so its var, is its own
+        for life), each var listed once: the engine then has no duplicates to take out."""
+        key = tuple(tuple(map(id, group)) for group in groups)
+        cached = self._var_lists.get(kind)
+        if cached is None or cached[0] != key:
+            reads, writes = make(*groups)
+            writes = list(dict.fromkeys(writes))
+            reads = [var for var in dict.fromkeys(reads) if var not in writes]
+            # the arrays themselves (not the lists, which may change) are kept with the
+            # key: while cached, no other array can be given one of their ids
+            cached = self._var_lists[kind] = (key, tuple(map(tuple, groups)), reads, writes)
+        return cached[2], cached[3]
 
     def _claim_saved_memory(self):
         """Become the executor of its memory group that keeps what its forward saved.
@@ -284,21 +330,27 @@ class Executor:
                 grads = run_backward(plan, xp, dict(zip(self._entries, head)), saved,
                                      needs_grad, is_train, meta, monitor)
                 values = [grads.get((node, 0)) for node, _, _ in targets]
-            values = own_buffers(values, [*head, *(a._read() for a in arrays)])
-            for (_, array, req), value in zip(targets, values):
-                if value is None:
-                    value = xp.zeros(array.shape, array._dtype)
-                write_gradient(array, value, req)
+            values = own_buffers(values, [*head, *[a._read() for a in arrays]])
+            _store_gradients(xp, targets, values)
 
+        arrays = self.arg_arrays + self.aux_arrays
+        given = [g for g in heads if g is not None]
+        reads, writes = self._vars("backward", (given, arrays, self.outputs,
+                                                [array for _, array, _ in targets]),
+                                   self._backward_vars)
+        engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work, plan.small)
+
+    def _backward_vars(self, heads, arrays, outputs, gradients):
+        """The vars backward reads (the head gradients given, the bound arrays, the
+        outputs) and writes (the gradient arrays, the auxiliary states)."""
         # Forward saved raw buffers of the bound arrays for this step: declaring them read
         # keeps a later in-place write (``arg_dict['data'][:] = next_batch``) behind it.
-        reads = [self._state] + [g._chunk.var for g in heads if g is not None]
-        arrays = self.arg_arrays + self.aux_arrays
+        reads = [self._state] + [g._chunk.var for g in heads]
         reads += [array._chunk.var for array in arrays]
-        reads += [o._chunk.var for o in self.outputs]      # an in-place change is read too
-        writes = [array._chunk.var for _, array, _ in targets]
+        reads += [o._chunk.var for o in outputs]      # an in-place change is read too
+        writes = [array._chunk.var for array in gradients]
         writes += [a._chunk.var for a in self.aux_arrays]    # BatchNorm's backward moves them
-        engine.push(run, reads, writes, self._ctx, "executor_backward", plan.work, plan.small)
+        return reads, writes
 
     def _run_backward_program(self, plan, xp, head, needs_grad, meta, targets, is_train):
         """``run_backward``'s gradients of ``targets``, by the lowered BackwardProgram over
@@ -440,6 +492,26 @@ class _SavedMemory:
 
     def __init__(self):
         self.holder = None
+
+
+def _store_gradients(xp, targets, values):
+    """``write_gradient`` of each value into its target ``(node, gradient array, req)`` (a
+    value None is zeros).  The common case, a new dense array of the gradient's own shape
+    and dtype for a 'write', becomes the array's buffer at once: what ``write_gradient``
+    and ``NDArray._write`` would decide after their checks (a training step writes every
+    parameter's gradient this way)."""
+    ndarray = getattr(xp, "ndarray", None)
+    for (_, array, req), value in zip(targets, values):
+        chunk = array._chunk
+        if (type(value) is ndarray and req == "write" and type(array) is NDArray
+                and array._view is None and not chunk.pinned and value.base is None
+                and value.dtype == array._dtype and value.shape == array._shape
+                and value.flags.c_contiguous):
+            chunk.data = value
+            continue
+        if value is None:
+            value = xp.zeros(array.shape, array._dtype)
+        write_gradient(array, value, req)
 
 
 def _as_ndarray(value, ctx):

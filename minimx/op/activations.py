@@ -194,6 +194,11 @@ class Activation(OpDef):
         return _ACTIVATIONS[self.act_type][0](xp, data)
 
     def backward(self, xp, out_grad, data, output):
+        if (self.act_type == "relu" and output.dtype == out_grad.dtype
+                and output.shape == out_grad.shape):
+            # the gradient times the mask ``output > 0`` read as 1 or 0 (as the derivative's
+            # ``astype`` would make it): one array operation fewer
+            return xp.multiply(out_grad, output > 0)
         derivative = _ACTIVATIONS[self.act_type][1](xp, data, output)  # a new array
         if (derivative.ndim == 0 or derivative.dtype != out_grad.dtype
                 or derivative.shape != out_grad.shape):

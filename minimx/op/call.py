@@ -155,6 +155,18 @@ class OpCall:
             return list(result)          # a new list, as below: callers may write into it
         return [result[i] if need and i < count else None for i, need in enumerate(needs)]
 
+    def backward_kernel(self, xp, needs, is_train=True):
+        """``backward_needs`` for a lowered program: ``kernel(*out_grads, **saved)`` calls the
+        declaration's ``backward`` with ``xp`` and the extras it takes bound in, and returns
+        what it returns (one gradient, or a tuple or list).  The caller keeps the gradient at
+        position ``i`` only when ``needs[i]`` (as ``backward_needs`` would)."""
+        extras = {}
+        if self.backward_takes_needs:
+            extras["needs"] = needs
+        if self.backward_takes_is_train:
+            extras["is_train"] = is_train
+        return partial(self.op.backward, xp, **extras)
+
 
 def op_call(op, num_inputs=None):
     """The ``OpCall`` of operator instance ``op`` with ``num_inputs`` inputs (cached on it:

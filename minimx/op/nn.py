@@ -108,8 +108,12 @@ class FullyConnected(OpDef):
             grad_weight = xp.dot(flat_grad.T, rows)
         if self.no_bias:
             return grad_data, grad_weight
-        return grad_data, grad_weight, \
-            as_shape(flat_grad.sum(axis=0), bias_shape) if needs[2] else None
+        if not needs[2]:
+            return grad_data, grad_weight, None
+        # a batch of one row: the sum over it is that row plus the sum's starting zero (-0
+        # becomes +0 as in the sum), without the reduction's set-up
+        grad_bias = flat_grad[0] + 0 if flat_grad.shape[0] == 1 else flat_grad.sum(axis=0)
+        return grad_data, grad_weight, as_shape(grad_bias, bias_shape)
 
 
 # -- softmax family ----------------------------------------------------------------------------

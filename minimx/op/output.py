@@ -7,7 +7,10 @@ Mirrors ``src/operator/softmax_output.cc``,
 the forward pass gives predictions, and the backward pass *ignores* the
 incoming gradient and starts from the loss gradient against ``label``.
 """
+import functools
 import math
+
+import numpy
 
 from .common import as_shape, sigmoid
 from .params import Choice, Param
@@ -22,9 +25,29 @@ def _one_hot(xp, label, classes, axis, dtype):
     return (column == positions).astype(dtype)
 
 
+def _positions(xp, classes):
+    """``arange(classes)`` as one row: the class ids a label is compared with (numpy's is
+    made once per size and kept, read-only)."""
+    if xp is numpy:
+        return _numpy_positions(classes)
+    return xp.arange(classes).reshape(1, classes)
+
+
+@functools.lru_cache(maxsize=64)
+def _numpy_positions(classes):
+    row = numpy.arange(classes).reshape(1, classes)
+    row.flags.writeable = False
+    return row
+
+
 def _softmax(xp, data, axis):
-    exps = xp.exp(data - data.max(axis=axis, keepdims=True))
-    return exps / exps.sum(axis=axis, keepdims=True)
+    shifted = data - data.max(axis=axis, keepdims=True)
+    if shifted.dtype.kind != "f":                # (integers: exp gives floats)
+        exps = xp.exp(shifted)
+        return exps / exps.sum(axis=axis, keepdims=True)
+    exps = xp.exp(shifted, out=shifted)          # in place: both are new arrays of ours
+    exps /= exps.sum(axis=axis, keepdims=True)
+    return exps
 
 
 @register_op
@@ -106,6 +129,14 @@ class SoftmaxOutput(OpDef):
             count = 1 if self.normalization == "null" else probs.shape[0]
             return (grad * (self.grad_scale / count)).reshape(output.shape), None
         label = label.reshape(self._label_shape(probs.shape))
+        if (axis == 1 and probs.ndim == 2 and not self.smooth_alpha and not self.use_ignore
+                and not self.out_grad and self.normalization == "null"
+                and self.grad_scale == 1):
+            # the common head (class ids, no options): ``probs - one_hot`` with the one-hot
+            # left as the comparison's booleans (the subtraction reads True as 1): the same
+            # values with three array operations instead of eight
+            grad = probs - (label.reshape(-1, 1) == _positions(xp, classes))
+            return as_shape(grad, output.shape), None
         target = _one_hot(xp, label, classes, axis, probs.dtype)
         if self.smooth_alpha:
             off = self.smooth_alpha / (classes - 1)
