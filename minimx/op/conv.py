@@ -126,7 +126,10 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     position: the full convolution would read a window the kernel's size at every input
     position, col2im reads one).  col2im is also taken when the whole batch has few output
     positions (batch 1, a late layer): the full convolution's flipped filters are a
-    weight-sized copy, which then costs more than the products."""
+    weight-sized copy, which then costs more than the products.  A stride-1 kernel large
+    beside its output (unpadded, LeNet's 5x5 over 8x8) adds its rows of taps back on a wide
+    grid instead (``wide_transpose``): the full convolution would compute every input
+    position, ``_WIDE_GAIN`` times more than that grid holds."""
     full_pad = tuple(d * (k - 1) - p for d, k, p in
                      zip(geometry.dilate, geometry.kernel, geometry.pad))
     positions = math.prod(out_grad.shape[2:])

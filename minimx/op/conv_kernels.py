@@ -6,7 +6,9 @@ is the output position (``im2col``) and multiplies it by the filters with a batc
 ``matmul``.  With stride 1 along the first spatial axis, only the other axes are
 unfolded (``row_columns``, ``kernel[0]`` times less copying) and each kernel row is
 one ``matmul`` on a dense slice of it.  The data gradient multiplies the other way
-round and adds each kernel tap back into place (``col2im``, one slice per tap).  The
+round and adds each kernel tap back into place (``col2im``, one slice per tap; at stride
+1 a kernel large beside its output adds whole rows of taps on flattened planes,
+``wide_transpose``).  The
 weight gradient of a layer with many channels copies its windows channels-last
 (``window_rows``: the channels innermost, so each copied run is long) and sums the whole
 batch in one product.
