@@ -108,8 +108,9 @@ print(json.dumps(RESULT))
 def main(rounds=3):
     ours, theirs = best_of_rounds(WORKLOAD.replace("{steps}", str(STEPS)), rounds)
     for mode in ("imperative", "hybridized"):
+        prefixes = (mode + " threaded ", mode + " naive ")
         names = sorted({key.split(" ", 2)[2] for key in list(ours) + list(theirs)
-                        if key.startswith(mode + " threaded ") or key.startswith(mode + " naive ")},
+                        if key.startswith(prefixes)},
                        key=lambda name: -ours.get(f"{mode} threaded {name}",
                                                   theirs.get(f"{mode} threaded {name}", 0)))
         rows = []
@@ -123,7 +124,8 @@ def main(rounds=3):
         rows.append(("all operations",) + tuple(f"{t:.0f}" if t else "-" for t in totals))
         rows.append(("frontend (naive step minus its operations)", "",
                      f"{ours.get(mode + ' frontend', 0):.0f}", ""))
-        wall = (ours.get(f"{mode} wall"), ours.get(f"{mode} naive-wall"), theirs.get(f"{mode} wall"))
+        wall = (ours.get(f"{mode} wall"), ours.get(f"{mode} naive-wall"),
+                theirs.get(f"{mode} wall"))
         rows.append(("wall per step (no observers)",)
                     + tuple("-" if w is None else f"{w:.0f}" for w in wall))
         print_table(f"LeNet batch 64, {mode}: us per step (best of {rounds})",
