@@ -27,6 +27,11 @@ _MAX_TAPS = 64          # Pooling reads windows tap by tap up to this kernel siz
 # batch 1 (32x32 input): 512 channels at 4x4, 1.0 ms against 4.3 ms; 128 at 16x16, 0.6
 # against 0.8; 64 at 32x32 (1024 positions), 0.9 against 0.7.
 _FEW_POSITIONS = 512
+# A stride-1 data gradient adds its taps back on a wide grid (``wide_transpose``) when the
+# full convolution would compute this many times more output positions per sample: an
+# unpadded convolution whose kernel is large beside its output (LeNet's 5x5 over 8x8: 144
+# positions against 96).  Padded ("same") convolutions keep the full convolution.
+_WIDE_GAIN = 1.25
 _LAYOUTS = (None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
 
 
@@ -121,18 +126,26 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     position: the full convolution would read a window the kernel's size at every input
     position, col2im reads one).  col2im is also taken when the whole batch has few output
     positions (batch 1, a late layer): the full convolution's flipped filters are a
-    weight-sized copy, which then costs more than the products."""
+    weight-sized copy, which then costs more than the products.  A stride-1 kernel large
+    beside its output (unpadded, LeNet's 5x5 over 8x8) adds its rows of taps back on a wide
+    grid instead (``wide_transpose``): the full convolution would compute every input
+    position, ``_WIDE_GAIN`` times more than that grid holds."""
     full_pad = tuple(d * (k - 1) - p for d, k, p in
                      zip(geometry.dilate, geometry.kernel, geometry.pad))
     positions = math.prod(out_grad.shape[2:])
     small_output = positions < math.prod(geometry.kernel) or \
         positions * out_grad.shape[0] < _FEW_POSITIONS
+    padded_shape = tuple(data_shape[:2]) + tuple(
+        n + 2 * p for n, p in zip(data_shape[2:], geometry.pad))
     if all(s == 1 for s in geometry.stride) and min(full_pad) >= 0 and not small_output:
+        if math.prod(data_shape[2:]) > _WIDE_GAIN * kernels.wide_positions(
+                padded_shape, out_grad.shape[2:]):
+            padded = kernels.wide_transpose(xp, out_grad, weight, padded_shape, geometry,
+                                            groups)
+            return xp.ascontiguousarray(_crop(padded, geometry.pad, data_shape[2:]))
         full = geometry._replace(pad=full_pad)
         return _convolve(xp, out_grad, kernels.adjoint_filters(xp, weight, groups), full,
                          groups)
-    padded_shape = tuple(data_shape[:2]) + tuple(
-        n + 2 * p for n, p in zip(data_shape[2:], geometry.pad))
     padded = kernels.convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups)
     return xp.ascontiguousarray(_crop(padded, geometry.pad, data_shape[2:]))
 

@@ -6,7 +6,9 @@ is the output position (``im2col``) and multiplies it by the filters with a batc
 ``matmul``.  With stride 1 along the first spatial axis, only the other axes are
 unfolded (``row_columns``, ``kernel[0]`` times less copying) and each kernel row is
 one ``matmul`` on a dense slice of it.  The data gradient multiplies the other way
-round and adds each kernel tap back into place (``col2im``, one slice per tap).  The
+round and adds each kernel tap back into place (``col2im``, one slice per tap; at stride
+1 a kernel large beside its output adds whole rows of taps on flattened planes,
+``wide_transpose``).  The
 weight gradient of a layer with many channels copies its windows channels-last
 (``window_rows``: the channels innermost, so each copied run is long) and sums the whole
 batch in one product.
@@ -227,6 +229,60 @@ def convolve_weight_grad(xp, out_grad, padded, geometry, groups):
                                   + tuple(geometry.kernel[1:]))
     return xp.ascontiguousarray(xp.moveaxis(rows, 0, 2))
 
+
+def wide_positions(padded_shape, out_size):
+    """Output positions per sample of ``wide_transpose``'s grid: the first output axis by
+    the padded input's other axes, ``out[0] * prod(padded[1:])``."""
+    return out_size[0] * math.prod(padded_shape[3:])
+
+
+def wide_transpose(xp, out_grad, weight, padded_shape, geometry, groups):
+    """Adjoint of a stride-1 ``convolve`` in the input: ``(N, F, *out)`` -> padded
+    ``(N, C, *in)``, on flattened planes.
+
+    With stride 1, output position ``o`` reads the padded input at flat index
+    ``o0 * s0 + o1 * s1 + ... + tap offset`` (``s`` the padded plane's strides), so the
+    gradient is first laid out on a *wide* grid, ``(out[0], *padded[1:])`` flattened
+    (zeros where the output ends: they add nothing); a tap's contribution is then that grid
+    shifted by its offset.  The taps along the last axis are shifts by ``j * dilate``:
+    ``kernel[-1]`` shifted copies of the widened gradient, stacked under the filters,
+    make each *row* of taps (the other axes' offsets) one product, the filters of that row
+    ``(C, F * kernel[-1])`` times the copies, added into the flat canvas at the row's
+    offset.  Compared with the full convolution it computes the wide grid's positions,
+    not the whole input's, and copies the gradient ``kernel[-1]`` times instead of
+    padding it and copying its windows: LeNet's second layer (16 -> 6 channels, 5x5 over
+    8x8 outputs, batch 64), CPU time on one core, 0.60-0.75 ms against 1.05."""
+    batch, filters = out_grad.shape[:2]
+    out_size = tuple(out_grad.shape[2:])
+    channels, kernel = padded_shape[1], tuple(geometry.kernel)
+    spatial = tuple(padded_shape[2:])
+    per_group_f, per_group_c = filters // groups, channels // groups
+    last, step = kernel[-1], geometry.dilate[-1]
+    reach = (last - 1) * step                        # the last axis's taps span this much
+    wide = (out_size[0],) + spatial[1:]
+    length = math.prod(wide)
+    # the widened gradient with ``reach`` zeros before and after each plane
+    grads = xp.zeros((batch, filters, length + 2 * reach), dtype=out_grad.dtype)
+    grads[:, :, reach:reach + length].reshape((batch, filters) + wide)[
+        (slice(None), slice(None)) + tuple(slice(0, n) for n in out_size)] = out_grad
+    # shifted[n, f, j, q] = widened[q - j * step], q in [0, length + reach)
+    strides = grads.strides
+    shifted = xp.lib.stride_tricks.as_strided(
+        grads[:, :, reach:], (batch, filters, last, length + reach),
+        (strides[0], strides[1], -step * strides[2], strides[2]))
+    shifted = xp.ascontiguousarray(shifted).reshape(batch, groups, per_group_f * last, -1)
+    # each row of taps' filters as (G, C/G, F/G * kernel[-1])
+    rows = weight.reshape((groups, per_group_f, per_group_c, -1, last)).transpose(3, 0, 2, 1, 4)
+    rows = xp.ascontiguousarray(rows).reshape(-1, groups, per_group_c, per_group_f * last)
+    plane = [math.prod(spatial[axis + 1:]) for axis in range(len(spatial))]
+    size = math.prod(spatial)
+    canvas = xp.zeros((batch, groups, per_group_c, size + length + reach), dtype=grads.dtype)
+    product = None
+    for filters_2d, offset in zip(rows, itertools.product(*(range(k) for k in kernel[:-1]))):
+        start = sum(o * d * s for o, d, s in zip(offset, geometry.dilate, plane))
+        product = xp.matmul(filters_2d, shifted, out=product)   # (N, G, C/G, length + reach)
+        canvas[..., start:start + product.shape[-1]] += product
+    return canvas[..., :size].reshape(padded_shape)
 
 def adjoint_filters(xp, weight, groups):
     """``(F, C/G, *kernel)`` filters as the ``(C, F/G, *kernel)`` filters of the adjoint

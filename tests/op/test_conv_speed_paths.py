@@ -89,17 +89,19 @@ def _last_channels(channels_last):
 
 @SETTINGS
 @given(conv_cases(), st.integers(0, 2 ** 16), st.booleans(), st.booleans(), st.booleans(),
-       st.booleans())
+       st.booleans(), st.booleans())
 def test_convolution_forward_and_gradients_match_direct_loops(case, seed, long_rows, thin,
-                                                              full, channels_last):
+                                                              full, channels_last, wide):
     """``long_rows``: every output row counts as long, so col2im runs batch-first;
     ``thin``: the small cases, and weight gradients with more filters than output
     positions, take the one-product path (else the per-sample products);
     ``full``: a stride-1 data gradient runs the full convolution (else col2im, as a batch
-    with few output positions does); ``channels_last``: the weight gradient copies its
-    windows channels-last (ungrouped kernels of several taps)."""
+    with few output positions does), or with ``wide`` the wide-grid rows of taps
+    (``wide_transpose``) whatever the shape; ``channels_last``: the weight gradient copies
+    its windows channels-last (ungrouped kernels of several taps)."""
     limits = (kernels._THIN_FORWARD, kernels._THIN_WEIGHT_GRAD) if thin else (0, 0)
     with _setting(kernels, "_LAST_MIN_CHANNELS", _last_channels(channels_last)), \
+            _setting(conv, "_WIDE_GAIN", 0 if wide else float("inf")), \
             _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW), \
             _setting(kernels, "_THIN_FORWARD", limits[0]), \
             _setting(kernels, "_THIN_WEIGHT_GRAD", limits[1]), \
@@ -134,10 +136,12 @@ def _check_against_loops(op_name, loops, params, data_shape, seed):
 
 
 @SETTINGS
-@given(conv_cases(transpose=True), st.integers(0, 2 ** 16), st.booleans(), st.booleans())
+@given(conv_cases(transpose=True), st.integers(0, 2 ** 16), st.booleans(), st.booleans(),
+       st.booleans())
 def test_deconvolution_forward_and_gradients_match_direct_loops(case, seed, long_rows,
-                                                                channels_last):
+                                                                channels_last, wide):
     with _setting(kernels, "_LAST_MIN_CHANNELS", _last_channels(channels_last)), \
+            _setting(conv, "_WIDE_GAIN", 0 if wide else float("inf")), \
             _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW):
         _check_deconvolution(*case, seed)
 
@@ -398,6 +402,38 @@ def test_weight_grad_one_product_agrees_in_float32():
     scale = np.abs(exact).max()
     np.testing.assert_allclose(one_product, exact, rtol=0, atol=1e-5 * scale)
     np.testing.assert_allclose(per_sample, exact, rtol=0, atol=1e-5 * scale)
+
+
+@pytest.mark.parametrize("params, shape", [
+    (dict(kernel=(5, 5), num_filter=16), (64, 6, 12, 12)),          # LeNet's second layer
+    (dict(kernel=(3, 4), dilate=(2, 1), pad=(1, 0), num_group=2, num_filter=4), (3, 4, 9, 10)),
+    (dict(kernel=(5,), num_filter=3), (2, 4, 11)),
+])
+def test_wide_data_gradient_agrees_in_float32(params, shape):
+    """The wide-grid data gradient (LeNet's second layer takes it) sums the same terms as
+    the full convolution in another order: in float32 both agree with the float64 gradient
+    to float32 rounding, and the weight gradient does not change at all."""
+    rng = np.random.default_rng(7)
+    op = get_op("Convolution")(no_bias=True, **params)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(op.weight_shape(shape)).astype(np.float32)
+    head = rng.standard_normal(op.forward(np, x, w).shape).astype(np.float32)
+    with _setting(conv, "_WIDE_GAIN", 0):
+        wide, wide_w = op.backward(np, head, x, w)
+    with _setting(conv, "_WIDE_GAIN", float("inf")):
+        full, full_w = op.backward(np, head, x, w)
+    exact = op.backward(np, head.astype(np.float64), x.astype(np.float64), w)[0]
+    assert wide.dtype == full.dtype == np.float32 and wide.flags.c_contiguous
+    scale = np.abs(exact).max()
+    np.testing.assert_allclose(wide, exact, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(full, exact, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_array_equal(wide_w, full_w)
+
+
+def test_lenet_data_gradient_takes_the_wide_grid():
+    """The rule: 144 input positions against a wide grid of 8 x 12 = 96 per sample."""
+    assert 12 * 12 > conv._WIDE_GAIN * kernels.wide_positions((64, 6, 12, 12), (8, 8))
+    assert not 32 * 32 > conv._WIDE_GAIN * kernels.wide_positions((64, 6, 34, 34), (32, 32))
 
 
 @pytest.mark.parametrize("op_name, params, shape", [

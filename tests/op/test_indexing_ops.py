@@ -48,6 +48,23 @@ def test_pick_values_modes_and_gradient():
         nd.pick(nd.array(x), index, axis=None)
 
 
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_pick_gradient_keeps_signed_zeros_and_dtype(dtype):
+    """The gradient is the 0/1 mask times the broadcast gradient, bit for bit: a negative
+    gradient leaves -0.0 where nothing was picked (as MXNet's mask product), and the dtype
+    is the gradient's."""
+    from minimx.op import get_op
+    op = get_op("pick").create(axis=1, keepdims=False, mode="clip")
+    index = np.array([0, 9, -4], dtype=np.float32)
+    grad = np.array([-1.5, 2.0, -0.0], dtype=dtype)
+    result = op.backward(np, grad, index, (3, 4))[0]
+    chosen = np.clip(index.astype(np.int64), 0, 3)[:, None]
+    expected = (np.arange(4)[None, :] == chosen).astype(dtype) * grad[:, None]
+    assert result.dtype == np.dtype(dtype)
+    assert result.tobytes() == expected.tobytes()
+    assert np.signbit(result[0, 1]) and not np.signbit(result[1, 0])
+
 def test_one_hot_rows_and_out_of_range():
     out = nd.one_hot(nd.array([1, 5, -1, 0]), 3, on_value=2, off_value=-1)
     expected = np.full((4, 3), -1.0)
