@@ -55,7 +55,7 @@ def lenet():
                 nn.Dense(10))
     return net, (64, 1, 28, 28)
 
-def train_rate(make, steps, hybrid):
+def make_step(make, hybrid, warmup=2):      # (a warmed-up training step, its batch size)
     net, shape = make()
     net.initialize(mx.init.Xavier())
     if hybrid:
@@ -70,14 +70,18 @@ def train_rate(make, steps, hybrid):
             loss = loss_fn(net(x), y)
         loss.backward()
         trainer.step(shape[0])
-    for _ in range(2):
+    for _ in range(warmup):
         step()
     nd.waitall()
+    return step, shape[0]
+
+def train_rate(make, steps, hybrid):
+    step, batch = make_step(make, hybrid)
     start = time.perf_counter()
     for _ in range(steps):
         step()
     nd.waitall()
-    return steps * shape[0] / (time.perf_counter() - start)
+    return steps * batch / (time.perf_counter() - start)
 
 """
 

@@ -33,26 +33,6 @@ WORKLOAD = TRAINING + """
 import collections, json
 RESULT = {{}}
 
-def make_step(hybrid):
-    net, shape = lenet()
-    net.initialize(mx.init.Xavier())
-    if hybrid:
-        net.hybridize()
-    rng = np.random.RandomState(0)
-    x = nd.array(rng.rand(*shape).astype("float32"))
-    y = nd.array(rng.randint(0, 10, shape[0]).astype("float32"))
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {{"learning_rate": 0.01}})
-    def step():
-        with autograd.record():
-            loss = loss_fn(net(x), y)
-        loss.backward()
-        trainer.step(shape[0])
-    for _ in range(3):
-        step()
-    nd.waitall()
-    return step
-
 def wall_us(step):
     gc.collect()
     start = time.perf_counter()
@@ -83,7 +63,7 @@ def minimx_ops(step, prefix):
 
 for hybrid in (False, True):
     mode = "hybridized" if hybrid else "imperative"
-    step = make_step(hybrid)
+    step = make_step(lenet, hybrid, warmup=3)[0]
     RESULT[mode + " wall"] = wall_us(step)
     if "{lib}" == "minimx":
         minimx_ops(step, mode + " threaded ")
