@@ -214,7 +214,8 @@ class LightingAug(Augmenter):
 
 
 class ColorNormalizeAug(Augmenter):
-    """Subtract ``mean`` and divide by ``std`` per channel."""
+    """Subtract ``mean`` and divide by ``std`` per channel, in place: the image passed in
+    changes, as MXNet's does (``color_normalize``)."""
 
     def __init__(self, mean, std):
         super().__init__(mean=mean, std=std)
@@ -238,8 +239,8 @@ class ColorNormalizeAug(Augmenter):
             full = tuple(None if v is None else np.broadcast_to(v.asnumpy(), src.shape).copy()
                          for v in (self.mean, self.std))
             self.spread = ((src.shape, self.mean, self.std), full)
-        normalized = color_normalize(src.asnumpy(), *full)
-        return as_ndarray(normalized.astype(np.float32, copy=False), like=src)
+        src[:] = color_normalize(src.asnumpy(), *full)     # in place, as the operators
+        return src
 
 
 class RandomGrayAug(Augmenter):

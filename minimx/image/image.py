@@ -184,11 +184,13 @@ def center_crop(src, size, interp=2):
 
 
 def color_normalize(src, mean, std=None):
-    """``(src - mean) / std``, per channel."""
+    """``src -= mean``, then ``src /= std``, per channel, in place: as MXNet's, ``src`` itself
+    changes and is returned (a mean or std that would broadcast it to a larger shape is an
+    error)."""
     if mean is not None:
-        src = src - mean
+        src -= mean
     if std is not None:
-        src = src / std
+        src /= std
     return src
 
 
