@@ -68,9 +68,14 @@ def argument_storage_types(symbol, stype_dict=None):
 
 def argument_gradient_storage_types(symbol, shapes, stypes):
     """{argument name: its gradient's storage type} (``symbol/storage.py``), for arguments
-    of these shapes (name -> shape) and storage types."""
-    return gradient_storage_types(symbol._entries, inference.infer_shapes(
-        symbol._entries, shapes)[1], stypes)
+    of these shapes (name -> shape) and storage types.  The shapes matter only where a
+    sparse value meets an operator (its kernel depends on them): with every argument dense
+    and no ``cast_storage`` in the graph, every value is dense and they are not inferred."""
+    order = symbol._order()
+    dense = all(stype == "default" for stype in stypes.values()) and not any(
+        node.op_name() == "cast_storage" for node in order)
+    values = {} if dense else inference.infer_shapes(symbol._entries, shapes, order)[1]
+    return gradient_storage_types(symbol._entries, values, stypes, order)
 
 
 def new_array(shape, ctx, dtype, stype):

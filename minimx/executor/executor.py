@@ -106,11 +106,12 @@ class Executor:
     # -- planning ----------------------------------------------------------------------
     def _infer(self):
         known = {name: array.shape for name, array in self._named_arrays()}
-        _, self._shapes = inference.infer_shapes(self._entries, known)
+        order = self._symbol._order()
+        _, self._shapes = inference.infer_shapes(self._entries, known, order)
         dtypes = {name: array._dtype for name, array in self._named_arrays()}
-        _, self._dtypes = inference.infer_types(self._entries, dtypes)
+        _, self._dtypes = inference.infer_types(self._entries, dtypes, order)
         self._stypes = infer_storage_types(self._entries, self._shapes, {
-            name: array.stype for name, array in self._named_arrays()})
+            name: array.stype for name, array in self._named_arrays()}, order)
         self._sparse = any(stype != "default" for stype in self._stypes.values())
         for node, index in self._entries:
             if self._shapes.get((node, index)) is None:

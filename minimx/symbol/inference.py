@@ -16,6 +16,8 @@ it (``infer_partial_shapes``: Reshape), and any other operator's output sizes ar
 different primes), and an output size that comes out the same both times does not depend
 on the unknowns (``sampled_output_shapes``).
 """
+import functools
+
 from ..base import InvalidShapeError, InvalidTypeError, MXNetError, normalize_dtype
 from ..op.params import Shape
 from ..util import is_np_shape
@@ -26,8 +28,9 @@ __all__ = ["infer_shapes", "infer_types"]
 
 def _unknown_size(size):
     """0 marks an unknown size under MXNet's legacy shapes; under ``mx.np_shape()`` it is
-    -1, and 0 is a real (empty) size."""
-    return size < 0 if is_np_shape() else size <= 0
+    -1, and 0 is a real (empty) size.  (A positive size is known either way: the mode, a
+    thread-local look-up, is asked only for 0.)"""
+    return size < 0 or (size == 0 and not is_np_shape())
 
 
 def _unknown_marker():
@@ -39,7 +42,8 @@ def _known(shape):
         return False
     if not shape:
         return True           # () is a scalar here (whether unknown is the caller's choice)
-    return min(shape) >= 0 if is_np_shape() else min(shape) > 0
+    smallest = min(shape)
+    return smallest > 0 or (smallest == 0 and is_np_shape())
 
 
 def _merge(node, label, old, new):
@@ -80,15 +84,17 @@ def _parse_shape_attr(node):
                                 f"{node.attrs['__shape__']!r} is not a tuple of ints") from None
 
 
-def _solve(entries, seed, step, settled):
+def _solve(entries, seed, step, settled, order=None):
     """The fixed point behind shape and type inference: ``seed(node)`` gives each variable's
     value, then ``step(node, values)`` runs over the operator nodes until none changes.
+    ``order``: the graph's ``topo_order``, when the caller has it already (a Symbol keeps
+    its own: ``Symbol._order``).
 
     A value once known never changes (a merge only fills unknown parts, a conflict raises),
     so a node that is ``settled(node, values)`` after its step -- every input known, its
     outputs computed from them -- would change nothing on a later pass and leaves the loop.
     With every input of the graph given, one pass does it all."""
-    order = topo_order(entries)
+    order = topo_order(entries) if order is None else order
     values = {(node, 0): seed(node) for node in order if node.is_variable}
     pending = [node for node in order if not node.is_variable]
     changed = True
@@ -103,8 +109,9 @@ def _solve(entries, seed, step, settled):
     return order, values
 
 
-def infer_shapes(entries, known):
-    """Shapes of every entry: {(node, index): shape or None}. ``known``: var name -> shape."""
+def infer_shapes(entries, known, order=None):
+    """Shapes of every entry: {(node, index): shape or None}. ``known``: var name -> shape;
+    ``order``: the entries' ``topo_order`` if known."""
     def seed(node):
         given = known.get(node.name)
         if given is None and "__shape__" in node.attrs:
@@ -112,7 +119,7 @@ def infer_shapes(entries, known):
         if given is None or (not len(given) and not is_np_shape()):
             return None               # () is unknown under legacy shapes, a scalar under np
         return tuple(given)
-    return _solve(entries, seed, _infer_node, _inputs_known)
+    return _solve(entries, seed, _infer_node, _inputs_known, order)
 
 
 def _inputs_known(node, shapes):
@@ -121,7 +128,11 @@ def _inputs_known(node, shapes):
 
 
 def _infer_node(node, shapes):
-    """One node's four steps; True if some shape became (more) known."""
+    """One node's four steps; True if some shape became (more) known.  With every input
+    known (a graph whose inputs are all given: each node on the one pass), the first three
+    have nothing to do and only the outputs are computed."""
+    if _inputs_known(node, shapes):
+        return _infer_outputs(node, shapes)
     changed = _complete_inputs_forward(node, shapes)
     changed |= _complete_inputs_backward(node, shapes)
     changed |= _complete_partially(node, shapes)
@@ -275,15 +286,16 @@ def _failed_at(node, error):
                              node_name=node.name, detail=str(error))
 
 
-def infer_types(entries, known):
-    """Dtypes of every entry: {(node, index): numpy dtype or None}. ``known``: name -> dtype."""
+def infer_types(entries, known, order=None):
+    """Dtypes of every entry: {(node, index): numpy dtype or None}. ``known``: name -> dtype;
+    ``order`` as in ``infer_shapes``."""
     def seed(node):
         given = known.get(node.name)
         if given is None and "__dtype__" in node.attrs:
             from ..base import FLAG_TO_DTYPE
             given = FLAG_TO_DTYPE[int(node.attrs["__dtype__"])]
         return None if given is None else normalize_dtype(given)
-    return _solve(entries, seed, _infer_node_type, _types_settled)
+    return _solve(entries, seed, _infer_node_type, _types_settled, order)
 
 
 def _types_settled(node, dtypes):
@@ -306,12 +318,18 @@ def _infer_node_type(node, dtypes):
     if node.inputs and not known:
         return _sampled_types(node, len(inputs), dtypes) or changed
     try:
-        outputs = node.instance.output_types([dtype.name for dtype in inputs])
+        outputs = node.instance.output_types([dtype_name(dtype) for dtype in inputs])
     except InvalidTypeError as error:
         raise InvalidTypeError(f"type inference failed at node '{node.name}': {error}") from None
     for index, dtype in enumerate(outputs):
         dtypes[(node, index)] = dtype
     return True
+
+
+@functools.lru_cache(maxsize=None)
+def dtype_name(dtype):
+    """``dtype.name``, remembered: numpy computes the name anew, in Python, each time."""
+    return dtype.name
 
 
 def _sampled_types(node, count, dtypes):

@@ -20,13 +20,15 @@ def variable_storage_type(node):
     return "default" if number is None else storage_type_name(number)
 
 
-def infer_storage_types(entries, shapes, known=None):
+def infer_storage_types(entries, shapes, known=None, order=None):
     """{(node, output index): storage type} for every value of the graph ``entries``;
     ``shapes`` holds each value's shape (``inference.infer_shapes``), ``known`` maps
-    variable names to the storage type of the array bound to them."""
+    variable names to the storage type of the array bound to them; ``order``: the entries'
+    ``topo_order`` if known."""
     known = known or {}
     stypes = {}
-    for node in topo_order(entries):
+    order = topo_order(entries) if order is None else order
+    for node in order:
         if node.is_variable:
             stypes[(node, 0)] = known.get(node.name) or variable_storage_type(node)
             continue
@@ -50,15 +52,16 @@ def node_storage_type(op, input_stypes, input_shapes):
     return "default" if found is None else found[1]
 
 
-def gradient_storage_types(entries, shapes, known=None):
+def gradient_storage_types(entries, shapes, known=None, order=None):
     """{variable name: the storage type of its gradient}, as MXNet's backward storage
     inference gives it: row_sparse when every node reading the variable gives it a
     row_sparse gradient -- ``dot(csr, w)`` for ``w`` (``csr.T @ grad``), an
     ``Embedding(sparse_grad=True)`` for its weight, a node that keeps a row_sparse input
     row_sparse (``abs``, ``_square_sum``, ``retain``) -- else 'default'."""
-    stypes = infer_storage_types(entries, shapes, known)
+    order = topo_order(entries) if order is None else order
+    stypes = infer_storage_types(entries, shapes, known, order)
     kinds = {}
-    for node in topo_order(entries):
+    for node in order:
         if node.is_variable:
             continue
         inputs = [stypes[entry] for entry in node.inputs]

@@ -223,7 +223,7 @@ class Symbol(NDArrayOnly):
         """Like ``infer_shape``, with what stays unknown marked: ``()`` for a shape and
         ``0`` for a size, or, under ``mx.np_shape()``, ``None`` and ``-1``."""
         known = self._known(args, kwargs, "infer_shape")
-        _, shapes = inference.infer_shapes(self._entries, known)
+        _, shapes = inference.infer_shapes(self._entries, known, self._order())
         if is_np_shape():
             return self._grouped(shapes, lambda shape: None if shape is None else tuple(shape))
         return self._grouped(shapes, lambda shape: () if shape is None else tuple(shape))
@@ -239,7 +239,7 @@ class Symbol(NDArrayOnly):
     def infer_type_partial(self, *args, **kwargs):
         """Like ``infer_type``, with None for each dtype that stays unknown."""
         known = self._known(args, kwargs, "infer_type")
-        _, dtypes = inference.infer_types(self._entries, known)
+        _, dtypes = inference.infer_types(self._entries, known, self._order())
         return self._grouped(dtypes, lambda dtype: None if dtype is None else dtype.type)
 
     def _known(self, args, kwargs, method):
