@@ -52,7 +52,7 @@ class Executor:
         self._group2ctx = group2ctx
         if grad_arrays is not None and any(
                 req != "null" and grad is not None for req, grad in zip(grad_reqs, grad_arrays)):
-            check_gradients_exist(self._entries)
+            check_gradients_exist(self._entries, symbol._order())
         self.outputs = [class_of(self._stypes[e])._empty(self._shapes[e], self._dtypes[e],
                                                          context_of(e[0], ctx, group2ctx))
                         for e in self._entries]
@@ -131,7 +131,7 @@ class Executor:
         if is_train not in self._plans:
             xp = backend.get_xp(self._ctx)
             self._plans[is_train] = build_plan(self._entries, self._shapes, self._dtypes,
-                                               is_train, xp)
+                                               is_train, xp, self._symbol._order())
         return self._plans[is_train]
 
     def _program(self, plan, is_train, save):
@@ -400,12 +400,14 @@ class Executor:
         if self.grad_arrays is None or all(req == "null" for req in self._grad_reqs):
             return None
         # as MXNet, a loss layer's label keeps its gradient array as it was
-        untouched = untouched_gradient_variables(self._entries)
+        order = self._symbol._order()
+        untouched = untouched_gradient_variables(self._entries, order)
         targets = [(self._variables[name], array, req) for name, array, req in
                    zip(self._arg_names, self.grad_arrays, self._grad_reqs)
                    if array is not None and req != "null"
                    and id(self._variables[name]) not in untouched]
-        needs_grad = entries_depending_on(self._entries, {id(node) for node, _, _ in targets})
+        needs_grad = entries_depending_on(self._entries, {id(node) for node, _, _ in targets},
+                                          order)
         meta = {entry: (shape, self._dtypes[entry]) for entry, shape in self._shapes.items()
                 if shape is not None and entry in self._dtypes}
         required = [position for position, entry in enumerate(self._entries)

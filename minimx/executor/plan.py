@@ -16,6 +16,7 @@ before and after:
 A plan also knows whether it is *small* (``plan_is_small``): cheap enough that the engine
 runs it in the pushing thread rather than handing it to a worker.
 """
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -107,9 +108,11 @@ class PlanInfo:
     signature: tuple = ()
 
 
-def build_plan(entries, shapes, dtypes, is_train, xp):
-    """The steps that compute ``entries``; ``shapes``/``dtypes`` come from inference."""
-    order = [node for node in topo_order(entries) if not node.is_variable]
+def build_plan(entries, shapes, dtypes, is_train, xp, order=None):
+    """The steps that compute ``entries``; ``shapes``/``dtypes`` come from inference;
+    ``order``: the entries' ``topo_order`` if known."""
+    order = [node for node in (topo_order(entries) if order is None else order)
+             if not node.is_variable]
     report = PlanReport(nodes_before=len(order))
     aliases = {}
     steps = [Step([node], list(node.inputs), [(node, i) for i in range(node.num_outputs())])
@@ -241,7 +244,7 @@ def _bytes(shapes, dtypes, key):
     shape, dtype = shapes.get(key), dtypes.get(key)
     if shape is None or dtype is None:
         return 0
-    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    return math.prod(shape) * np.dtype(dtype).itemsize
 
 
 def plan_memory(steps, shapes, dtypes, outputs, is_train, report):

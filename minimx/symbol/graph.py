@@ -157,11 +157,12 @@ def is_aux_input(node, position):
     return bool(aux) and node.input_names()[position] in aux
 
 
-def entries_depending_on(entries, variable_ids):
+def entries_depending_on(entries, variable_ids, order=None):
     """Every entry whose value depends on one of the variables in ``variable_ids``
-    (the values backward must compute gradients for)."""
+    (the values backward must compute gradients for).  ``order``, here and below: the
+    entries' ``topo_order`` when the caller has it (``Symbol._order``)."""
     needs = set()
-    for node in topo_order(entries):
+    for node in topo_order(entries) if order is None else order:
         if node.is_variable:
             if id(node) in variable_ids:
                 needs.add((node, 0))
@@ -170,13 +171,13 @@ def entries_depending_on(entries, variable_ids):
     return needs
 
 
-def untouched_gradient_variables(entries):
+def untouched_gradient_variables(entries, order=None):
     """The ids of the variables whose gradient array a backward pass from ``entries``
     leaves as it was: every operator reading them reads them as an input it declares
     ``grad_untouched_inputs`` (a loss layer's ``label``), and none is a head itself."""
     touched = {id(node) for node, _ in entries}
     untouched = set()
-    for node in topo_order(entries):
+    for node in topo_order(entries) if order is None else order:
         if node.is_variable:
             continue
         kept = node.instance.grad_untouched_inputs
@@ -186,7 +187,7 @@ def untouched_gradient_variables(entries):
     return untouched - touched
 
 
-def nodes_without_gradient(entries):
+def nodes_without_gradient(entries, order=None):
     """The nodes a backward pass from ``entries`` would carry a gradient into although
     their operator has none (``has_gradient = False``), in MXNet's gradient pass order.
 
@@ -197,7 +198,7 @@ def nodes_without_gradient(entries):
     """
     reached = {id(node) for node, _ in entries}
     found = []
-    for node in reversed(topo_order(entries)):
+    for node in reversed(topo_order(entries) if order is None else order):
         if node.is_variable or id(node) not in reached:
             continue
         operator = node.instance
@@ -209,11 +210,11 @@ def nodes_without_gradient(entries):
     return found
 
 
-def check_gradients_exist(entries):
+def check_gradients_exist(entries, order=None):
     """Before a backward pass over the graph (``bind`` for one, a hybridized block's
     backward): as MXNet, refuse when the heads' gradient would reach an operator that has
     none (see ``nodes_without_gradient``)."""
-    missing = nodes_without_gradient(entries)
+    missing = nodes_without_gradient(entries, order)
     if missing:
         node = missing[0]
         raise GradientError(
