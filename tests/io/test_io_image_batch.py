@@ -212,3 +212,109 @@ def test_a_list_or_mean_changed_between_batches_takes_effect(records):
     for n, (got, want) in enumerate(zip(fast, plain)):
         assert got.tobytes() == want.tobytes(), n
     assert not np.array_equal(fast[0], fast[1])
+
+
+@pytest.fixture(scope="module")
+def headed_records(tmp_path_factory):
+    """A .rec/.idx of 40 images whose size is in their header: JPEG (baseline, progressive,
+    grey) and PNG (colour, grey, palette)."""
+    folder = tmp_path_factory.mktemp("headed")
+    rec, idx = str(folder / "images.rec"), str(folder / "images.idx")
+    rng = np.random.RandomState(2)
+    writer = recordio.MXIndexedRecordIO(idx, rec, "w")
+    for i in range(40):
+        h, w = SIZES[i % len(SIZES)]
+        img = Image.fromarray((rng.rand(h, w, 3) * 255).astype("uint8"))
+        if i % 9 == 3:
+            img = img.convert("L")
+        if i % 11 == 5:
+            img = img.convert("P")
+        fmt = "PNG" if i % 3 == 2 or img.mode == "P" else "JPEG"
+        options = {"quality": 85, "progressive": i % 4 == 1} if fmt == "JPEG" else {}
+        writer.write_idx(i, recordio.pack(recordio.IRHeader(0, float(i % 10), i, 0),
+                                          encoded(img, fmt, **options)))
+    writer.close()
+    return rec, idx
+
+
+def spy_on_header_draws(monkeypatch):
+    """Make sure a pool exists (even on one core) and count the batches filled by
+    ``augment_runs`` (random choices drawn from the header sizes, threads augmenting)."""
+    import minimx.image.batch_augment as batch_augment
+    import minimx.image.image_iter as image_iter
+    monkeypatch.setattr(batch_augment, "DECODE_THREADS", 2)
+    monkeypatch.setattr(batch_augment, "RUN", 3)
+    calls = []
+
+    def counted(*args):
+        done = batch_augment.augment_runs(*args)
+        calls.append(done)
+        return done
+    monkeypatch.setattr(image_iter, "augment_runs", counted)
+    return calls
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_draws_from_header_sizes_equal_the_plain_path(headed_records, name, monkeypatch):
+    """The threads decode and augment while the reading thread draws every random choice
+    from the sizes in the files' headers: the same pixels and random state as the plain
+    path."""
+    calls = spy_on_header_draws(monkeypatch)
+    data_shape, options = CONFIGS[name]
+    augs = mx.image.CreateAugmenter(data_shape, **options)
+    fast, fast_state = passes(*headed_records, data_shape, augs, "pad", plain=False)
+    assert calls and all(calls)
+    plain, plain_state = passes(*headed_records, data_shape, augs, "pad", plain=True)
+    assert len(fast) == len(plain) > 0 and fast_state == plain_state
+    for (data, label, pad), (want_data, want_label, want_pad) in zip(fast, plain):
+        assert data.tobytes() == want_data.tobytes() and pad == want_pad
+        np.testing.assert_array_equal(label, want_label)
+
+
+def iterate_until_error(files, tmp_path, augs, plain, label_width=1):
+    random.seed(3)
+    it = mx.image.ImageIter(6, (3, 20, 20), imglist=files, path_root=str(tmp_path),
+                            aug_list=augs, label_width=label_width)
+    if plain:
+        it.batch_augmenter = lambda: None
+    first = it.next().data[0].asnumpy()
+    with pytest.raises(mx.MXNetError) as error:
+        it.next()
+    return first, random.getstate(), str(error.value)
+
+
+def test_a_file_whose_header_is_good_but_not_its_body_raises_as_the_plain_path(
+        tmp_path, monkeypatch):
+    """A JPEG cut short after its header: drawn for by its header size, it then does not
+    decode; the batch is drawn again the plain way, which raises after the same draws."""
+    calls = spy_on_header_draws(monkeypatch)
+    rng = np.random.RandomState(6)
+    files = []
+    for i in range(12):
+        img = Image.fromarray((rng.rand(30, 26, 3) * 255).astype("uint8"))
+        data = encoded(img, "JPEG")
+        path = tmp_path / f"{i}.jpg"
+        path.write_bytes(data[:len(data) // 3] if i == 8 else data)
+        files.append([float(i), path.name])
+    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_resize=True,
+                                    rand_mirror=True)
+    fast = iterate_until_error(files, tmp_path, augs, plain=False)
+    assert calls == [True, False]
+    plain = iterate_until_error(files, tmp_path, augs, plain=True)
+    assert fast[0].tobytes() == plain[0].tobytes()
+    assert fast[1] == plain[1] and fast[2] == plain[2] and "cannot decode" in fast[2]
+
+
+def test_a_label_of_the_wrong_width_raises_as_the_plain_path(tmp_path, monkeypatch):
+    calls = spy_on_header_draws(monkeypatch)
+    files = []
+    for i in range(12):
+        path = tmp_path / f"{i}.png"
+        path.write_bytes(encoded(Image.fromarray(np.full((24, 24, 3), i, np.uint8)), "PNG"))
+        files.append([[float(i), 1.0] if i != 9 else [float(i)], path.name])
+    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_mirror=True)
+    fast = iterate_until_error(files, tmp_path, augs, plain=False, label_width=2)
+    assert calls == [True]                  # the second batch goes the plain way at once
+    plain = iterate_until_error(files, tmp_path, augs, plain=True, label_width=2)
+    assert fast[0].tobytes() == plain[0].tobytes()
+    assert fast[1] == plain[1] and fast[2] == plain[2] and "label_width" in fast[2]
