@@ -516,6 +516,11 @@ def test_max_pooling_gradient_of_tiles_in_one_chunk(kernel, size):
             _setting(pool_kernels, "FIRST_ROWS_FROM", 2 ** 62):
         chunked = op.backward(np, head, x, out)
     np.testing.assert_array_equal(whole.view(np.uint32), chunked.view(np.uint32))
+    with _setting(pool_kernels, "FIRST_ROWS_FROM", 0), \
+            _setting(pool_kernels, "WHOLE_TILED_BELOW", 0), \
+            _setting(pool_kernels, "CHUNK_BYTES", 2 * x[0, 0].nbytes):  # large: as they lie,
+        in_chunks = op.backward(np, head, x, out)                      # in chunks of planes
+    np.testing.assert_array_equal(whole.view(np.uint32), in_chunks.view(np.uint32))
     assert whole[0, 0, 0, 0] == head[0, 0, 0, 0]
     assert not whole[0, 0, :kernel[0], :kernel[1]].ravel()[1:].any()
     x[1, 2, 0, 0] = np.nan
