@@ -125,7 +125,7 @@ def _float16_data_grad(xp, centered, g3, k, grad_mean, scale):
     return (result * _per_channel(xp, scale, g3)).astype("float16")
 
 
-# -- BatchNorm's training step on float32/float64 data, with fewer Python-level steps ---------------
+# -- BatchNorm's training step on float32/float64 data, with fewer Python-level steps -------------
 # The general ``BatchNorm.forward``/``backward`` below is the reference: it handles float16,
 # parameters of another dtype, the moving statistics and SyncBatchNorm's meetings, at the
 # cost of some thirty small numpy calls and dtype checks per call (``str(dtype)`` alone
