@@ -129,7 +129,13 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     weight-sized copy, which then costs more than the products.  A stride-1 kernel large
     beside its output (unpadded, LeNet's 5x5 over 8x8) adds its rows of taps back on a wide
     grid instead (``wide_transpose``): the full convolution would compute every input
-    position, ``_WIDE_GAIN`` times more than that grid holds."""
+    position, ``_WIDE_GAIN`` times more than that grid holds.  Otherwise a single input
+    channel per group (a grayscale first layer) also adds its taps back when the output
+    rows are long: the full convolution would copy ``kernel[0]`` rows of windows of every
+    filter's gradient to make one channel, col2im multiplies ``(K, F) x (F, P)`` and adds K
+    slices of one channel (3x3 pad 1 over 16x1x28x28 from 8 filters, the executor
+    benchmark's first layer: 228-254 -> 139-142 us; 5x5 pad 2 from 16 filters 666 -> 479
+    us; with 2-3 channels neither was faster throughout, up to 2x apart either way)."""
     full_pad = tuple(d * (k - 1) - p for d, k, p in
                      zip(geometry.dilate, geometry.kernel, geometry.pad))
     positions = math.prod(out_grad.shape[2:])
@@ -137,15 +143,17 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
         positions * out_grad.shape[0] < _FEW_POSITIONS
     padded_shape = tuple(data_shape[:2]) + tuple(
         n + 2 * p for n, p in zip(data_shape[2:], geometry.pad))
+    single = data_shape[1] == groups and out_grad.shape[-1] >= kernels._LONG_ROW
     if all(s == 1 for s in geometry.stride) and min(full_pad) >= 0 and not small_output:
         if math.prod(data_shape[2:]) > _WIDE_GAIN * kernels.wide_positions(
                 padded_shape, out_grad.shape[2:]):
             padded = kernels.wide_transpose(xp, out_grad, weight, padded_shape, geometry,
                                             groups)
             return xp.ascontiguousarray(_crop(padded, geometry.pad, data_shape[2:]))
-        full = geometry._replace(pad=full_pad)
-        return _convolve(xp, out_grad, kernels.adjoint_filters(xp, weight, groups), full,
-                         groups)
+        if not single:
+            full = geometry._replace(pad=full_pad)
+            return _convolve(xp, out_grad, kernels.adjoint_filters(xp, weight, groups), full,
+                             groups)
     padded = kernels.convolve_transpose(xp, out_grad, weight, padded_shape, geometry, groups)
     return xp.ascontiguousarray(_crop(padded, geometry.pad, data_shape[2:]))
 

@@ -125,6 +125,65 @@ def _float16_data_grad(xp, centered, g3, k, grad_mean, scale):
     return (result * _per_channel(xp, scale, g3)).astype("float16")
 
 
+# -- BatchNorm's training step on float32/float64 data, with fewer Python-level steps -------------
+# The general ``BatchNorm.forward``/``backward`` below is the reference: it handles float16,
+# parameters of another dtype, the moving statistics and SyncBatchNorm's meetings, at the
+# cost of some thirty small numpy calls and dtype checks per call (``str(dtype)`` alone
+# costs 2-3 us).  For the common case -- training with batch statistics, data and parameters
+# of one float32 or float64 dtype -- the two functions below do the same array operations
+# in the same order (so the results are the reference's, bit for bit:
+# tests/op/test_batch_norm_fast.py), with the per-channel vectors made planes in one
+# ``repeat``.  16x8x28x28 float32 (the executor benchmark's layer), one core, interleaved
+# best of 40 on a busy machine: forward 82-85 -> 70-72 us, backward 112-113 -> 103-113 us
+# (the rest is six passes over the activation, which numpy cannot fuse).
+FAST_PATH = True        # tests turn it off to run the reference path
+
+
+def _fast_dtype(data, gamma, beta):
+    """Whether the fast training path applies: float32/float64 data, parameters alike."""
+    dtype = data.dtype
+    return dtype.char in "fd" and gamma.dtype == dtype and beta.dtype == dtype
+
+
+def _planes(xp, vectors, after):
+    """Per-channel ``vectors`` (a sequence of ``(C,)`` arrays) as ``(k, 1, C, after)``
+    planes, as ``_per_channel`` makes each of them."""
+    stacked = xp.stack(vectors)
+    return xp.repeat(stacked, after, axis=1).reshape(len(vectors), 1, stacked.shape[1], after)
+
+
+def _fast_train_forward(xp, x3, gamma, beta, eps, fix_gamma):
+    """``(output3, mean, invstd)`` for ``x3`` ``(before, C, after)`` with batch statistics."""
+    count = x3.shape[0] * x3.shape[2]
+    mean = xp.einsum("pcq->c", x3)
+    mean /= count
+    centered = x3 - _per_channel(xp, mean, x3)
+    var = _channel_dot(xp, centered, centered)
+    var /= count
+    var += eps
+    invstd = 1 / xp.sqrt(var)
+    scale, shift = _planes(xp, (invstd if fix_gamma else gamma * invstd, beta), x3.shape[2])
+    centered *= scale
+    centered += shift
+    return centered, mean, invstd
+
+
+def _fast_train_backward(xp, g3, x3, gamma, mean, invstd, fix_gamma):
+    """``(grad_data3, grad_gamma, grad_beta)`` with batch statistics (the reference's
+    ``g * a + c + x * b`` per channel)."""
+    count = x3.shape[0] * x3.shape[2]
+    scale = invstd if fix_gamma else gamma * invstd
+    sum_g = xp.einsum("pcq->c", g3)
+    sum_g_xhat = invstd * (_channel_dot(xp, g3, x3) - mean * sum_g)
+    x_factor = -scale * invstd * sum_g_xhat / count
+    a, c, b = _planes(xp, (scale, -scale * sum_g / count - x_factor * mean, x_factor),
+                      x3.shape[2])
+    grad = g3 * a
+    grad += c
+    grad += x3 * b
+    return grad, xp.zeros_like(gamma) if fix_gamma else sum_g_xhat, sum_g
+
+
 @register_op
 class BatchNorm(OpDef):
     """Batch normalisation over every axis but ``axis`` (the channels).
@@ -200,7 +259,20 @@ class BatchNorm(OpDef):
     def _uses_batch_stats(self, is_train):
         return is_train and not self.use_global_stats
 
+    # whether this operator's training step may take ``_fast_train_forward``/``_backward``
+    # (not the subclasses whose third output or statistics differ)
+    _fast_kind = True
+
+    def _fast(self, is_train, data, gamma, beta):
+        return FAST_PATH and self._fast_kind and is_train and not self.use_global_stats and \
+            _fast_dtype(data, gamma, beta)
+
     def forward(self, xp, data, gamma, beta, moving_mean, moving_var, is_train=False):
+        if self._fast(is_train, data, gamma, beta):
+            output, mean, invstd = _fast_train_forward(
+                xp, _as_channels(data, _channel_axis(self, data.shape)), gamma, beta, self.eps,
+                self.fix_gamma)
+            return output.reshape(data.shape), mean, invstd
         # float16 data: the statistics from one float32 copy, as MXNet's (the float32 and
         # float64 paths make no copy)
         wide = _statistics_dtype(data.dtype)
@@ -271,6 +343,11 @@ class BatchNorm(OpDef):
             self._move(moving_mean, mean)
             self._move(moving_var, 1 / (invstd * invstd) - self.eps)
         axis = _channel_axis(self, data.shape)
+        if self._fast(is_train, data, gamma, gamma) and out_grad.dtype == data.dtype:
+            grad, grad_gamma, grad_beta = _fast_train_backward(
+                xp, _as_channels(out_grad, axis), _as_channels(data, axis), gamma, mean, invstd,
+                self.fix_gamma)
+            return grad.reshape(data.shape), grad_gamma, grad_beta, None, None
         wide = _statistics_dtype(data.dtype)
         x3 = _as_channels(data, axis).astype(wide, copy=False)
         g3 = _as_channels(out_grad, axis).astype(wide, copy=False)
@@ -305,6 +382,7 @@ class VarianceOutputBatchNorm(BatchNorm):
     ``1 / sqrt(var + eps)``), with the channels on axis 1: the older and the synchronised
     operators."""
     axis = 1
+    _fast_kind = False
 
     def _hidden_var(self, var, invstd):
         return var

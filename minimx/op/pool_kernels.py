@@ -45,6 +45,13 @@ PLANES_LAST_BELOW = 512
 # 0.23 ms against 0.45; of 12x12 0.43 against 0.54; of 16x16 1.0 against 1.8), shorter
 # rows are not (32 channels of 6x6 planes: 0.45 against 0.36; 3x3/3 over 7x7: 2.3 against 0.9).
 FIRST_ROWS_FROM = 4
+# Windows that tile unpadded planes as they lie take their max gradient over the whole batch
+# at once below this many input bytes, and in cache-sized chunks from it: a large batch's
+# passes then stream from memory, each of its dozen numpy passes once more.  2x2/2, CPU ms on
+# one core, interleaved best of 3 (whole -> chunks): 256x6x24x24 (3.5 MB) 1.12 -> 1.46,
+# 64x32x28x28 (6.4 MB) 2.41 -> 3.07, 128x32x24x24 (9.4 MB) 5.78 -> 4.77, 64x64x28x28 (12.8
+# MB) 8.34 -> 6.08, 32x64x56x56 (25.7 MB) 15.5 -> 11.0, 16x32x112x112 (25.7 MB) 22.4 -> 14.
+WHOLE_TILED_BELOW = 8 * 1024 * 1024
 
 
 def _chunks(xp, planes):
@@ -197,8 +204,9 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
         geometry.kernel, geometry.stride, geometry.dilate, output.shape[2:], data.shape[2:]))
     # windows that tile unpadded planes as they lie read each element once, in place: the
     # whole batch at once is faster than cache-sized chunks (2x2/2, 64 x 6 planes of 24x24,
-    # CPU time: 0.28 ms against 0.32; 256 x 6: 1.05 against 1.25)
-    chunks = [slice(0, planes.shape[0])] if as_is and tiled else _chunks(xp, planes)
+    # CPU time: 0.28 ms against 0.32; 256 x 6: 1.05 against 1.25), up to WHOLE_TILED_BELOW
+    whole = as_is and tiled and planes.nbytes < WHOLE_TILED_BELOW
+    chunks = [slice(0, planes.shape[0])] if whole else _chunks(xp, planes)
     for chunk in chunks:
         padded, inner = _padded(xp, planes[chunk], geometry.pad, after, fill, last)
         peak, given = _arranged(xp, outputs[chunk], last), _arranged(xp, grads[chunk], last)

@@ -516,9 +516,38 @@ def test_max_pooling_gradient_of_tiles_in_one_chunk(kernel, size):
             _setting(pool_kernels, "FIRST_ROWS_FROM", 2 ** 62):
         chunked = op.backward(np, head, x, out)
     np.testing.assert_array_equal(whole.view(np.uint32), chunked.view(np.uint32))
+    with _setting(pool_kernels, "FIRST_ROWS_FROM", 0), \
+            _setting(pool_kernels, "WHOLE_TILED_BELOW", 0), \
+            _setting(pool_kernels, "CHUNK_BYTES", 2 * x[0, 0].nbytes):  # large: as they lie,
+        in_chunks = op.backward(np, head, x, out)                      # in chunks of planes
+    np.testing.assert_array_equal(whole.view(np.uint32), in_chunks.view(np.uint32))
     assert whole[0, 0, 0, 0] == head[0, 0, 0, 0]
     assert not whole[0, 0, :kernel[0], :kernel[1]].ravel()[1:].any()
     x[1, 2, 0, 0] = np.nan
     for data in (x, np.nan_to_num(x)):
         (_, tiled), (_, general) = _both_paths(op, data, head, planes_last=False)
         np.testing.assert_array_equal(tiled, general)
+
+
+@pytest.mark.parametrize("params, shape", [
+    (dict(kernel=(3, 3), pad=(1, 1), num_filter=8), (16, 1, 28, 28)),   # executor_bench conv1
+    (dict(kernel=(5, 5), pad=(2, 2), num_filter=6, num_group=2), (3, 2, 20, 17)),
+    (dict(kernel=(3,), pad=(1,), num_filter=4), (2, 1, 40)),
+])
+def test_single_channel_data_gradient_adds_taps_back(params, shape):
+    """A stride-1 data gradient into one channel per group, with long output rows, takes
+    col2im instead of the full convolution: the same sums in another order, equal in
+    float32 to the float64 gradient within rounding (the full convolution too)."""
+    rng = np.random.default_rng(11)
+    op = get_op("Convolution")(no_bias=True, **params)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(op.weight_shape(shape)).astype(np.float32)
+    head = rng.standard_normal(op.forward(np, x, w).shape).astype(np.float32)
+    taps = op.backward(np, head, x, w)[0]
+    with _setting(kernels, "_LONG_ROW", 2 ** 30):       # rows never long: the full convolution
+        full = op.backward(np, head, x, w)[0]
+    exact = op.backward(np, head.astype(np.float64), x.astype(np.float64), w)[0]
+    assert taps.dtype == np.float32 and taps.flags.c_contiguous and taps.shape == x.shape
+    scale = np.abs(exact).max()
+    np.testing.assert_allclose(taps, exact, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(full, exact, rtol=0, atol=1e-5 * scale)
