@@ -237,10 +237,6 @@ class ImageIter(DataIter):
                 samples.append(self.next_sample())
             except StopIteration:
                 break
-            except BaseException:     # a record that does not read: no draws made, as
-                if runs is not None:  # the other way reads every sample before drawing
-                    runs.cancel()
-                raise
             if runs is not None and len(samples) % runs.length == 0:
                 runs = self.add_run(runs, samples[-runs.length:], rows)
         if runs is not None and len(samples) % runs.length:
