@@ -14,7 +14,7 @@ compares the two paths).
 Who does what.  The draws depend on each image's size only, and a JPEG or PNG file gives
 its size in its header: the reading thread reads the records and draws for every image
 from those sizes, and a pool of threads decodes *and* augments the runs
-(``HeaderRuns``).  Python holds one lock (the GIL) for all threads, and a batch of
+(``augment_runs``).  Python holds one lock (the GIL) for all threads, and a batch of
 small images is mostly short numpy calls that hold it; with the reading thread doing
 only the reading and drawing, the pipeline went from 54 to 21 us of that thread's CPU per
 40x40 image (bench/image_pipeline.py).  A file of another kind, one that does not decode
@@ -31,11 +31,10 @@ from ..ndarray import NDArray
 from ..op.resize_kernels import resize_array, resize_batch, resize_taps, round_to
 from .augmenters import (CastAug, CenterCropAug, ColorNormalizeAug, HorizontalFlipAug,
                          RandomCropAug, RandomSizedCropAug, ResizeAug)
-from ..image_codec import header_size
 from .image import (center_box, decode_hwc, interp_method, random_box, random_size_box,
                     short_side_size)
 
-__all__ = ["BatchAugmenter", "HeaderRuns", "batch_augmenter", "decode_runs", "decoder_pool"]
+__all__ = ["BatchAugmenter", "augment_runs", "batch_augmenter", "decode_runs", "decoder_pool"]
 
 CROPS = (RandomSizedCropAug, RandomCropAug, CenterCropAug)
 DECODE_THREADS = min(4, os.cpu_count() or 1)
@@ -75,51 +74,28 @@ def decode_runs(bufs, flag):
             raise error
 
 
-class HeaderRuns:
-    """A batch augmented by the pool of threads, each decoding a run of images *and*
-    augmenting it into the batch, with every random choice drawn here, in order, from the
-    images' sizes as their headers give them (``header_size``).  The reading thread hands
-    each run to the pool as soon as it has read it and drawn for it, so the threads start
-    on the first run while it reads the next, and it only reads and draws.
-
-    ``add(bufs)`` per run of ``length`` images (the last may be shorter), in order;
-    ``finish()`` waits for the runs: True when the batch is done.  Either returns False,
-    as ``cancel()`` does, with ``random`` as it was before the first run and no run still
-    writing, when a file is of another kind or does not decode to its header's size: the
-    caller then takes the image-at-a-time draws of ``decode_runs``, which raise where the
-    plain path raises.
-    """
-
-    def __init__(self, fast, flag, out):
-        self.fast, self.flag, self.out = fast, flag, out
-        self.pool = decoder_pool()
-        self.state = random.getstate()
-        self.jobs, self.done = [], 0
-        self.length = RUN
-
-    def add(self, bufs):
-        sizes = [header_size(buf) for buf in bufs]
-        if None in sizes:
-            return self.cancel()
-        sized = [self.fast.draw_for_size(h, w) for h, w in sizes]
-        out = self.out[self.done:self.done + len(bufs)]
-        self.jobs.append(self.pool.submit(_augment_run, self.fast, bufs, sizes, sized,
-                                          self.flag, out))
-        self.done += len(bufs)
+def augment_runs(fast, bufs, sizes, flag, out):
+    """The batch augmented by the pool of threads, each decoding a run of images *and*
+    augmenting it into ``out`` (N x C x H x W), with every random choice drawn first, here,
+    in order, from the images' sizes (``sizes``: each (h, w), read from the file's header).
+    The threads then do the numpy work as well as the decoding, and this thread only reads
+    and draws.  True when done; False, with ``random`` as it was before, when some file did
+    not decode to the size its header gave (the caller then takes the one-image-at-a-time
+    draws of ``decode_runs``, which raise where the plain path raises)."""
+    pool = decoder_pool()
+    state = random.getstate()
+    sized = [fast.draw_for_size(h, w) for h, w in sizes]
+    jobs = [pool.submit(_augment_run, fast, bufs[first:first + RUN], sizes[first:first + RUN],
+                        sized[first:first + RUN], flag, out[first:first + RUN])
+            for first in range(0, len(bufs), RUN)]
+    if all([job.result() for job in jobs]):
         return True
-
-    def finish(self):
-        return all([job.result() for job in self.jobs]) or self.cancel()
-
-    def cancel(self):
-        for job in self.jobs:
-            job.result()
-        random.setstate(self.state)
-        return False
+    random.setstate(state)
+    return False
 
 
 def _augment_run(fast, bufs, sizes, sized, flag, out):
-    """One run of ``HeaderRuns`` (in a pool thread): False if an image did not decode to
+    """One run of ``augment_runs`` (in a pool thread): False if an image did not decode to
     the size drawn for."""
     draws = []
     for buf, size, (resize, *rest) in zip(bufs, sizes, sized):

@@ -16,7 +16,8 @@ from ..base import MXNetError
 from ..io import DataBatch, DataDesc, DataIter
 from ..recordio import MXIndexedRecordIO, MXRecordIO, unpack
 from .augmenters import CreateAugmenter
-from .batch_augment import HeaderRuns, batch_augmenter, decode_runs, decoder_pool
+from ..image_codec import header_size
+from .batch_augment import augment_runs, batch_augmenter, decode_runs, decoder_pool
 from .image import as_numpy, imdecode
 
 __all__ = ["ImageIter"]
@@ -223,42 +224,18 @@ class ImageIter(DataIter):
         return cached[1]
 
     def fill_batch(self, fast, data, label, start):
-        """``fill`` with the augmenters run on runs of images at once.  Where the files
-        give their sizes in their headers, each run is drawn for from those and handed to
-        a pool of threads that decode and augment it (``HeaderRuns``) while the next run is
-        read.  Otherwise the samples are read, decoded by the threads, each image's random
-        choices drawn in turn (as ``fill`` would: a file that does not decode raises after
-        the draws of those before it, though the samples after it have been read), and
-        each run augmented here."""
-        samples, rows = [], []
-        runs = HeaderRuns(fast, self.decode_flag(), data[start:]) if decoder_pool() else None
+        """``fill`` with the augmenters run on runs of images at once: the samples read,
+        decoded by a few threads, each image's random choices drawn in turn (as ``fill``
+        would: a file that does not decode raises after the draws of those before it,
+        though the samples after it have been read), each run augmented as one."""
+        samples = []
         while start + len(samples) < self.batch_size:
             try:
                 samples.append(self.next_sample())
             except StopIteration:
                 break
-            if runs is not None and len(samples) % runs.length == 0:
-                runs = self.add_run(runs, samples[-runs.length:], rows)
-        if runs is not None and len(samples) % runs.length:
-            runs = self.add_run(runs, samples[-(len(samples) % runs.length):], rows)
-        if runs is not None and runs.finish():
-            if rows:
-                label[start:start + len(rows)] = rows
+        if self.fill_by_sizes(fast, samples, data, label, start):
             return start + len(samples)
-        return self.fill_runs(fast, samples, data, label, start)
-
-    def add_run(self, runs, samples, rows):
-        """Hand a run of samples to ``runs`` (their label rows to ``rows``); None, with the
-        runs cancelled, for a label of the wrong width (raised in turn by the other way)."""
-        try:
-            rows.extend([self.label_row(raw_label) for raw_label, _ in samples])
-        except MXNetError:
-            return runs.cancel() or None
-        return runs if runs.add([buf for _, buf in samples]) else None
-
-    def fill_runs(self, fast, samples, data, label, start):
-        """The samples decoded by the pool's threads, drawn for image by image here and
-        augmented here a run at a time."""
         runs = decode_runs([buf for _, buf in samples], self.decode_flag())
         labels = iter([raw_label for raw_label, _ in samples])
         row = start
@@ -271,6 +248,27 @@ class ImageIter(DataIter):
                 data[row:row + len(draws)] = fast.apply(draws)
             row += len(draws)
         return row
+
+    def fill_by_sizes(self, fast, samples, data, label, start):
+        """``fill_batch`` with the random choices drawn from the images' sizes, read from
+        their headers, so that the pool's threads both decode and augment (``augment_runs``):
+        True when the batch is filled, False (nothing drawn) for the other way -- one core,
+        a file that is not a plain JPEG or a PNG, a label of the wrong width."""
+        if decoder_pool() is None or not samples:
+            return False
+        sizes = [header_size(buf) for _, buf in samples]
+        if None in sizes:
+            return False
+        try:
+            rows = [self.label_row(raw_label) for raw_label, _ in samples]
+        except MXNetError:
+            return False                          # raised in turn by the other way
+        end = start + len(samples)
+        if not augment_runs(fast, [buf for _, buf in samples], sizes, self.decode_flag(),
+                            data[start:end]):
+            return False
+        label[start:end] = rows
+        return True
 
     def make_batch(self, data, label, pad):
         if self.label_width == 1 and label.ndim == 2:

@@ -238,20 +238,19 @@ def headed_records(tmp_path_factory):
 
 
 def spy_on_header_draws(monkeypatch):
-    """Make sure a pool exists (even on one core) and record what ``HeaderRuns.finish``
-    said of each batch that got that far (random choices drawn from the header sizes,
-    threads decoding and augmenting)."""
+    """Make sure a pool exists (even on one core) and count the batches filled by
+    ``augment_runs`` (random choices drawn from the header sizes, threads augmenting)."""
     import minimx.image.batch_augment as batch_augment
+    import minimx.image.image_iter as image_iter
     monkeypatch.setattr(batch_augment, "DECODE_THREADS", 2)
     monkeypatch.setattr(batch_augment, "RUN", 3)
     calls = []
-    finish = batch_augment.HeaderRuns.finish
 
-    def counted(self):
-        done = finish(self)
+    def counted(*args):
+        done = batch_augment.augment_runs(*args)
         calls.append(done)
         return done
-    monkeypatch.setattr(batch_augment.HeaderRuns, "finish", counted)
+    monkeypatch.setattr(image_iter, "augment_runs", counted)
     return calls
 
 
