@@ -13,7 +13,7 @@ import numpy as np
 from .base import FileFormatError, MXNetError
 from .op.resize_kernels import resize_array
 
-__all__ = ["decode_array", "encode_array", "header_size", "resize_array", "pil"]
+__all__ = ["decode_array", "encode_array", "resize_array", "pil"]
 
 
 def pil():
@@ -57,28 +57,6 @@ def jpeg_frame(buf):
         if not 0xC0 <= marker <= 0xFE or 0xD0 <= marker <= 0xD9:
             return None              # fill bytes, restart or scan markers before the frame
         pos += 2 + (buf[pos + 2] << 8 | buf[pos + 3])
-    return None
-
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def header_size(buf):
-    """``(height, width)`` of a plain JPEG (``jpeg_frame``) or a PNG (its IHDR chunk, which
-    comes first), read from the header without decoding; None for anything else.
-
-    Examples
-    --------
-    >>> header_size(encode_array(np.zeros((4, 6, 3), np.uint8), img_fmt=".png"))
-    (4, 6)
-    """
-    frame = jpeg_frame(buf)
-    if frame is not None:
-        width, height = frame[1]
-        return height, width
-    if buf[:8] == PNG_SIGNATURE and buf[12:16] == b"IHDR" and len(buf) >= 24:
-        width, height = int.from_bytes(buf[16:20], "big"), int.from_bytes(buf[20:24], "big")
-        return (height, width) if width and height else None
     return None
 
 

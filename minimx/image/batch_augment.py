@@ -7,20 +7,10 @@ time, an NDArray in and out of each: readable, and any Augmenter can take part. 
 image and in the plain path's order, only the random draws are made (crop box, automatic
 interpolation, flip; the optional short-side resize too); then, once per run of ``RUN``
 images, every crop is resized by gathering its interpolation taps (``resize_batch``),
-flipped, cast and normalised.  Each step does the plain path's float32 operations in the
-plain path's order, so the batch is the same bit for bit (tests/io/test_io_image_batch.py
-compares the two paths).
-
-Who does what.  The draws depend on each image's size only, and a JPEG or PNG file gives
-its size in its header: the reading thread reads the records and draws for every image
-from those sizes, and a pool of threads decodes *and* augments the runs
-(``augment_runs``).  Python holds one lock (the GIL) for all threads, and a batch of
-small images is mostly short numpy calls that hold it; with the reading thread doing
-only the reading and drawing, the pipeline went from 54 to 21 us of that thread's CPU per
-40x40 image (bench/image_pipeline.py).  A file of another kind, one that does not decode
-to its header's size, or a label of the wrong width sends the batch the other way
-(``decode_runs``): the threads only decode, the reading thread draws from each decoded
-image and augments, and an error is raised where the plain path raises it.
+flipped, cast and normalised, while a pool of threads decodes the next runs (the numpy
+work of a run lets them have the GIL; one call for the whole batch would not).  Each step does
+the plain path's float32 operations in the plain path's order, so the batch is the same bit
+for bit (tests/io/test_io_image_batch.py compares the two paths).
 """
 import os
 import random
@@ -34,7 +24,7 @@ from .augmenters import (CastAug, CenterCropAug, ColorNormalizeAug, HorizontalFl
 from .image import (center_box, decode_hwc, interp_method, random_box, random_size_box,
                     short_side_size)
 
-__all__ = ["BatchAugmenter", "augment_runs", "batch_augmenter", "decode_runs", "decoder_pool"]
+__all__ = ["BatchAugmenter", "batch_augmenter", "decode_runs"]
 
 CROPS = (RandomSizedCropAug, RandomCropAug, CenterCropAug)
 DECODE_THREADS = min(4, os.cpu_count() or 1)
@@ -72,42 +62,6 @@ def decode_runs(bufs, flag):
         yield images
         if error is not None:
             raise error
-
-
-def augment_runs(fast, bufs, sizes, flag, out):
-    """The batch augmented by the pool of threads, each decoding a run of images *and*
-    augmenting it into ``out`` (N x C x H x W), with every random choice drawn first, here,
-    in order, from the images' sizes (``sizes``: each (h, w), read from the file's header).
-    The threads then do the numpy work as well as the decoding, and this thread only reads
-    and draws.  True when done; False, with ``random`` as it was before, when some file did
-    not decode to the size its header gave (the caller then takes the one-image-at-a-time
-    draws of ``decode_runs``, which raise where the plain path raises)."""
-    pool = decoder_pool()
-    state = random.getstate()
-    sized = [fast.draw_for_size(h, w) for h, w in sizes]
-    jobs = [pool.submit(_augment_run, fast, bufs[first:first + RUN], sizes[first:first + RUN],
-                        sized[first:first + RUN], flag, out[first:first + RUN])
-            for first in range(0, len(bufs), RUN)]
-    if all([job.result() for job in jobs]):
-        return True
-    random.setstate(state)
-    return False
-
-
-def _augment_run(fast, bufs, sizes, sized, flag, out):
-    """One run of ``augment_runs`` (in a pool thread): False if an image did not decode to
-    the size drawn for."""
-    draws = []
-    for buf, size, (resize, *rest) in zip(bufs, sizes, sized):
-        try:
-            img = decode_hwc(buf, flag)
-        except Exception:           # noqa: BLE001 (the plain way raises it, in turn)
-            return False
-        if img.shape[:2] != size:
-            return False
-        draws.append((resize_image(img, resize), *rest))
-    out[...] = fast.apply(draws)
-    return True
 
 
 def decode_run(bufs, flag):
@@ -169,18 +123,12 @@ class BatchAugmenter:
         """(image, crop box, taps, flipped) of one HxWxC uint8 image: what the augmenters
         would draw from ``random`` for it, in their order (the short-side resize is done
         here: it draws too, and the crop box depends on its result)."""
-        resize, *rest = self.draw_for_size(*img.shape[:2])
-        return (resize_image(img, resize), *rest)
-
-    def draw_for_size(self, h, w):
-        """``draw`` for an image known by its height and width only (the draws do not
-        depend on the pixels): (the short-side resize ``(w, h, interp)`` or None, crop box,
-        taps, flipped)."""
-        resize = None
         if self.resize is not None:
+            h, w = img.shape[:2]
             new_h, new_w = short_side_size(h, w, self.resize.size)
-            resize = new_w, new_h, interp_method(self.resize.interp, (h, w, new_h, new_w))
-            h, w = new_h, new_w
+            img = resize_array(img, new_w, new_h,
+                               interp_method(self.resize.interp, (h, w, new_h, new_w)))
+        h, w = img.shape[:2]
         crop = self.crop
         if type(crop) is RandomSizedCropAug:
             box = random_size_box(w, h, crop.area, crop.ratio) or center_box(w, h, crop.size)
@@ -199,7 +147,7 @@ class BatchAugmenter:
         for flip in self.flips:
             if random.random() < flip.p:
                 flipped = not flipped
-        return resize, box, taps, flipped
+        return img, box, taps, flipped
 
     def apply(self, draws):
         """The N x C x H x W batch of the drawn images, cropped, resized, flipped, cast and
@@ -218,11 +166,6 @@ class BatchAugmenter:
         if self.std is not None:
             out /= self.std
         return out
-
-
-def resize_image(img, resize):
-    """``img`` after the short-side resize ``draw_for_size`` drew, ``(w, h, interp)``."""
-    return img if resize is None else resize_array(img, *resize)
 
 
 def stack_planes(images):

@@ -16,8 +16,7 @@ from ..base import MXNetError
 from ..io import DataBatch, DataDesc, DataIter
 from ..recordio import MXIndexedRecordIO, MXRecordIO, unpack
 from .augmenters import CreateAugmenter
-from ..image_codec import header_size
-from .batch_augment import augment_runs, batch_augmenter, decode_runs, decoder_pool
+from .batch_augment import batch_augmenter, decode_runs
 from .image import as_numpy, imdecode
 
 __all__ = ["ImageIter"]
@@ -234,8 +233,6 @@ class ImageIter(DataIter):
                 samples.append(self.next_sample())
             except StopIteration:
                 break
-        if self.fill_by_sizes(fast, samples, data, label, start):
-            return start + len(samples)
         runs = decode_runs([buf for _, buf in samples], self.decode_flag())
         labels = iter([raw_label for raw_label, _ in samples])
         row = start
@@ -248,27 +245,6 @@ class ImageIter(DataIter):
                 data[row:row + len(draws)] = fast.apply(draws)
             row += len(draws)
         return row
-
-    def fill_by_sizes(self, fast, samples, data, label, start):
-        """``fill_batch`` with the random choices drawn from the images' sizes, read from
-        their headers, so that the pool's threads both decode and augment (``augment_runs``):
-        True when the batch is filled, False (nothing drawn) for the other way -- one core,
-        a file that is not a plain JPEG or a PNG, a label of the wrong width."""
-        if decoder_pool() is None or not samples:
-            return False
-        sizes = [header_size(buf) for _, buf in samples]
-        if None in sizes:
-            return False
-        try:
-            rows = [self.label_row(raw_label) for raw_label, _ in samples]
-        except MXNetError:
-            return False                          # raised in turn by the other way
-        end = start + len(samples)
-        if not augment_runs(fast, [buf for _, buf in samples], sizes, self.decode_flag(),
-                            data[start:end]):
-            return False
-        label[start:end] = rows
-        return True
 
     def make_batch(self, data, label, pad):
         if self.label_width == 1 and label.ndim == 2:
