@@ -197,9 +197,11 @@ def _record(call, inputs, outputs, ctx, facts, fresh):
     # (an ``out=`` target keeps its own dtype: the result is cast to it)
     node = OpNode(call.op, entries, saved, facts.in_shapes, facts.in_types, facts.out_shapes,
                   facts.out_types if fresh else tuple([o._dtype for o in outputs]), ctx)
-    reader = weakref.ref(node)
+    reader = None
     for x, entry in zip(inputs, entries):
         if entry is None:                           # a constant of the graph: keep it so
+            if reader is None:
+                reader = weakref.ref(node)
             x._reader = reader
     for index, target in enumerate(outputs[:call.num_visible]):
         target._autograd = (node, index)

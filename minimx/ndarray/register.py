@@ -31,7 +31,8 @@ def split_arguments(op_cls, args, kwargs):
         return inputs, params
     names = op_cls.inputs
     given = dict(zip(names, args))
-    for name, value in zip(list(op_cls.params), args[len(names):]):
+    extra = args[len(names):]           # parameters given by position (most calls: none)
+    for name, value in zip(list(op_cls.params) if extra else (), extra):
         if name in params:
             raise InvalidParameterError(f"operator {op_cls.name}: '{name}' given twice")
         if isinstance(value, NDArray):
