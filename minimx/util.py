@@ -23,7 +23,16 @@ __all__ = ["is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "is_np_arr
            "set_np", "reset_np", "np_array", "use_np_array", "use_np", "makedirs",
            "get_gpu_count", "get_gpu_memory", "getenv", "setenv", "set_module"]
 
-_state = threading.local()
+
+class _State(threading.local):
+    """Per thread: the two settings, off until a thread turns them on (class defaults: a
+    thread that never set one reads it without a failed lookup, on every operator call)."""
+
+    np_shape = False
+    np_array = False
+
+
+_state = _State()
 
 
 class _Switch:
@@ -51,7 +60,7 @@ def _set(name, active):
 
 def is_np_shape():
     """Whether NumPy shape semantics are on in this thread (off by default)."""
-    return getattr(_state, "np_shape", False)
+    return _state.np_shape
 
 
 def set_np_shape(active):
@@ -72,7 +81,7 @@ def use_np_shape(function):
 
 def is_np_array():
     """Whether ``mx.np`` array semantics are on in this thread (``npx.set_np()``)."""
-    return getattr(_state, "np_array", False)
+    return _state.np_array
 
 
 def set_np_array(active):

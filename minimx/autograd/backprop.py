@@ -70,8 +70,7 @@ def _backward_order(order):
     each variable (in ``order``'s order); the gradient of an array is the sum of its
     readers' contributions, the reader recorded *last* first (nnvm's gradient pass
     makes them in reverse order); a call's backward comes after all of its readers'."""
-    position = {id(node): index for index, node in enumerate(order)}
-    readers = {}
+    readers = {}        # (id(node), output index) -> its readers, in ``order``'s order
     for node in order:
         for entry in node.inputs:
             if entry is not None:
@@ -81,7 +80,8 @@ def _backward_order(order):
         outputs = 1 if isinstance(node, VariableNode) else node.num_outputs()
         found = []
         for index in range(outputs):
-            found += sorted(readers.get((id(node), index), ()), key=lambda n: -position[id(n)])
+            # the reader recorded last first: ``readers`` lists them in ``order``'s order
+            found += reversed(readers.get((id(node), index), ()))
         return found
 
     result, visited = [], set()

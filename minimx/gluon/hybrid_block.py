@@ -158,21 +158,24 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Run ``hybrid_forward`` with ``F = nd`` (or the cached graph once hybridized);
         with a Symbol input, return the Symbol it builds."""
-        # as MXNet's: inputs may be nested lists, and None for an optional input left out;
-        # the first array among them decides the mode and the context
-        flat = _flatten((x,) + args)[0]
-        first = next((item for item in flat if isinstance(item, (NDArray, Symbol))), None)
-        if any(isinstance(item, Symbol) for item in flat) and any(
-                isinstance(item, NDArray) for item in flat):
-            raise ValueError(f"{type(self).__name__}: the inputs mix Symbols and NDArrays; "
-                             f"give all of one kind")
-        if isinstance(first, Symbol):
-            params = {name: param.var() for name, param in self._reg_params.items()}
-            with self.name_scope():
-                return self.hybrid_forward(sym, x, *args, **params)
-        if first is None:
-            raise ValueError(f"{type(self).__name__}: there must be at least one NDArray or "
-                             f"Symbol among the inputs, got {type(x).__name__}")
+        if not args and isinstance(x, NDArray):
+            flat, first = (x,), x        # one array, the common call: nothing to look through
+        else:
+            # as MXNet's: inputs may be nested lists, and None for an optional input left
+            # out; the first array among them decides the mode and the context
+            flat = _flatten((x,) + args)[0]
+            first = next((item for item in flat if isinstance(item, (NDArray, Symbol))), None)
+            if any(isinstance(item, Symbol) for item in flat) and any(
+                    isinstance(item, NDArray) for item in flat):
+                raise ValueError(f"{type(self).__name__}: the inputs mix Symbols and "
+                                 f"NDArrays; give all of one kind")
+            if isinstance(first, Symbol):
+                params = {name: param.var() for name, param in self._reg_params.items()}
+                with self.name_scope():
+                    return self.hybrid_forward(sym, x, *args, **params)
+            if first is None:
+                raise ValueError(f"{type(self).__name__}: there must be at least one NDArray "
+                                 f"or Symbol among the inputs, got {type(x).__name__}")
         if self._active and self._value_shaped is None:
             for item in flat:
                 if not isinstance(item, NDArray):

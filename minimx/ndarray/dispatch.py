@@ -17,6 +17,7 @@ from ..op import get_op
 from ..op.call import op_call, own_buffers
 from ..tape import recording
 from ..tape.nodes import OpNode, live_entry
+from ..util import is_np_shape
 from .ndarray import NDArray
 
 __all__ = ["invoke", "invoke_dense", "push_backward", "recorded_copy", "gradient_targets"]
@@ -35,9 +36,8 @@ def invoke_dense(op, inputs, out, ctx):
     """``invoke`` once the storage is settled: every output dense (inputs may be sparse only
     for an operator that reads sparse values, ``_sparse_to_dense``)."""
     call = op_call(op, len(inputs))
-    in_shapes = [x._shape for x in inputs]
-    out_shapes = op.output_shapes(in_shapes)
-    out_types = op.output_types([_dtype_name(x._dtype) for x in inputs])
+    facts = _call_facts(call, inputs)
+    out_shapes, out_types, work = facts.out_shapes, facts.out_types, facts.work
     # outputs are of the inputs' frontend class (nd.NDArray or np.ndarray; creation: NDArray)
     array_class = type(inputs[0]) if inputs and inputs[0].stype == "default" else NDArray
     outputs = _allocate_outputs(op, out_shapes, out_types, ctx, out, array_class)
@@ -47,15 +47,52 @@ def invoke_dense(op, inputs, out, ctx):
     if recording.is_recording():
         # also an operator without a gradient (a comparison): its output stays in the graph,
         # so a gradient taken through it is zero rather than "not in a recorded graph"
-        _record(call, inputs, outputs, ctx)
+        _record(call, inputs, outputs, ctx, facts, fresh=out is None)
     elif out is not None:
         _forget_graph(outputs)       # fresh outputs are outside any graph already
     run = _forward_closure(call, inputs, outputs, ctx)
-    work = call.work(in_shapes) if call.uses_blas else 0
     engine.push(run, [x._chunk.var for x in inputs], write_vars, ctx, op.name, work,
                 engine.is_small(out_shapes, work) and not op.meets)
     visible = call.num_visible
     return outputs[0] if visible == 1 else outputs[:visible]
+
+
+class _Facts:
+    """What a call of one operator instance on inputs of given shapes and dtypes needs
+    before its push: the outputs' shapes and dtypes, the BLAS work (``OpCall.work``), and
+    the inputs' shapes and dtypes themselves (a recorded node keeps them), as tuples."""
+
+    __slots__ = ("in_shapes", "in_types", "out_shapes", "out_types", "work")
+
+    def __init__(self, call, in_shapes, in_types):
+        op = call.op
+        self.in_shapes, self.in_types = in_shapes, in_types
+        self.out_shapes = tuple(op.output_shapes(list(in_shapes)))
+        self.out_types = tuple(op.output_types([_dtype_name(t) for t in in_types]))
+        self.work = call.work(in_shapes) if call.uses_blas else 0
+
+
+# (OpCall, input shapes, input dtypes, NumPy shape semantics) -> _Facts.  An instance is
+# immutable and shared between equal calls (``OpDef.create``), so for an operator with
+# ``fixed_inference`` these facts never change: a training loop calls the same operators on
+# the same shapes every step, and one lookup replaces shape and type inference (two memo
+# lookups of their own, ``op/registry.py``) and the work estimate.  Cleared when full.
+_FACTS = {}
+_FACTS_LIMIT = 4096
+
+
+def _call_facts(call, inputs):
+    in_shapes = tuple([x._shape for x in inputs])
+    in_types = tuple([x._dtype for x in inputs])
+    key = (call, in_shapes, in_types, is_np_shape())
+    facts = _FACTS.get(key)
+    if facts is None:
+        facts = _Facts(call, in_shapes, in_types)      # raises for shapes that do not fit
+        if call.op.fixed_inference:
+            if len(_FACTS) >= _FACTS_LIMIT:
+                _FACTS.clear()
+            _FACTS[key] = facts
+    return facts
 
 
 def _any_sparse(inputs, out):
@@ -99,24 +136,23 @@ def _context_of(op, inputs, ctx):
 
 
 def _allocate_outputs(op, shapes, dtypes, ctx, out, array_class):
-    if len(shapes) == 1:
-        outputs = [array_class._empty(shapes[0], dtypes[0], ctx)]
-    else:
-        outputs = [array_class._empty(shape, dtype, ctx) for shape, dtype in zip(shapes, dtypes)]
     if out is None:
-        return outputs
+        if len(shapes) == 1:
+            return [array_class._empty(shapes[0], dtypes[0], ctx)]
+        return [array_class._empty(shape, dtype, ctx) for shape, dtype in zip(shapes, dtypes)]
     given = [out] if isinstance(out, NDArray) else list(out)
     for index, target in enumerate(given):
         if target._shape != shapes[index]:
             raise InvalidShapeError(
                 f"operator {op.name}: out= has shape {target._shape}, but the result has "
                 f"shape {shapes[index]}")
-        if target._chunk.ctx != ctx:
+        if target._chunk.ctx is not ctx and target._chunk.ctx != ctx:
             raise ContextMismatchError(
                 f"operator {op.name}: out= is on {target._chunk.ctx}, inputs are on {ctx}")
         target._check_grad_free_write()
-        outputs[index] = target
-    return outputs
+    # the outputs ``out`` leaves out (hidden ones, as Dropout's mask) are fresh arrays
+    return given + [array_class._empty(shapes[index], dtypes[index], ctx)
+                    for index in range(len(given), len(shapes))]
 
 
 def _forward_closure(call, inputs, outputs, ctx):
@@ -143,23 +179,29 @@ def _forget_graph(outputs):
             target._autograd = None
 
 
-def _record(call, inputs, outputs, ctx):
+def _record(call, inputs, outputs, ctx, facts, fresh):
+    """Link ``outputs`` to a new tape node of this call (``fresh``: they are new arrays,
+    not ``out=`` targets, so none of them is an input)."""
     entries = [live_entry(x._autograd) for x in inputs]
     if not any(entries):
         _forget_graph(outputs)
         return
-    for target in outputs:
-        if any(target is x for x in inputs):        # ``x *= w``, ``relu(x, out=x)``
-            target._check_grad_free_write(
-                f"{call.op.name} reads it and writes it, and its gradient needs the value read")
+    if not fresh:
+        for target in outputs:
+            if any(target is x for x in inputs):        # ``x *= w``, ``relu(x, out=x)``
+                target._check_grad_free_write(
+                    f"{call.op.name} reads it and writes it, and its gradient needs the "
+                    f"value read")
     saved = {name: value._detached() if isinstance(value, NDArray) else value
              for name, value in call.saved(inputs, outputs).items()}
-    node = OpNode(call.op, entries, saved, [x._shape for x in inputs],
-                  [x._dtype for x in inputs], [o._shape for o in outputs],
-                  [o._dtype for o in outputs], ctx)
-    reader = weakref.ref(node)
+    # (an ``out=`` target keeps its own dtype: the result is cast to it)
+    node = OpNode(call.op, entries, saved, facts.in_shapes, facts.in_types, facts.out_shapes,
+                  facts.out_types if fresh else tuple([o._dtype for o in outputs]), ctx)
+    reader = None
     for x, entry in zip(inputs, entries):
         if entry is None:                           # a constant of the graph: keep it so
+            if reader is None:
+                reader = weakref.ref(node)
             x._reader = reader
     for index, target in enumerate(outputs[:call.num_visible]):
         target._autograd = (node, index)
@@ -176,13 +218,15 @@ def recorded_copy(source, target):
     return invoke(get_op("_copy").create(), [source], out=target)
 
 
-def _grad_classes(op, count, ctx):
-    stypes = op.input_grad_stypes()
+def _grad_classes(call, ctx):
+    """The array class of each input's gradient: NDArray, or a sparse class
+    (Embedding's ``sparse_grad``)."""
+    stypes = call.grad_stypes
     if stypes is None:
-        return [NDArray] * count
+        return [NDArray] * len(call.input_names)
     from .sparse_array import check_host_context, class_of
-    for stype in stypes:                 # a sparse gradient (Embedding's sparse_grad)
-        check_host_context(f"{op.name} (its {stype} gradient)", stype, ctx)
+    for stype in stypes:
+        check_host_context(f"{call.op.name} (its {stype} gradient)", stype, ctx)
     return [class_of(stype) for stype in stypes]
 
 
@@ -196,14 +240,18 @@ def push_backward(node, out_grads, into=None):
     """
     ctx = node.ctx
     call = op_call(node.op, len(node.inputs))
-    wanted = call.needs([entry is not None for entry in node.inputs])
-    classes = _grad_classes(node.op, len(node.inputs), ctx)
+    # the gradients to compute: of the inputs in the graph that can have one
+    needs = call.needs([entry is not None for entry in node.inputs])
     saved = node.saved
     reads = [g._chunk.var for g in out_grads]
     reads += [value._chunk.var for value in saved.values() if isinstance(value, NDArray)]
-    in_grads = [array_class._empty(shape, dtype, ctx) if need else None
-                for need, shape, dtype, array_class in zip(wanted, node.input_shapes,
-                                                           node.input_dtypes, classes)]
+    if call.grad_stypes is None:                # dense gradients (all but a few)
+        in_grads = [NDArray._empty(shape, dtype, ctx) if need else None
+                    for need, shape, dtype in zip(needs, node.input_shapes, node.input_dtypes)]
+    else:
+        in_grads = [array_class._empty(shape, dtype, ctx) if need else None
+                    for need, shape, dtype, array_class in zip(
+                        needs, node.input_shapes, node.input_dtypes, _grad_classes(call, ctx))]
     if into is not None:
         in_grads = gradient_targets(in_grads, into, reads)
     xp = backend.get_xp(ctx)
@@ -213,12 +261,12 @@ def push_backward(node, out_grads, into=None):
         grads = [g._read() for g in out_grads]
         values = {key: value._read() if isinstance(value, NDArray) else value
                   for key, value in saved.items()}
-        result = call.backward(xp, grads, values, wanted, is_train)
+        result = call.backward_needs(xp, grads, values, needs, is_train)
         for target, value in zip(in_grads, own_buffers(result, [*grads, *values.values()])):
             if target is not None:
                 target._write(xp.zeros(target._shape, target._dtype) if value is None else value)
 
-    work = call.work(node.input_shapes)
+    work = call.work(node.input_shapes) if call.uses_blas else 0
     writes = [g._chunk.var for g in in_grads if g is not None]
     writes += [saved[name]._chunk.var for name in call.aux_saves]    # BatchNorm's statistics
     engine.push(run, reads, writes, ctx,

@@ -10,6 +10,7 @@ Slicing the first axis and ``reshape`` give views sharing the chunk, as in
 MXNet; every other operation makes a new chunk.
 """
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -35,6 +36,21 @@ def set_asnumpy_view_type(array_type):
     subclass), or as plain numpy arrays again with ``None``.  ``minimx.compat`` uses it."""
     global _asnumpy_view_type
     _asnumpy_view_type = array_type
+
+
+def _sole_view(value):
+    """Whether ``value``, a view, may be stored as a chunk's buffer without a copy: it is a
+    numpy view of *all* of a writable numpy array that owns its memory and that nothing
+    but this view refers to -- a temporary the operator made and handed back reshaped
+    (``fmax(x.reshape(-1, 256), row).reshape(x.shape)``).  No other array or chunk can see
+    that memory, so the view owns it as a chunk must.  (``getrefcount`` counts the view's
+    ``base`` link, the name ``base`` here and its own argument: 3.  A view of an input
+    chunk's buffer, of an array an operator keeps, or of one returned twice has more and
+    is copied.)"""
+    base = value.base
+    return (type(base) is np.ndarray and type(value) is np.ndarray
+            and sys.getrefcount(base) == 3 and base.flags.owndata
+            and base.nbytes == value.nbytes and value.flags.writeable)
 
 
 class Chunk:
@@ -111,7 +127,7 @@ class NDArray:
         if chunk.pinned:
             chunk.data[...] = value
             return
-        if value.base is not None or not value.flags.c_contiguous:
+        if (value.base is not None and not _sole_view(value)) or not value.flags.c_contiguous:
             value = value.copy()
         chunk.data = value
 

@@ -31,7 +31,8 @@ def split_arguments(op_cls, args, kwargs):
         return inputs, params
     names = op_cls.inputs
     given = dict(zip(names, args))
-    for name, value in zip(list(op_cls.params), args[len(names):]):
+    extra = args[len(names):]           # parameters given by position (most calls: none)
+    for name, value in zip(list(op_cls.params) if extra else (), extra):
         if name in params:
             raise InvalidParameterError(f"operator {op_cls.name}: '{name}' given twice")
         if isinstance(value, NDArray):
@@ -73,9 +74,13 @@ def _call(op_cls, args, kwargs, out, ctx):
         # the storage type of the result (cast_storage's own parameter)
         stype = kwargs.get("stype") if "stype" in op_cls.params else kwargs.pop("stype", None)
         # graph attributes (``__layout__``) mean nothing to an imperative call
-        kwargs = {key: value for key, value in kwargs.items() if not is_attribute_key(key)}
+        for key in kwargs:
+            if is_attribute_key(key):
+                kwargs = {key: value for key, value in kwargs.items()
+                          if not is_attribute_key(key)}
+                break
     given, params = split_arguments(op_cls, args, kwargs)
-    op = op_cls.create(**params)
+    op = _instance(op_cls, params)
     inputs = given if op_cls.variadic else _ordered_inputs(op, given)
     if op_cls.variadic and "num_args" in op_cls.params and op.num_args != len(inputs):
         raise InvalidParameterError(
@@ -85,6 +90,30 @@ def _call(op_cls, args, kwargs, out, ctx):
         from .sparse_array import cast_storage
         result = cast_storage(result, stype)
     return result
+
+
+# (operator class, its parameters as the call gave them, in that order) -> the instance.
+# ``OpDef.create`` keys its cache on the parameters sorted by name; a program calls an
+# operator from the same line again and again (a layer's ``F.Convolution(x, w, b,
+# **self._kwargs)``), always in the same order, so this lookup skips the sort.
+_BY_CALL_ORDER = {}
+_BY_CALL_ORDER_LIMIT = 4096
+
+
+def _instance(op_cls, params):
+    """``op_cls.create(**params)``, found by the call's own order of the parameters."""
+    if not params:
+        return op_cls.create()
+    key = (op_cls, tuple(params.items()))
+    try:
+        instance = _BY_CALL_ORDER.get(key)
+    except TypeError:                   # an unhashable value (a list): not kept here either
+        return op_cls.create(**params)
+    if instance is None:
+        if len(_BY_CALL_ORDER) >= _BY_CALL_ORDER_LIMIT:
+            _BY_CALL_ORDER.clear()
+        instance = _BY_CALL_ORDER[key] = op_cls.create(**params)
+    return instance
 
 
 def signature_of(op_cls):

@@ -43,12 +43,13 @@ class OpCall:
     ``output``, ``shape`` (of an input) or ``input_shapes``; ``gets_grad``: per
     input, whether it can have a gradient; ``aux_positions``: the inputs the
     operator writes (its auxiliary states); ``aux_saves``: the names of those that
-    ``backward`` receives (and may write).
+    ``backward`` receives (and may write); ``grad_stypes``: the storage type of each
+    input's gradient (``op.input_grad_stypes()``; None when every gradient is dense).
     """
 
     __slots__ = ("op", "input_names", "output_names", "num_visible", "takes_is_train",
                  "random", "backward_takes_is_train", "backward_takes_needs", "saves",
-                 "gets_grad", "aux_positions", "aux_saves", "uses_blas")
+                 "gets_grad", "aux_positions", "aux_saves", "uses_blas", "grad_stypes")
 
     def __init__(self, op, num_inputs):
         self.op = op
@@ -76,6 +77,7 @@ class OpCall:
         self.aux_saves = tuple(name for name, kind, _ in saves
                                if kind == "input" and name in op.aux)
         self.uses_blas = type(op).blas_work is not OpDef.blas_work
+        self.grad_stypes = op.input_grad_stypes()       # None: every gradient dense
 
     def work(self, input_shapes):
         """Multiply-adds of the operator's largest product for these input shapes (the

@@ -7,17 +7,26 @@ import threading
 
 __all__ = ["is_recording", "is_training", "set_recording", "set_training"]
 
-_state = threading.local()
+
+class _State(threading.local):
+    """Per thread: both flags, off until the thread sets them (class defaults: read on
+    every operator call, without a failed attribute lookup in a fresh thread)."""
+
+    recording = False
+    training = False
+
+
+_state = _State()
 
 
 def is_recording():
     """True inside ``autograd.record()`` (and not inside ``pause()``)."""
-    return getattr(_state, "recording", False)
+    return _state.recording
 
 
 def is_training():
     """True when layers such as Dropout and BatchNorm run in training mode."""
-    return getattr(_state, "training", False)
+    return _state.training
 
 
 def set_recording(flag):

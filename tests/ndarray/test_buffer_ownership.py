@@ -78,3 +78,34 @@ def test_a_folded_constant_output_is_copied_for_every_call():
         mx.current_context(), {"x": nd.ones((2,))})
     executor.forward()[1][:] = 9
     np.testing.assert_array_equal(executor.forward()[1].asnumpy(), [2., 2.])
+
+
+def test_a_view_of_an_input_is_copied_a_view_of_a_fresh_temporary_is_kept():
+    """``_write`` keeps a whole-buffer view of a temporary nothing else holds (relu's rows
+    reshaped back), and copies a view of an input's buffer (Flatten's reshape)."""
+    x = nd.array(np.arange(-24., 24.).reshape(2, 3, 8))
+    flat = nd.Flatten(x)
+    assert _separate(x, flat)
+    flat[0] = 7
+    np.testing.assert_array_equal(x.asnumpy().reshape(2, 24)[0], np.arange(-24., 0.))
+
+    big = nd.array(np.linspace(-1, 1, 64 * 6 * 24 * 24, dtype=np.float32).reshape(64, 6, 24, 24))
+    y = nd.Activation(big, act_type="relu")
+    nd.waitall()
+    assert _separate(big, y)
+    np.testing.assert_array_equal(y.asnumpy(), np.maximum(big.asnumpy(), 0))
+
+
+def test_write_copies_a_view_unless_it_is_the_sole_owner_of_its_memory():
+    from minimx.ndarray.ndarray import _sole_view
+    fresh = _sole_view(np.zeros(12, np.float32).reshape(3, 4))     # (outside the assert:
+    assert fresh                                    # pytest's rewriting keeps the temporary)
+    kept = np.zeros(12, np.float32)                  # someone else holds the base
+    assert not _sole_view(kept.reshape(3, 4))
+    assert not _sole_view(np.zeros(12, np.float32)[:6])         # part of a buffer
+    frozen = np.zeros(12, np.float32)
+    frozen.flags.writeable = False
+    assert not _sole_view(frozen.reshape(3, 4))
+    target = nd.zeros((3, 4))
+    target._write(kept.reshape(3, 4))
+    assert not np.shares_memory(target._chunk.data, kept)
