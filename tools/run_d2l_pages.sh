@@ -11,7 +11,8 @@
 # sides (tools/run_chapters.py --sub): a slow page shortened, e.g. fewer epochs.
 # Pages read ../data relative to their own folder: run on a copy of the book per session.
 # Settings (environment): MINIMX_PYTHON (default /work/main/.venv/bin/python),
-# MXNET_PYTHON (/work/main/.venv-mxnet/bin/python), D2L_CPU_DEVICES=1 (d2l.try_all_gpus() gives
+# MXNET_PYTHON (/work/main/.venv-mxnet/bin/python), D2L_PRINT_FIGURES=1 (each plotted curve's last
+# point printed at the end: tools/d2l_site/sitecustomize.py), D2L_CPU_DEVICES=1 (d2l.try_all_gpus() gives
 # [cpu()] without a GPU: tools/d2l_site/sitecustomize.py), SITE_MINI / SITE_MX (folders put on
 # PYTHONPATH for packages a venv lacks: pandas for minimx's, matplotlib/pandas/PIL for
 # MXNet's), TIMEOUT (seconds per page and side, default 600), JSON (default WORK/out.json).
