@@ -212,3 +212,71 @@ def test_a_list_or_mean_changed_between_batches_takes_effect(records):
     for n, (got, want) in enumerate(zip(fast, plain)):
         assert got.tobytes() == want.tobytes(), n
     assert not np.array_equal(fast[0], fast[1])
+
+
+def _counting_decoder(monkeypatch, batch_augment):
+    """decode_run wrapped to count the runs that started and ended decoding."""
+    counts = {"started": 0, "ended": 0}
+    started = __import__("threading").Event()
+    decode = batch_augment.decode_run
+
+    def counted(bufs, flag):
+        counts["started"] += 1
+        started.set()
+        try:
+            return decode(bufs, flag)
+        finally:
+            counts["ended"] += 1
+
+    monkeypatch.setattr(batch_augment, "decode_run", counted)
+    return counts, started
+
+
+def test_a_run_starts_decoding_while_the_batch_is_still_read(records, monkeypatch):
+    """A full run goes to the decoding threads as soon as it is read: the reading of the
+    batch's last image waits for the first run's decoding to have started."""
+    import minimx.image.batch_augment as batch_augment
+    monkeypatch.setattr(batch_augment, "DECODE_THREADS", 2)
+    monkeypatch.setattr(batch_augment, "RUN", 2)
+    counts, started = _counting_decoder(monkeypatch, batch_augment)
+    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_resize=True)
+    it = mx.image.ImageIter(6, (3, 20, 20), path_imgrec=records[0], path_imgidx=records[1],
+                            aug_list=augs)
+    read = it.next_sample
+    seen = []
+
+    def next_sample():
+        if len(seen) == 5:                  # the last image of the batch
+            seen.append(started.wait(30))   # true once a run has started decoding
+        else:
+            seen.append(None)
+        return read()
+
+    it.next_sample = next_sample
+    assert it.next().data[0].shape == (6, 3, 20, 20)
+    assert seen[5] is True
+    assert counts == {"started": 3, "ended": 3}
+
+
+def test_an_error_while_reading_waits_for_the_runs_handed_over(records, monkeypatch):
+    """A read that fails mid-batch raises only once the runs already handed to the decoding
+    threads have ended: the pool is idle again when the error reaches the program."""
+    import minimx.image.batch_augment as batch_augment
+    monkeypatch.setattr(batch_augment, "DECODE_THREADS", 2)
+    monkeypatch.setattr(batch_augment, "RUN", 2)
+    counts, _ = _counting_decoder(monkeypatch, batch_augment)
+    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_resize=True)
+    it = mx.image.ImageIter(8, (3, 20, 20), path_imgrec=records[0], path_imgidx=records[1],
+                            aug_list=augs)
+    read, calls = it.next_sample, []
+
+    def next_sample():
+        calls.append(None)
+        if len(calls) == 5:
+            raise OSError("the disk went away")
+        return read()
+
+    it.next_sample = next_sample
+    with pytest.raises(OSError, match="went away"):
+        it.next()
+    assert counts == {"started": 2, "ended": 2}
