@@ -16,6 +16,7 @@
 # [cpu()] without a GPU: tools/d2l_site/sitecustomize.py), SITE_MINI / SITE_MX (folders put on
 # PYTHONPATH for packages a venv lacks: pandas for minimx's, matplotlib/pandas/PIL for
 # MXNet's), TIMEOUT (seconds per page and side, default 600), JSON (default WORK/out.json).
+# tools/d2l_table.py WORK/keep WORK/out.json turns a run into a Markdown table of both sides.
 set -euo pipefail
 subs=()
 while [ "${1:-}" = --sub ]; do
