@@ -207,6 +207,8 @@ def _both_paths(op, x, head, chunk_bytes=None, planes_last=True):
     for limit in (conv._MAX_TAPS, 0):
         with _setting(conv, "_MAX_TAPS", limit), \
                 _setting(pool_kernels, "CHUNK_BYTES", chunk_bytes or pool_kernels.CHUNK_BYTES), \
+                _setting(pool_kernels, "PHASED_CHUNK_BYTES",
+                         chunk_bytes or pool_kernels.PHASED_CHUNK_BYTES), \
                 _setting(pool_kernels, "PLANES_LAST_BELOW", planes_last_below), \
                 _setting(pool_kernels, "FIRST_ROWS_FROM", 2 ** 62 if planes_last else 0):
             out = op.forward(np, x)
