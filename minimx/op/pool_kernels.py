@@ -66,6 +66,15 @@ WHOLE_TILED_BELOW = 8 * 1024 * 1024
 # 8.3/25.7, 8.3/31.6; 128x96x54x54 33.8/97.6, 31.8/90.1, 29.6/87.7, 28.9/92.6, 28.3/103.5;
 # 128x256x26x26 23.4/66.2, 24.5/69.4, 21.2/57.0, 20.5/58.1, 20.4/67.8.
 PHASED_CHUNK_BYTES = 1024 * 1024
+# Planes of at least this many elements whose windows ``_Phases`` takes stay as they lie,
+# however small (PLANES_LAST_BELOW): phased beats planes-last from 8x8 planes on.  Max
+# pooling, batch 128 x 256 channels, forward / backward ms of CPU, planes-last against
+# phased: 3x3/1 pad 1 over 8x8 13.4/32.7 against 6.2/36.1, 12x12 13.6/48.2 against
+# 7.5/50.8, 16x16 52.2/118.4 against 13.0/92.6; 3x3/2 pad 1 over 8x8 4.4/14.7 against
+# 4.2/10.8, 16x16 24.8/64.5 against 13.5/33.1; 3x3/2 over 20x20 23.3/75.4 against
+# 19.4/52.6.  Not below: 128 x 832 planes of 6x6, 3x3/1 pad 1 10.6/38.2 against 10.1/58.5,
+# 3x3/2 pad 1 6.7/15.9 against 8.7/23.1.
+PHASED_FROM = 64
 # Whether phased max pooling takes each kernel row's maximum first (``_RowMaxima``).
 ROWS_FIRST = True
 
@@ -124,7 +133,8 @@ def _apart(geometry):
 
 def _planes_last(geometry, out_size, after, planes):
     """Whether a chunk of ``planes`` is laid out planes-last (see the thresholds above)."""
-    if math.prod(planes.shape[1:]) >= PLANES_LAST_BELOW:
+    size = math.prod(planes.shape[1:])
+    if size >= PLANES_LAST_BELOW or (size >= PHASED_FROM and _phases_fit(geometry, planes)):
         return False
     copy_free = _apart(geometry) and not any(geometry.pad) and not any(after)
     return not (copy_free and out_size[-1] >= FIRST_ROWS_FROM)
@@ -236,11 +246,16 @@ class _Phases:
         return [self.flat[index, start:start + size] for index, start in self.taps]
 
 
-def _phased(geometry, planes, last):
-    """Whether a chunk goes through ``_Phases``: 2-D overlapping windows on planes as they
-    lie (planes-last chunks already read taps as runs of planes)."""
-    return (not last and planes.ndim == 3 and not _apart(geometry)
+def _phases_fit(geometry, planes):
+    """Whether ``_Phases`` can take these windows: 2-D, overlapping, not dilated."""
+    return (planes.ndim == 3 and not _apart(geometry)
             and all(d == 1 for d in geometry.dilate))
+
+
+def _phased(geometry, planes, last):
+    """Whether a chunk goes through ``_Phases``: windows it takes, on planes as they lie
+    (planes-last chunks already read taps as runs of planes)."""
+    return not last and _phases_fit(geometry, planes)
 
 
 def _pool_phased(xp, planes, geometry, out_size, fill, kind, result):
