@@ -211,6 +211,7 @@ def _both_paths(op, x, head, chunk_bytes=None, planes_last=True):
                          chunk_bytes or pool_kernels.PHASED_CHUNK_BYTES), \
                 _setting(pool_kernels, "PLANES_LAST_BELOW", planes_last_below), \
                 _setting(pool_kernels, "PHASED_FROM", planes_last_below), \
+                _setting(pool_kernels, "PHASED_GRAD_STRIDE_1_FROM", planes_last_below), \
                 _setting(pool_kernels, "FIRST_ROWS_FROM", 2 ** 62 if planes_last else 0):
             out = op.forward(np, x)
             results.append((out, op.backward(np, head, x, out)))

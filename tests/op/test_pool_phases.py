@@ -183,3 +183,16 @@ def test_elements_no_window_reads_get_a_zero_gradient(kernel, stride, size):
     _same_bits(out, plain_out)
     _same_bits(grad, plain_grad)
     assert not grad[..., -1].any()
+
+
+def test_stride_1_max_gradient_over_small_planes_stays_planes_last():
+    """GoogLeNet's 3x3/1 pad 1 over 12x12 planes: the forward in stride phases, the max
+    gradient planes-last (measured faster there); from 16x16 planes both phased."""
+    op = get_op("Pooling")(kernel=(3, 3), stride=(1, 1), pad=(1, 1))
+    for size, grad_last in (((12, 12), True), ((16, 16), False)):
+        shape = (2, 3) + size
+        geometry, out_size, after = op._tap_layout(shape)
+        planes = pool_kernels._as_planes(np.zeros(shape, np.float32))
+        assert not pool_kernels._planes_last(geometry, out_size, after, planes)
+        assert pool_kernels._planes_last(geometry, out_size, after, planes,
+                                         max_grad=True) is grad_last
