@@ -7,14 +7,19 @@ compared, sums and gradient shares added -- so the results must be the plain tap
 to the bit: zeros of both signs, ties, NaN, padding, odd sizes, every float type.
 """
 import contextlib
+import os
+import sys
 
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import minimx.op.pool_kernels as pool_kernels
-from minimx.op import get_op
+sys.path.insert(0, os.path.dirname(__file__))
+from _nn_helpers import requires_mxnet, run_mxnet, run_minimx  # noqa: E402
+
+import minimx.op.pool_kernels as pool_kernels  # noqa: E402
+from minimx.op import get_op  # noqa: E402
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -196,3 +201,27 @@ def test_stride_1_max_gradient_over_small_planes_stays_planes_last():
         assert not pool_kernels._planes_last(geometry, out_size, after, planes)
         assert pool_kernels._planes_last(geometry, out_size, after, planes,
                                          max_grad=True) is grad_last
+
+
+@requires_mxnet
+@pytest.mark.parametrize("params, shape", [
+    (dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1)), (2, 3, 12, 12)),
+    (dict(kernel=(3, 3), stride=(2, 2)), (2, 3, 13, 13)),
+    (dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1)), (2, 3, 16, 16)),
+    (dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), pooling_convention="full"), (1, 2, 14, 11)),
+])
+def test_phased_max_pooling_matches_mxnet(tmp_path, params, shape):
+    """Through nd and autograd on ties (small integers) with integer gradients, so every
+    sum is exact: MXNet's output and gradient, equal (its first maximal tap, row-major)."""
+    rng = np.random.default_rng(9)
+    params = dict(params, pool_type="max")
+    op = get_op("Pooling")(**params)
+    geometry, out_size, after = op._tap_layout(shape)
+    planes = pool_kernels._as_planes(np.zeros(shape, np.float32))
+    assert not pool_kernels._planes_last(geometry, out_size, after, planes, max_grad=True)
+    x = rng.integers(0, 3, shape).astype(np.float32)
+    head = rng.integers(-4, 5, op.infer_shape(shape)).astype(np.float32)
+    expected, expected_grads, _ = run_mxnet(tmp_path, "Pooling", [x], params, [head], (0,))
+    got, grads, _ = run_minimx("Pooling", [x], params, [head], (0,))
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(grads[0], expected_grads[0])
