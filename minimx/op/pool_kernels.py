@@ -437,7 +437,10 @@ def _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill, result):
     chunks = _chunks(xp, planes, PHASED_CHUNK_BYTES)
     per = chunks[0].stop - chunks[0].start
     phases = _Phases(xp, geometry, out_size, per, planes.shape[1:], planes.dtype, fill)
-    canvas = xp.empty(phases.flat.shape, dtype=result.dtype)
+    # (a phase no tap reads stays 0; the others are written by their first tap)
+    canvas = xp.zeros(phases.flat.shape, dtype=result.dtype)
+    first = [all(index != earlier for earlier, _ in phases.taps[:number])
+             for number, (index, _) in enumerate(phases.taps)]
     full, count = phases.size(per), len(phases.taps)
     # the windows past the planes' edges: maximum 0 and gradient 0 (kept across chunks)
     peak, given = xp.zeros(full, dtype=outputs.dtype), xp.zeros(full, dtype=grads.dtype)
@@ -469,9 +472,13 @@ def _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill, result):
         # bool -> float once for every tap, then one product (a mixed product casts as it goes)
         xp.copyto(share, hit)
         xp.multiply(share, given_now, out=share)
-        canvas.fill(0)
+        # a phase's first tap starts at 0 and covers its planes: it writes 0 + its share
+        # (the zero canvas's first addition: -0 shares give 0), the later ones add theirs
         for number, target in enumerate(targets):
-            target += share[number]
+            if first[number]:
+                xp.add(share[number], 0, out=target)
+            else:
+                target += share[number]
         into = result[chunk]
         for index, inner, outer in phases.places:
             into[outer] = phases.grid(canvas[index], planes_now)[inner]
