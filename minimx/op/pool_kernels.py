@@ -270,7 +270,7 @@ def _phased(geometry, planes, last):
 
 def _pool_phased(xp, planes, geometry, out_size, fill, kind, result):
     """``pool`` through ``_Phases``: the same taps in the same order, each contiguous.
-    A maximum is taken a kernel row at a time (``_row_maxima``), then down the rows."""
+    A maximum is taken a kernel row at a time (``_RowMaxima``), then down the rows."""
     chunks = _chunks(xp, planes, PHASED_CHUNK_BYTES)
     per = chunks[0].stop - chunks[0].start
     phases = _Phases(xp, geometry, out_size, per, planes.shape[1:], planes.dtype, fill)
