@@ -446,7 +446,7 @@ def _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill, result):
     peak, given = xp.zeros(full, dtype=outputs.dtype), xp.zeros(full, dtype=grads.dtype)
     searching = xp.empty(full, dtype=bool)              # first maximum not met yet
     hits = xp.empty((count, full), dtype=bool)          # each window's first maximal tap
-    taken = xp.empty((count, full), dtype=result.dtype)  # each tap's share of the gradient
+    taken = xp.empty((1, full), dtype=result.dtype)     # a tap's share of the gradient
     if not phases.covers:
         result.fill(0)                                  # elements no window reads
     views = {}
@@ -469,16 +469,17 @@ def _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill, result):
             hit[number] &= search
             search ^= hit[number]
         hit[count - 1] = search              # every window's maximum is a real element
-        # bool -> float once for every tap, then one product (a mixed product casts as it goes)
-        xp.copyto(share, hit)
-        xp.multiply(share, given_now, out=share)
-        # a phase's first tap starts at 0 and covers its planes: it writes 0 + its share
-        # (the zero canvas's first addition: -0 shares give 0), the later ones add theirs
+        # a tap's mask to float, times the gradient (a product with the bool mask would cast
+        # as it goes, slower); a phase's first tap starts at 0 and covers its planes: it
+        # writes 0 + its share (the zero canvas's first addition: -0 shares give 0), the
+        # later ones add theirs
         for number, target in enumerate(targets):
+            xp.copyto(share[0], hit[number])
+            xp.multiply(share[0], given_now, out=share[0])
             if first[number]:
-                xp.add(share[number], 0, out=target)
+                xp.add(share[0], 0, out=target)
             else:
-                target += share[number]
+                target += share[0]
         into = result[chunk]
         for index, inner, outer in phases.places:
             into[outer] = phases.grid(canvas[index], planes_now)[inner]
