@@ -67,20 +67,14 @@ WHOLE_TILED_BELOW = 8 * 1024 * 1024
 # 128x256x26x26 23.4/66.2, 24.5/69.4, 21.2/57.0, 20.5/58.1, 20.4/67.8.
 PHASED_CHUNK_BYTES = 1024 * 1024
 # Planes of at least this many elements whose windows ``_Phases`` takes stay as they lie,
-# however small (PLANES_LAST_BELOW): phased beats planes-last from 8x8 planes on.  Max
-# pooling, batch 128 x 256 channels, forward / backward ms of CPU, planes-last against
-# phased: 3x3/1 pad 1 over 8x8 13.4/32.7 against 6.2/36.1, 12x12 13.6/48.2 against
-# 7.5/50.8, 16x16 52.2/118.4 against 13.0/92.6; 3x3/2 pad 1 over 8x8 4.4/14.7 against
-# 4.2/10.8, 16x16 24.8/64.5 against 13.5/33.1; 3x3/2 over 20x20 23.3/75.4 against
-# 19.4/52.6.  Not below: 128 x 832 planes of 6x6, 3x3/1 pad 1 10.6/38.2 against 10.1/58.5,
-# 3x3/2 pad 1 6.7/15.9 against 8.7/23.1.
-PHASED_FROM = 64
-# ... but the max gradient of stride-1 windows (GoogLeNet's 3x3/1 pad 1) only from this
-# many: its phase planes carry two extra rows and columns, and up to 12x12 planes-last is
-# as fast or faster (backward ms, planes-last against phased, 128 x 256 channels: 10x10
-# 32.5 against 37.6, 12x12 54.0 against 60.0; 480 channels of 12x12 87.3 against 96.1;
-# 16x16 112.1 against 80.4), while the forward is faster phased (12x12 15.5 against 9.4).
-PHASED_GRAD_STRIDE_1_FROM = 256
+# however small (PLANES_LAST_BELOW): phased beats planes-last from 7x7 planes on.  Max
+# pooling, batch 128, forward / backward ms of CPU, planes-last against phased: 3x3/1 pad 1
+# over 256 x 8x8 10.8/25.6 against 4.6/20.2, 512 x 7x7 10.8/38.2 against 7.5/33.4, 256 x
+# 12x12 13.4/43.5 against 7.5/35.6, 480 x 12x12 25.5/83.4 against 13.8/65.7, 256 x 16x16
+# 47.3/58.5 against 11.9/59.4; 3x3/2 pad 1 over 256 x 8x8 4.3/14.2 against 3.9/10.1, 16x16
+# 24.8/64.5 against 13.5/33.1; 3x3/2 over 20x20 23.3/75.4 against 19.4/52.6.  Not below:
+# 832 x 6x6, 3x3/1 pad 1 10.9/37.4 against 10.2/43.6, 3x3/2 pad 1 6.7/15.9 against 8.7/23.1.
+PHASED_FROM = 49
 # Whether phased max pooling takes each kernel row's maximum first (``_RowMaxima``).
 ROWS_FIRST = True
 
@@ -137,22 +131,18 @@ def _apart(geometry):
                zip(geometry.kernel, geometry.stride, geometry.dilate))
 
 
-def _planes_last(geometry, out_size, after, planes, max_grad=False):
-    """Whether a chunk of ``planes`` is laid out planes-last (see the thresholds above);
-    ``max_grad``: for the gradient of max pooling."""
+def _planes_last(geometry, out_size, after, planes):
+    """Whether a chunk of ``planes`` is laid out planes-last (see the thresholds above)."""
     size = math.prod(planes.shape[1:])
-    phased_from = PHASED_FROM
-    if max_grad and all(s == 1 for s in geometry.stride):
-        phased_from = PHASED_GRAD_STRIDE_1_FROM
-    if size >= PLANES_LAST_BELOW or (size >= phased_from and _phases_fit(geometry, planes)):
+    if size >= PLANES_LAST_BELOW or (size >= PHASED_FROM and _phases_fit(geometry, planes)):
         return False
     copy_free = _apart(geometry) and not any(geometry.pad) and not any(after)
     return not (copy_free and out_size[-1] >= FIRST_ROWS_FROM)
 
 
-def _taps(geometry, out_size, after, planes, max_grad=False):
+def _taps(geometry, out_size, after, planes):
     """Whether the planes go last, and each tap's index in a padded chunk."""
-    last = _planes_last(geometry, out_size, after, planes, max_grad)
+    last = _planes_last(geometry, out_size, after, planes)
     return last, [_at(target, last) for _, target in tap_slices(geometry, out_size)]
 
 
@@ -387,7 +377,7 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
     the last tap takes the windows still searching without being compared."""
     planes, outputs, grads = _as_planes(data), _as_planes(output), _as_planes(out_grad)
     result = xp.empty(planes.shape, dtype=out_grad.dtype)
-    last, taps = _taps(geometry, output.shape[2:], after, planes, max_grad=True)
+    last, taps = _taps(geometry, output.shape[2:], after, planes)
     if xp is numpy and _phased(geometry, planes, last):
         return _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill,
                                      result).reshape(data.shape)

@@ -190,19 +190,6 @@ def test_elements_no_window_reads_get_a_zero_gradient(kernel, stride, size):
     assert not grad[..., -1].any()
 
 
-def test_stride_1_max_gradient_over_small_planes_stays_planes_last():
-    """GoogLeNet's 3x3/1 pad 1 over 12x12 planes: the forward in stride phases, the max
-    gradient planes-last (measured faster there); from 16x16 planes both phased."""
-    op = get_op("Pooling")(kernel=(3, 3), stride=(1, 1), pad=(1, 1))
-    for size, grad_last in (((12, 12), True), ((16, 16), False)):
-        shape = (2, 3) + size
-        geometry, out_size, after = op._tap_layout(shape)
-        planes = pool_kernels._as_planes(np.zeros(shape, np.float32))
-        assert not pool_kernels._planes_last(geometry, out_size, after, planes)
-        assert pool_kernels._planes_last(geometry, out_size, after, planes,
-                                         max_grad=True) is grad_last
-
-
 @requires_mxnet
 @pytest.mark.parametrize("params, shape", [
     (dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1)), (2, 3, 12, 12)),
@@ -218,7 +205,7 @@ def test_phased_max_pooling_matches_mxnet(tmp_path, params, shape):
     op = get_op("Pooling")(**params)
     geometry, out_size, after = op._tap_layout(shape)
     planes = pool_kernels._as_planes(np.zeros(shape, np.float32))
-    assert not pool_kernels._planes_last(geometry, out_size, after, planes, max_grad=True)
+    assert not pool_kernels._planes_last(geometry, out_size, after, planes)
     x = rng.integers(0, 3, shape).astype(np.float32)
     head = rng.integers(-4, 5, op.infer_shape(shape)).astype(np.float32)
     expected, expected_grads, _ = run_mxnet(tmp_path, "Pooling", [x], params, [head], (0,))
