@@ -207,7 +207,10 @@ def _both_paths(op, x, head, chunk_bytes=None, planes_last=True):
     for limit in (conv._MAX_TAPS, 0):
         with _setting(conv, "_MAX_TAPS", limit), \
                 _setting(pool_kernels, "CHUNK_BYTES", chunk_bytes or pool_kernels.CHUNK_BYTES), \
+                _setting(pool_kernels, "PHASED_CHUNK_BYTES",
+                         chunk_bytes or pool_kernels.PHASED_CHUNK_BYTES), \
                 _setting(pool_kernels, "PLANES_LAST_BELOW", planes_last_below), \
+                _setting(pool_kernels, "PHASED_FROM", planes_last_below), \
                 _setting(pool_kernels, "FIRST_ROWS_FROM", 2 ** 62 if planes_last else 0):
             out = op.forward(np, x)
             results.append((out, op.backward(np, head, x, out)))
@@ -242,11 +245,14 @@ def test_pooling_tap_path_matches_window_path(case, seed, ties, chunk_bytes, pla
     ((2, 2), (2, 2), (0, 0), (8, 8), False),     # apart, unpadded, rows of 4: no copy
     ((2, 2), (2, 2), (0, 0), (6, 6), True),      # rows of 3 windows
     ((2, 2), (2, 2), (1, 1), (8, 8), True),      # padded: a copy either way
-    ((3, 3), (2, 2), (0, 0), (17, 17), True),    # overlapping windows
+    ((3, 3), (2, 2), (0, 0), (6, 6), True),      # overlapping windows, small planes
+    ((3, 3), (2, 2), (0, 0), (17, 17), False),   # ... larger: in stride phases
+    ((3, 3), (1, 1), (1, 1), (7, 7), False),     # ... from PHASED_FROM elements
     ((2, 2), (2, 2), (0, 0), (24, 24), False)])  # a large plane
 def test_pooling_layout_choice(kernel, stride, pad, size, last):
     """Small planes go planes-last unless the windows lie apart on unpadded planes with
-    rows of at least FIRST_ROWS_FROM windows; then, as large planes, they stay first."""
+    rows of at least FIRST_ROWS_FROM windows, or overlap on planes of at least PHASED_FROM
+    elements (then split into stride phases); then, as large planes, they stay first."""
     op = get_op("Pooling")(kernel=kernel, stride=stride, pad=pad)
     shape = (2, 3) + size
     geometry, out_size, after = op._tap_layout(shape)
