@@ -159,6 +159,30 @@ CHECKS = {
         y = net(mx.np.arange(6).reshape(2, 3))
         out = [isinstance(net[0].weight.data(), mx.np.ndarray), y.tolist()]
     """,
+    # issue 27 (d2l's decomposable attention): one Sequential of two Dropout(0.2) called on
+    # A and on B of one 3-D shape per step.  Each call draws fresh masks: the two layers'
+    # (kept together 0.8 ** 2), A's and B's (both kept 0.64 ** 2), this step's and the
+    # next's; the gradient is the forward's mask; outside record() it is the identity.
+    # Fractions over 320 000 elements: their rounding is 5 standard errors away.
+    "dropout_twice_per_step": """
+        mx.npx.set_np()
+        net = mx.gluon.nn.Sequential()
+        net.add(mx.gluon.nn.Dropout(0.2), mx.gluon.nn.Dropout(0.2))
+        def step():
+            A, B = mx.np.ones((64, 50, 100)), mx.np.ones((64, 50, 100))
+            A.attach_grad()
+            with mx.autograd.record():
+                f_A, f_B = net(A), net(B)
+            f_A.backward()
+            same_grad = bool((A.grad == f_A).all())
+            return (f_A != 0).asnumpy(), (f_B != 0).asnumpy(), same_grad, f_A.max().item()
+        a1, b1, grad1, top = step()
+        a2, _, grad2, _ = step()
+        x = mx.np.ones((4, 5, 6))
+        out = [round(float(a1.mean()), 2), round(float(b1.mean()), 2),
+               round(float((a1 & b1).mean()), 2), round(float((a1 & a2).mean()), 2),
+               grad1, grad2, round(top, 4), bool((net(x) == x).all()), type(net(x)).__name__]
+    """,
 }
 
 ON_MXNET = """
