@@ -214,10 +214,14 @@ def test_a_list_or_mean_changed_between_batches_takes_effect(records):
     assert not np.array_equal(fast[0], fast[1])
 
 
-def _counting_decoder(monkeypatch, batch_augment):
-    """decode_run wrapped to count the runs that started and ended decoding."""
-    counts = {"started": 0, "ended": 0}
-    started = __import__("threading").Event()
+def _counted_iterator(records, monkeypatch, batch_size):
+    """An ImageIter over ``records`` with two decoding threads and runs of 2 images, and
+    the counts of the runs that started and ended decoding (an event set at the first)."""
+    import threading
+    import minimx.image.batch_augment as batch_augment
+    monkeypatch.setattr(batch_augment, "DECODE_THREADS", 2)
+    monkeypatch.setattr(batch_augment, "RUN", 2)
+    counts, started = {"started": 0, "ended": 0}, threading.Event()
     decode = batch_augment.decode_run
 
     def counted(bufs, flag):
@@ -229,19 +233,16 @@ def _counting_decoder(monkeypatch, batch_augment):
             counts["ended"] += 1
 
     monkeypatch.setattr(batch_augment, "decode_run", counted)
-    return counts, started
+    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_resize=True)
+    it = mx.image.ImageIter(batch_size, (3, 20, 20), path_imgrec=records[0],
+                            path_imgidx=records[1], aug_list=augs)
+    return it, counts, started
 
 
 def test_a_run_starts_decoding_while_the_batch_is_still_read(records, monkeypatch):
     """A full run goes to the decoding threads as soon as it is read: the reading of the
     batch's last image waits for the first run's decoding to have started."""
-    import minimx.image.batch_augment as batch_augment
-    monkeypatch.setattr(batch_augment, "DECODE_THREADS", 2)
-    monkeypatch.setattr(batch_augment, "RUN", 2)
-    counts, started = _counting_decoder(monkeypatch, batch_augment)
-    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_resize=True)
-    it = mx.image.ImageIter(6, (3, 20, 20), path_imgrec=records[0], path_imgidx=records[1],
-                            aug_list=augs)
+    it, counts, started = _counted_iterator(records, monkeypatch, 6)
     read = it.next_sample
     seen = []
 
@@ -261,13 +262,7 @@ def test_a_run_starts_decoding_while_the_batch_is_still_read(records, monkeypatc
 def test_an_error_while_reading_waits_for_the_runs_handed_over(records, monkeypatch):
     """A read that fails mid-batch raises only once the runs already handed to the decoding
     threads have ended: the pool is idle again when the error reaches the program."""
-    import minimx.image.batch_augment as batch_augment
-    monkeypatch.setattr(batch_augment, "DECODE_THREADS", 2)
-    monkeypatch.setattr(batch_augment, "RUN", 2)
-    counts, _ = _counting_decoder(monkeypatch, batch_augment)
-    augs = mx.image.CreateAugmenter((3, 20, 20), rand_crop=True, rand_resize=True)
-    it = mx.image.ImageIter(8, (3, 20, 20), path_imgrec=records[0], path_imgidx=records[1],
-                            aug_list=augs)
+    it, counts, _ = _counted_iterator(records, monkeypatch, 8)
     read, calls = it.next_sample, []
 
     def next_sample():

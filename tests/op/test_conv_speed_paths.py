@@ -6,9 +6,9 @@ Convolution and Deconvolution forward passes are compared with the direct loops 
 random probes check the whole gradient against the reference forward.  Pooling's
 tap-by-tap path is compared with its general window-view path (argmax gradient).
 """
-import contextlib
 import os
 import sys
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -27,15 +27,8 @@ from minimx.op import get_op  # noqa: E402
 SETTINGS = settings(max_examples=40, deadline=None)
 
 
-@contextlib.contextmanager
-def _setting(module, name, value):
-    """Temporarily change a module constant (a path-choosing threshold)."""
-    saved = getattr(module, name)
-    setattr(module, name, value)
-    try:
-        yield
-    finally:
-        setattr(module, name, saved)
+# a module constant (a path-choosing threshold) changed for a with block
+_setting = mock.patch.object
 
 
 @st.composite

@@ -6,9 +6,9 @@ planes instead of a strided slice.  The same taps are taken in the same order --
 compared, sums and gradient shares added -- so the results must be the plain tap path's
 to the bit: zeros of both signs, ties, NaN, padding, odd sizes, every float type.
 """
-import contextlib
 import os
 import sys
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -24,14 +24,8 @@ from minimx.op import get_op  # noqa: E402
 SETTINGS = settings(max_examples=60, deadline=None)
 
 
-@contextlib.contextmanager
-def _setting(module, name, value):
-    saved = getattr(module, name)
-    setattr(module, name, value)
-    try:
-        yield
-    finally:
-        setattr(module, name, saved)
+# a module constant (a path-choosing threshold) changed for a with block
+_setting = mock.patch.object
 
 
 def _plain_and_phased(op, x, head, chunk_bytes=None, rows_first=True):
