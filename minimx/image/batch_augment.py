@@ -24,7 +24,7 @@ from .augmenters import (CastAug, CenterCropAug, ColorNormalizeAug, HorizontalFl
 from .image import (center_box, decode_hwc, interp_method, random_box, random_size_box,
                     short_side_size)
 
-__all__ = ["BatchAugmenter", "RunDecoder", "batch_augmenter", "decode_runs"]
+__all__ = ["BatchAugmenter", "batch_augmenter", "decode_runs"]
 
 CROPS = (RandomSizedCropAug, RandomCropAug, CenterCropAug)
 DECODE_THREADS = min(4, os.cpu_count() or 1)
@@ -45,56 +45,23 @@ def decoder_pool():
     return pool
 
 
-class RunDecoder:
-    """Images decoded in runs of ``RUN`` while the caller is still reading: ``add`` each
-    image's bytes as it is read (a full run goes to the pool of decoding threads at once,
-    so that decoding starts after the first ``RUN`` reads instead of after the whole batch),
-    then ``runs()`` yields the decoded images as lists of ``RUN`` consecutive images, in
-    order.  With one core, or when ``expected`` images fit in one run, the caller decodes
-    them itself, in ``runs()``: handing over would only add a thread switch.  Pillow's
-    decoder releases the GIL inside libjpeg, where most of a small JPEG's time goes.  A file
-    that does not decode raises in turn: after the run's images before it have been
-    yielded.  Every run handed over is waited for in ``runs()``: the pool is idle again
-    between batches (a process forked then gets no busy threads)."""
-
-    def __init__(self, flag, expected):
-        self.flag = flag
-        self.pool = decoder_pool() if expected > RUN else None
-        self.pending, self.handed = [], []      # bytes not handed over yet; the runs that were
-
-    def add(self, buf):
-        self.pending.append(buf)
-        if len(self.pending) == RUN:
-            self._hand_over()
-
-    def _hand_over(self):
-        bufs, self.pending = self.pending, []
-        self.handed.append(bufs if self.pool is None else
-                           self.pool.submit(decode_run, bufs, self.flag))
-
-    def wait(self):
-        """Wait for the runs handed over (their images and errors are dropped)."""
-        if self.pool is not None:
-            for run in self.handed:
-                run.result()
-
-    def runs(self):
-        if self.pending:
-            self._hand_over()
-        for run in self.handed:
-            images, error = decode_run(run, self.flag) if self.pool is None else run.result()
-            yield images
-            if error is not None:
-                raise error
-
-
 def decode_runs(bufs, flag):
     """The images of ``bufs`` decoded to HxWxC uint8 arrays, yielded as lists of ``RUN``
-    consecutive images, in order (``RunDecoder`` given them all at once)."""
-    decoder = RunDecoder(flag, len(bufs))
-    for buf in bufs:
-        decoder.add(buf)
-    return decoder.runs()
+    consecutive images, in order.  With more than one core, a pool of threads decodes the
+    runs while the caller works on those already done (Pillow's decoder releases the GIL
+    inside libjpeg, where most of a small JPEG's time goes).  A file that does not decode
+    raises in turn: after the run's images before it have been yielded."""
+    starts = range(0, len(bufs), RUN)
+    pool = decoder_pool() if len(starts) > 1 else None
+    if pool is None:
+        done = (decode_run(bufs[first:first + RUN], flag) for first in starts)
+    else:
+        runs = [pool.submit(decode_run, bufs[first:first + RUN], flag) for first in starts]
+        done = (run.result() for run in runs)
+    for images, error in done:
+        yield images
+        if error is not None:
+            raise error
 
 
 def decode_run(bufs, flag):

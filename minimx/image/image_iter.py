@@ -16,7 +16,7 @@ from ..base import MXNetError
 from ..io import DataBatch, DataDesc, DataIter
 from ..recordio import MXIndexedRecordIO, MXRecordIO, unpack
 from .augmenters import CreateAugmenter
-from .batch_augment import RunDecoder, batch_augmenter
+from .batch_augment import batch_augmenter, decode_runs
 from .image import as_numpy, imdecode
 
 __all__ = ["ImageIter"]
@@ -227,18 +227,14 @@ class ImageIter(DataIter):
         decoded by a few threads, each image's random choices drawn in turn (as ``fill``
         would: a file that does not decode raises after the draws of those before it,
         though the samples after it have been read), each run augmented as one."""
-        labels, decoder = [], RunDecoder(self.decode_flag(), self.batch_size - start)
-        while start + len(labels) < self.batch_size:
+        samples = []
+        while start + len(samples) < self.batch_size:
             try:
-                raw_label, buf = self.next_sample()
+                samples.append(self.next_sample())
             except StopIteration:
                 break
-            except BaseException:
-                decoder.wait()          # the runs handed over end before the error goes up
-                raise
-            labels.append(raw_label)
-            decoder.add(buf)            # a full run starts decoding while we read on
-        runs, labels = decoder.runs(), iter(labels)
+        runs = decode_runs([buf for _, buf in samples], self.decode_flag())
+        labels = iter([raw_label for raw_label, _ in samples])
         row = start
         for images in runs:
             draws = []
