@@ -103,3 +103,16 @@ def test_javascript_legend_matches_python(small_experiment, run_js):
 def test_docstring_examples():
     failures, _ = doctest.testmod(view, extraglobs={"MemoryGrowth": MemoryGrowth})
     assert failures == 0
+
+
+@pytest.mark.parametrize("y_max", [95.3, 96.0, 19.1, 190.6])     # a tick just under the top
+def test_the_axis_title_clears_a_tick_label_at_the_top(small_experiment, y_max):
+    """A maximum just above a round number puts a tick label at the plot's top edge: the
+    axis title above the plot must not be drawn over it (12 px text: 14 px apart)."""
+    data = dict(payload.build_payload(small_experiment, max_points=10), y_max=y_max)
+    texts = ElementTree.fromstring(static.render_svg(data)).iter(
+        "{http://www.w3.org/2000/svg}text")
+    rows = {element.text: float(element.get("y")) for element in texts}
+    top_tick = min(y for text, y in rows.items()
+                   if text.replace(".", "").isdigit() and y < static.TOP + 20)
+    assert rows["MB above baseline"] <= top_tick - 14

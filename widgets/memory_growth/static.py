@@ -45,8 +45,8 @@ def render_svg(data):
                     f'y2="{y(tick):.1f}" stroke="#eee"/><text x="{LEFT - 4}" '
                     f'y="{y(tick) + 4:.1f}" text-anchor="end" fill="#555">{tick:g}</text>')
     body.append(f'<text x="{LEFT + plot_w}" y="{TOP + plot_h + 30}" text-anchor="end" '
-                f'fill="#555">seconds since the case began</text><text x="4" y="{TOP - 6}" '
-                f'fill="#555">MB above baseline</text>')
+                f'fill="#555">seconds since the case began</text><text x="4" y="{TOP - 16}" '
+                f'fill="#555">MB above baseline</text>')    # clear of a tick at the top
     for index, run in enumerate(data["runs"]):
         body += _run(run, x, y, HEIGHT + 18 * index, SERIES[index % len(SERIES)])
     return svg_document(WIDTH, HEIGHT + 18 * len(data["runs"]), body, label=title)

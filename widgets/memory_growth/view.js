@@ -37,7 +37,9 @@ function mgDraw(data, t, parts) {
   }
   mmxEl("text", { x: MG_LEFT + plotW, y: MG_TOP + plotH + 30, "text-anchor": "end",
     fill: "#555" }, svg, "seconds since the case began");
-  mmxEl("text", { x: 4, y: MG_TOP - 6, fill: "#555" }, svg, "MB above baseline");
+  // the axis title sits well above the plot: a tick label at the very top (a maximum just
+  // over a round number) would otherwise be drawn over it
+  mmxEl("text", { x: 4, y: MG_TOP - 16, fill: "#555" }, svg, "MB above baseline");
   data.runs.forEach((run, index) => {
     const colour = MMX_SERIES[index % MMX_SERIES.length];
     const coords = [];
