@@ -568,7 +568,10 @@ class Pooling(OpDef):
         if kind == "max":
             flat = windows.reshape(windows.shape[:2 + rank] + (-1,))
             winner = flat.argmax(axis=-1)[..., None] == xp.arange(flat.shape[-1])
-            return winner.reshape(windows.shape) * out_grad[expand], padded_shape, geometry
+            # selected, not multiplied: the other taps get 0 beside an infinite gradient
+            shares = xp.where(winner.reshape(windows.shape), out_grad[expand],
+                              xp.zeros((), dtype=out_grad.dtype))
+            return shares, padded_shape, geometry
         if kind == "lp":
             power = self.p_value or 1
             safe = xp.where(output == 0, 1, output)

@@ -107,6 +107,12 @@ class Clip(Unary):
     def derivative(self, xp, data):
         return as_mask(data >= self.a_min, data) * as_mask(data <= self.a_max, data)
 
+    def backward(self, xp, out_grad, data):
+        # selected, not multiplied by the 0/1 derivative: outside the bounds the gradient
+        # is 0 even where it is infinite or NaN (0 * inf is NaN), as MXNet's
+        inside = (data >= self.a_min) & (data <= self.a_max)
+        return xp.where(inside, out_grad, xp.zeros((), dtype=out_grad.dtype))
+
 
 @register_op
 class Copy(Unary):

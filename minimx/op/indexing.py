@@ -132,11 +132,14 @@ class Pick(OpDef):
 
     def backward(self, xp, out_grad, index, data_shape):
         axis, chosen = self._chosen(xp, index, data_shape)
-        # a 0/1 mask of the picked positions, times the gradient broadcast along axis
+        # as MXNet's: zeros, and the gradient added at the picked positions (so a -0
+        # gradient gives +0, 0 + -0) -- selected, not a 0/1 mask times the gradient, which
+        # would put 0 * inf = NaN beside an infinite gradient and -0 beside a negative one
         positions = xp.arange(data_shape[axis]).reshape(
             tuple(-1 if i == axis else 1 for i in range(len(data_shape))))
-        return xp.multiply(positions == chosen, out_grad.reshape(chosen.shape),
-                           dtype=out_grad.dtype), None
+        zero = xp.zeros((), dtype=out_grad.dtype)
+        return xp.where(positions == chosen, out_grad.reshape(chosen.shape) + zero,
+                        zero), None
 
 
 @register_op
@@ -389,10 +392,13 @@ class Ordering(OpDef):
         return tuple(data_shape), _axis(self, self.axis, len(data_shape))
 
     def _order(self, xp, data):
-        """Sorted positions along the axis, and each element's rank in that order."""
+        """Sorted positions along the axis, and each element's rank in that order.  The
+        sort is stable, as MXNet's (a stable sort by key on the CPU, thrust's on a GPU):
+        equal elements keep their order, descending too (a stable ascending sort of the
+        negated keys), so ``topk`` of ``[1, 3, 3]`` is index 1 before index 2."""
         shape, axis = self._flat(data.shape)
         keys = data.reshape(shape).astype("float64")
-        order = xp.argsort(keys if self.is_ascend else -keys, axis=axis)
+        order = xp.argsort(keys if self.is_ascend else -keys, axis=axis, kind="stable")
         return order, xp.argsort(order, axis=axis), axis
 
 

@@ -374,11 +374,18 @@ def sum_pool_grad(xp, scale, data_shape, geometry, after):
 def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
     """Gradient of max pooling: each window's gradient goes to its first maximal tap
     (row-major).  Every window's maximum must be a real element (above ``fill``, not NaN):
-    the last tap takes the windows still searching without being compared."""
+    the last tap takes the windows still searching without being compared.
+
+    A tap's share is the window's gradient times its 0/1 mask; an infinite or NaN gradient
+    times 0 is NaN, which would spread to every tap of the window (and, added, to the
+    windows overlapping it) where MXNet writes the gradient to the winner alone and leaves
+    the others 0.  So when the head gradient is not all finite (its sum is not: one
+    reduction, rare to be wrong the other way), the shares are selected, not multiplied."""
     planes, outputs, grads = _as_planes(data), _as_planes(output), _as_planes(out_grad)
     result = xp.empty(planes.shape, dtype=out_grad.dtype)
     last, taps = _taps(geometry, output.shape[2:], after, planes)
-    if xp is numpy and _phased(geometry, planes, last):
+    select = not bool(xp.isfinite(grads.sum()))
+    if xp is numpy and not select and _phased(geometry, planes, last):
         return _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill,
                                      result).reshape(data.shape)
     # windows apart (stride >= window): each element is in one window at most, and a tap's
@@ -409,7 +416,13 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
                 searching ^= hit
             else:
                 hit = searching
-            if apart:
+            if select:          # a non-finite gradient: the winner's, and 0 elsewhere
+                share = xp.where(hit, given, xp.zeros((), dtype=given.dtype))
+                if apart:
+                    canvas[tap] = share
+                else:
+                    canvas[tap] += share
+            elif apart:
                 xp.multiply(given, hit, out=canvas[tap])
             else:
                 xp.multiply(given, hit, out=taken)

@@ -1,5 +1,7 @@
 """Indexing operators (minimx/op/indexing.py): out-of-range modes, scatter-add gradients for
 repeated indices, Embedding, where, topk/sort/argsort outputs and dtypes."""
+import json
+
 import numpy as np
 import pytest
 
@@ -50,20 +52,22 @@ def test_pick_values_modes_and_gradient():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_pick_gradient_keeps_signed_zeros_and_dtype(dtype):
-    """The gradient is the 0/1 mask times the broadcast gradient, bit for bit: a negative
-    gradient leaves -0.0 where nothing was picked (as MXNet's mask product), and the dtype
-    is the gradient's."""
+def test_pick_gradient_signed_zeros_and_dtype(dtype):
+    """As MXNet 1.9.1's: zeros, with the gradient added at the picked positions, bit for
+    bit -- +0.0 where nothing was picked, even beside a negative gradient (not a 0/1 mask
+    times it, which gives -0.0), +0.0 for a -0.0 gradient (0 + -0) -- in the gradient's
+    dtype."""
     from minimx.op import get_op
     op = get_op("pick").create(axis=1, keepdims=False, mode="clip")
     index = np.array([0, 9, -4], dtype=np.float32)
     grad = np.array([-1.5, 2.0, -0.0], dtype=dtype)
     result = op.backward(np, grad, index, (3, 4))[0]
     chosen = np.clip(index.astype(np.int64), 0, 3)[:, None]
-    expected = (np.arange(4)[None, :] == chosen).astype(dtype) * grad[:, None]
+    expected = np.zeros((3, 4), dtype=dtype)
+    expected[np.arange(3), chosen[:, 0]] += grad
     assert result.dtype == np.dtype(dtype)
     assert result.tobytes() == expected.tobytes()
-    assert np.signbit(result[0, 1]) and not np.signbit(result[1, 0])
+    assert not np.signbit(result[result == 0]).any()
 
 def test_one_hot_rows_and_out_of_range():
     out = nd.one_hot(nd.array([1, 5, -1, 0]), 3, on_value=2, off_value=-1)
@@ -155,3 +159,52 @@ def test_sort_and_argsort():
     head = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     (grad,) = gradients(lambda a: nd.sort(a, axis=-1), [x], [head])
     np.testing.assert_array_equal(grad, [[3, 1, 2], [4, 6, 5]])
+
+
+def _stable_order(row, ascending):
+    """Python's sort is stable: equal keys keep their order, descending too."""
+    return sorted(range(len(row)), key=lambda i: row[i] if ascending else -row[i])
+
+
+@pytest.mark.parametrize("ascending", [True, False])
+def test_ties_keep_their_order_as_in_mxnet(ascending):
+    """MXNet sorts stably (by key, on the CPU and the GPU): among equal elements the first
+    comes first, whichever the direction -- ``topk`` of [-1, 2, 3, 3] is [2, 3], not [3, 2].
+    numpy's default argsort is not stable, and on ties of a few elements it reorders them."""
+    rng = np.random.RandomState(0)
+    data = rng.randint(0, 3, (40, 17)).astype(np.float32)        # ties in every row
+    expected = np.array([_stable_order(row, ascending) for row in data])
+    x = nd.array(data)
+    np.testing.assert_array_equal(nd.argsort(x, is_ascend=ascending).asnumpy(), expected)
+    np.testing.assert_array_equal(
+        nd.topk(x, k=5, is_ascend=ascending, ret_typ="indices").asnumpy(), expected[:, :5])
+    np.testing.assert_array_equal(nd.argsort(x.T, axis=0, is_ascend=ascending).asnumpy(),
+                                  expected.T)
+    flat = data.ravel()
+    np.testing.assert_array_equal(nd.topk(x, axis=None, k=30, is_ascend=ascending).asnumpy(),
+                                  _stable_order(flat, ascending)[:30])
+    mask = nd.topk(x, k=5, is_ascend=ascending, ret_typ="mask").asnumpy()
+    np.testing.assert_array_equal(np.flatnonzero(mask[0]), np.sort(expected[0, :5]))
+    if ascending:   # mx.np's argsort has no direction
+        from minimx import np as mnp
+        np.testing.assert_array_equal(mnp.argsort(mnp.array(data)).asnumpy(), expected)
+
+
+TIES_PROGRAM = """
+import json
+import numpy as np
+data = np.array(json.loads(INPUT), np.float32)
+x = mx.nd.array(data)
+out = {}
+for ascending in (True, False):
+    out[str(ascending)] = [mx.nd.argsort(x, is_ascend=ascending).asnumpy().tolist(),
+                           mx.nd.topk(x, k=4, is_ascend=ascending).asnumpy().tolist()]
+print(json.dumps(out))
+"""
+
+
+def test_ties_order_matches_mxnet(mxnet_python):
+    from same_program import on_minimx, on_mxnet
+    data = np.random.RandomState(1).randint(0, 3, (6, 9)).astype(np.float32)
+    given = json.dumps(data.tolist())
+    assert on_minimx(TIES_PROGRAM, given) == on_mxnet(mxnet_python, TIES_PROGRAM, given)
