@@ -40,11 +40,11 @@ OPERATORS = {
     "roi_pooling": "ROIPooling", "multibox_prior": "_contrib_MultiBoxPrior",
     "multibox_target": "_contrib_MultiBoxTarget",
     "multibox_detection": "_contrib_MultiBoxDetection",
+    "arange_like": "_contrib_arange_like",
 }
 # names of MXNet's npx that minimx leaves out, and why
 _LEFT_OUT = {
     "masked_softmax": "no masked softmax operator yet (softmax with length= covers sequences)",
-    "arange_like": "no arange_like operator yet",
 }
 
 __all__ = ["set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "num_gpus", "gpu",

@@ -148,6 +148,18 @@ class BroadcastMod(BroadcastBinary):
         return mod_grad_lhs(xp, out_grad, lhs), mod_grad_rhs(xp, out_grad, lhs, rhs)
 
 
+def integer_safe_power(xp, base, exponent):
+    """``xp.power(base, exponent)``, and where both are integers and an exponent is
+    negative, MXNet's answer instead of numpy's error: the real power truncated toward zero,
+    in the integer dtype (``2 ** -1 == 0``, ``(-1) ** -1 == -1``, ``1 ** -2 == 1``)."""
+    kinds = (getattr(base, "dtype", None), getattr(exponent, "dtype", None))
+    if (all(kind is not None and kind.kind in "iu" for kind in kinds)
+            and bool((xp.asarray(exponent) < 0).any())):
+        real = xp.power(xp.asarray(base, dtype="float64"), xp.asarray(exponent, dtype="float64"))
+        return xp.trunc(real).astype(xp.result_type(base, exponent))
+    return xp.power(base, exponent)
+
+
 @register_op
 class BroadcastPower(BroadcastBinary):
     """``lhs ** rhs`` with broadcasting."""
@@ -156,7 +168,7 @@ class BroadcastPower(BroadcastBinary):
     test = broadcast_hints(lambda np, a, b: a ** b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
-        return xp.power(lhs, rhs)
+        return integer_safe_power(xp, lhs, rhs)
 
     def grads(self, xp, out_grad, lhs, rhs):
         return (out_grad * rhs * xp.power(lhs, rhs - 1),
@@ -440,7 +452,8 @@ class PowerScalar(ScalarOp):
     test = _scalar_hints(lambda np, x, scalar: x ** scalar)
 
     def forward(self, xp, data):
-        return _cast_like(xp, xp.power(data, data.dtype.type(self.scalar)), data)
+        return _cast_like(xp, integer_safe_power(xp, data, data.dtype.type(self.scalar)),
+                          data)
 
     def derivative(self, xp, data):
         # a Python float exponent keeps data's dtype, and also works on NDArrays (2nd order)
@@ -456,7 +469,8 @@ class RPowerScalar(ScalarOp):
     saves = ("output",)
 
     def forward(self, xp, data):
-        return _cast_like(xp, xp.power(data.dtype.type(self.scalar), data), data)
+        return _cast_like(xp, integer_safe_power(xp, data.dtype.type(self.scalar), data),
+                          data)
 
     def backward(self, xp, out_grad, output):
         return out_grad * output * math.log(self.scalar)

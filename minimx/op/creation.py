@@ -4,6 +4,8 @@ Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/init_op.cc``.  Th
 inputs, so the frontend passes the context; ``zeros_like``/``ones_like`` take
 their shape from an input.
 """
+import math
+
 from ..util import is_np_shape
 from .params import DType, Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
@@ -116,9 +118,55 @@ class Arange(Creation):
         return (count * self.repeat,)
 
     def forward(self, xp):
-        start, stop = self._bounds()
-        values = xp.arange(start, stop, self.step, dtype="float64")
-        return xp.repeat(values, self.repeat).astype(self.dtype)
+        # as MXNet's kernel: ``start + i * step`` in the output's dtype (in float32,
+        # ``arange(0, 1, 0.1)[9]`` is 9 * 0.1f = 0.90000004, not float32(0.9))
+        return arange_values(xp, self.infer_shape()[0], self._bounds()[0], self.step,
+                             self.repeat, self.dtype)
+
+
+def arange_values(xp, count, start, step, repeat, dtype):
+    """``count`` values ``start + (i // repeat) * step`` computed in ``dtype``, as MXNet's
+    range kernel (so an integer dtype casts ``start`` and ``step`` first)."""
+    dtype = xp.dtype(dtype)
+    steps = -(-count // repeat)
+    values = xp.arange(steps, dtype=dtype) * dtype.type(step) + dtype.type(start)
+    return (xp.repeat(values, repeat) if repeat != 1 else values)[:count]
+
+
+@register_op
+class ArangeLike(OpDef):
+    """``arange`` shaped like ``data`` (or as long as its axis ``axis``), in its dtype:
+    ``start + (i // repeat) * step`` for the i-th element in row-major order."""
+    name = "_contrib_arange_like"
+    aliases = ("_npx_arange_like",)
+    params = {"start": Param(float, default=0.0), "step": Param(float, default=1.0),
+              "repeat": Param(int, default=1),
+              "axis": Param(Optional(int), default=None,
+                            doc="an axis of data: the result is 1-D, that axis's length")}
+    differentiable = False
+    test = TestHints(grad=False, params={"start": 1.0, "step": 0.5, "repeat": 2},
+                     cases=(({"axis": -1}, ((3, 4),)),),
+                     reference=lambda np, x, start=0.0, step=1.0, repeat=1, axis=None:
+                     (start + (np.arange(x.size if axis is None else x.shape[axis]) // repeat)
+                      * step).astype(x.dtype).reshape(x.shape if axis is None
+                                                      else (x.shape[axis],)))
+
+    def check_params(self):
+        if self.repeat < 1:
+            raise self.param_error(f"repeat must be at least 1, got {self.repeat}")
+
+    def infer_shape(self, data):
+        if self.axis is None:
+            return tuple(data)
+        if not -len(data) <= self.axis < len(data):
+            raise self.shape_error(f"axis {self.axis} is out of range for data {tuple(data)}")
+        return (data[self.axis],)
+
+    def forward(self, xp, data):
+        shape = self.infer_shape(data.shape)
+        count = math.prod(shape)
+        return arange_values(xp, count, self.start, self.step, self.repeat,
+                             data.dtype).reshape(shape)
 
 
 @register_op

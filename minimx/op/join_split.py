@@ -13,6 +13,19 @@ from .registry import OpDef, TestHints, register_op
 
 
 # -- joining and splitting -------------------------------------------------------------------
+def one_dtype(op, dtypes):
+    """The dtype every input of a join has, as MXNet requires ("Non-uniform data type in
+    Concat"): joining int32 with float32 would otherwise cast the float values to the first
+    input's dtype, silently (1.5 -> 1).  Unknown dtypes (None) take the others'."""
+    known = [dtype for dtype in dtypes if dtype is not None]
+    for position, dtype in enumerate(dtypes):
+        if dtype is not None and dtype != known[0]:
+            raise op.type_error(f"inputs must have one dtype: input 0 is {known[0]}, input "
+                                f"{position} is {dtype} (cast them first, e.g. "
+                                f"x.astype('{known[0]}'))")
+    return known[0] if known else None
+
+
 @register_op
 class Concat(OpDef):
     """Join arrays along axis ``dim``; the other dims must agree."""
@@ -56,7 +69,7 @@ class Concat(OpDef):
         return shapes
 
     def infer_type(self, *dtypes):
-        return dtypes[0]
+        return one_dtype(self, dtypes)
 
     def forward(self, xp, *arrays):
         return xp.concatenate(arrays, axis=self.dim)
@@ -90,7 +103,7 @@ class Stack(OpDef):
         return first[:axis] + (len(shapes),) + first[axis:]
 
     def infer_type(self, *dtypes):
-        return dtypes[0]
+        return one_dtype(self, dtypes)
 
     def forward(self, xp, *arrays):
         return xp.stack(arrays, axis=self._position(arrays[0].ndim))

@@ -240,8 +240,11 @@ class Norm(Reduce):
         else:
             # scaled by the largest entry, so squares of tiny or huge values stay finite
             scale = xp.max(magnitude, axis=axes, keepdims=True)
-            unit = magnitude / xp.where(scale > 0, scale, 1)
+            # (an infinite entry makes the norm infinite: inf / inf would make it NaN)
+            finite = xp.isfinite(scale)
+            unit = magnitude / xp.where(finite & (scale > 0), scale, 1)
             result = scale * xp.sqrt(xp.sum(unit * unit, axis=axes, keepdims=True))
+            result = xp.where(finite, result, scale)
         return result.astype(self.out_dtype or data.dtype)
 
     def backward(self, xp, out_grad, data, output):

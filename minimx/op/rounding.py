@@ -11,13 +11,17 @@ from .registry import TestHints, register_op
 
 @register_op
 class Sign(ZeroGradient):
-    """-1, 0 or 1 by the sign of ``x``; zero gradient."""
+    """-1, 0 or 1 by the sign of ``x``; zero gradient.  NaN gives 0, as MXNet's
+    (``x > 0 ? 1 : x < 0 ? -1 : 0``), where numpy's ``sign`` gives NaN."""
     name = "sign"
     xp_name = "sign"
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.sign(x))
 
     def compute(self, xp, data):
-        return xp.sign(data)
+        signs = xp.sign(data)
+        if signs.dtype.kind in "fc":
+            signs[xp.isnan(signs)] = 0
+        return signs
 
 
 # -- rounding: zero gradient ----------------------------------------------------------------------
