@@ -37,35 +37,50 @@ def getitem(array, key):
 def basic_view(array, key):
     """``array[key]`` as a view on the same buffer, for a basic key of several ints and
     slices (``x[i, j]``, ``x[0, 0, 2:5]``) whose part is contiguous: MXNet 1.9.1's rule
-    (``np.shares_memory`` says so; MXNet copies a strided part, ``x[2:5, 0]``).  The view
-    has NumPy's shape (``()`` for one element).  None where a copy is made instead (a
-    strided part, another kind of key, the first axis alone, a recorded array)."""
-    if not isinstance(key, tuple) or len(key) < 2 or (recording.is_recording() and
-                                                       array._autograd is not None):
+    (``np.shares_memory`` says so; MXNet copies a strided part, ``x[2:5, 0]``).  A new
+    axis (``None``) anywhere in the key is a view too (``x[None]``, ``x[:, None]``, as
+    MXNet's).  The view has NumPy's shape (``()`` for one element).  None where a copy is
+    made instead (a strided part, another kind of key, the first axis alone, a recorded
+    array)."""
+    if key is None:
+        key = (None,)
+    if not isinstance(key, tuple) or (len(key) < 2 and not any(item is None for item in key)) \
+            or (recording.is_recording() and array._autograd is not None):
         return None
     for item in key:
-        if not isinstance(item, slice) and not _is_int(item):
+        if item is not None and not isinstance(item, slice) and not _is_int(item):
             return None
+    indices = [item for item in key if item is not None]    # the key without new axes
     shape, parts = array._shape, []         # parts: (size, stride in elements) of the view
-    if len(key) > len(shape):
+    if len(indices) > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, "
-                         f"but {len(key)} were indexed")
+                         f"but {len(indices)} were indexed")
     stride = 1
-    for axis in range(len(shape) - 1, len(key) - 1, -1):     # the axes the key leaves whole
+    for axis in range(len(shape) - 1, len(indices) - 1, -1):  # the axes the key leaves whole
         parts.append((shape[axis], stride))
         stride *= shape[axis]
-    for axis in range(len(key) - 1, -1, -1):
-        item, length = key[axis], shape[axis]
+    sizes = {}                              # a slice's axis -> its size in the view
+    for axis in range(len(indices) - 1, -1, -1):
+        item, length = indices[axis], shape[axis]
         if isinstance(item, slice):
             start, stop, step = item.indices(length)
-            parts.append((len(range(start, stop, step)), stride * step))
+            sizes[axis] = len(range(start, stop, step))
+            parts.append((sizes[axis], stride * step))
         elif not -length <= item < length:
             raise IndexError(f"index {int(item)} is out of bounds for axis {axis} with "
                              f"size {length}")
         stride *= length
     if not _contiguous(parts):
         return None
-    view_shape = tuple(size for size, _ in reversed(parts))
+    view_shape, axis = [], 0
+    for item in key:
+        if item is None:
+            view_shape.append(1)
+            continue
+        if isinstance(item, slice):
+            view_shape.append(sizes[axis])
+        axis += 1
+    view_shape = tuple(view_shape) + tuple(shape[len(indices):])
     return type(array)(array._chunk, view_shape, array._dtype,
                        (array._view or ()) + (key + (Ellipsis,),))
 

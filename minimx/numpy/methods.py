@@ -31,7 +31,9 @@ def _transpose(self, *axes):
 
 
 def _flatten(self, order="C"):
-    return self.reshape(-1, order=order)
+    """A flat copy, as NumPy's and MXNet's ``flatten`` (``ravel`` and ``reshape(-1)`` may
+    share the buffer; a write into a flattened array must not reach the original)."""
+    return self.reshape(-1, order=order).copy()
 
 
 def _truth(count_of, holds):

@@ -228,3 +228,38 @@ def test_mxnet_private_scope_name_imports_and_switches_np_arrays():
     with _NumpyArrayScope(True):
         assert is_np_array()
     assert not is_np_array()
+
+
+VIEWS_PROGRAM = """
+import json
+out = {}
+for mode in ("nd", "np"):
+    if mode == "np":
+        mx.npx.set_np()
+    make = ((lambda: mx.np.arange(6).reshape((2, 3))) if mode == "np"
+            else (lambda: mx.nd.arange(6).reshape((2, 3))))
+    keys = {"x[None]": lambda x: x[None], "x[None, :]": lambda x: x[None, :],
+            "x[:, None]": lambda x: x[:, None], "x[None, 0]": lambda x: x[None, 0],
+            "x[0, None, 1:]": lambda x: x[0, None, 1:], "x[:, None, 1]": lambda x: x[:, None, 1],
+            "flatten": lambda x: x.flatten()}
+    for name, take in keys.items():
+        x = make()
+        part = take(x)
+        part[:] = -1
+        out[mode + " " + name] = [list(part.shape), x.asnumpy().tolist()]
+    if mode == "np":
+        mx.npx.reset_np()
+print(json.dumps(out))
+"""
+
+
+def test_new_axes_are_views_and_flatten_copies_as_in_mxnet(mxnet_python):
+    """MXNet 1.9.1: indexing with new axes (``x[None]``, ``x[:, None]``, with ints and
+    slices) gives a view, writes show in ``x`` (a strided part, ``x[:, None, 1]``, is a
+    copy); ``flatten`` copies, in NumPy mode too (minimx's np ``flatten`` shared the
+    buffer, and its new axes copied)."""
+    from same_program import on_minimx_np_mode, on_mxnet
+    ours = on_minimx_np_mode(VIEWS_PROGRAM)
+    assert ours["np x[None]"] == [[1, 2, 3], [[-1.0] * 3] * 2]
+    assert ours["np flatten"][1] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert ours == on_mxnet(mxnet_python, VIEWS_PROGRAM)
