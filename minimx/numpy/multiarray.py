@@ -49,9 +49,17 @@ def _inplace(name):
     so NumPy's promotion applies (``w *= mask`` multiplies by a bool array)."""
     def method(self, other):
         from . import ufuncs
-        if isinstance(other, NDArray) and onp.issubdtype(other.dtype, onp.floating) and \
-                not onp.issubdtype(self.dtype, onp.floating):
-            raise InvalidTypeError(f"np.{name} (in place): a {other.dtype} operand cannot be "
+        other_dtype = getattr(other, "dtype", None) if isinstance(other, NDArray) else \
+            onp.result_type(other) if isinstance(other, (bool, int, float)) else None
+        floating_into_exact = (isinstance(other, NDArray)
+                               and onp.issubdtype(other.dtype, onp.floating)
+                               and not onp.issubdtype(self.dtype, onp.floating))
+        # a number into a bool array (``mask += 1``): NumPy and MXNet refuse it, the bool
+        # result would be [True, True]
+        into_bool = self.dtype == onp.bool_ and other_dtype is not None and \
+            other_dtype != onp.bool_
+        if floating_into_exact or into_bool:
+            raise InvalidTypeError(f"np.{name} (in place): a {other_dtype} operand cannot be "
                                    f"written into a {self.dtype} array (expected the "
                                    f"array's own type or one that casts to it)")
         return getattr(ufuncs, name)(self, other, out=self)
@@ -201,6 +209,11 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     __rtruediv__ = _operator("true_divide", reflected=True)
     __mod__, __rmod__ = _operator("mod"), _operator("mod", reflected=True)
     __pow__, __rpow__ = _operator("power"), _operator("power", reflected=True)
+    def __neg__(self):
+        """``-x``; a bool array negates as int64, as MXNet's np (``-mask`` is [-1, 0])."""
+        return super().__neg__() if self._dtype != onp.bool_ else \
+            super(ndarray, self.astype(onp.int64)).__neg__()
+
     __iadd__, __isub__ = _inplace("add"), _inplace("subtract")
     __imul__, __itruediv__ = _inplace("multiply"), _inplace("true_divide")
 

@@ -11,6 +11,7 @@ import numbers
 
 import numpy as onp
 
+from ..base import InvalidTypeError
 from ..ndarray import NDArray, arithmetic
 from .adapter import as_operand_like, call_np, operand, promote, public
 from .multiarray import as_np
@@ -103,13 +104,40 @@ def _refuse_extras(name, kwargs):
                                       f"{name}")
 
 
+# unary functions that take a bool array (the others refuse it, as MXNet's np: their
+# numpy kernels would give bool garbage, exp(True) == True)
+BOOL_UNARY = (*PREDICATES, "bitwise_not", "invert")
+# binary functions where a bool array meets a Python number as int64 (MXNet's np:
+# ``mask + 1`` is [2, 1], not [True, True]; ``1.5 * mask`` is int64 [1, 0])
+BOOL_AS_INT64 = ("add", "subtract", "multiply", "power", "maximum", "minimum", "fmod")
+
+
+def refuse_bool(name, x):
+    """MXNet's np refuses a bool array in arithmetic that has no meaning for it."""
+    if getattr(x, "dtype", None) == onp.bool_:
+        raise InvalidTypeError(f"np.{name}: a bool array is not supported (as in MXNet's "
+                               f"np); cast it first, e.g. x.astype('float32')")
+
+
 def _unary(name, op_name):
     def function(x, out=None, **kwargs):
         _refuse_extras(name, kwargs)
         if out is not None and name in PREDICATES and out.dtype != onp.bool_:
             raise TypeError(f"np.{name}: out must be a bool array, got {out.dtype}")
-        return call_np(op_name, operand(x), out=out)
+        x = operand(x)
+        if name not in BOOL_UNARY:
+            refuse_bool(name, x)
+        return call_np(op_name, x, out=out)
     return public(function, name, f"``np.{name}(x)``: the ``{op_name}`` operator.")
+
+
+def _bool_as_int64(x1, x2):
+    """A bool array beside a Python number, as int64 (``BOOL_AS_INT64``)."""
+    if isinstance(x2, _NUMBERS) and getattr(x1, "dtype", None) == onp.bool_:
+        return x1.astype(onp.int64), x2
+    if isinstance(x1, _NUMBERS) and getattr(x2, "dtype", None) == onp.bool_:
+        return x1, x2.astype(onp.int64)
+    return x1, x2
 
 
 _NUMBERS = (numbers.Number, onp.generic)
@@ -119,6 +147,8 @@ def _binary(name, nd_function, to_bool=False):
     def function(x1, x2, out=None, **kwargs):
         _refuse_extras(name, kwargs)
         x1, x2 = promote(*_operands(x1, x2))
+        if name in BOOL_AS_INT64:
+            x1, x2 = _bool_as_int64(x1, x2)
         result = nd_function(x1, x2) if to_bool else nd_function(x1, x2, out=out)
         if not isinstance(result, NDArray) and isinstance(result, _NUMBERS):   # two numbers
             return onp.bool_(result) if to_bool else result
@@ -134,6 +164,8 @@ def _binary_operator(name, op_name):
         x1, x2 = _operands(x1, x2)
         if not hasattr(x1, "dtype") and not hasattr(x2, "dtype"):      # two Python numbers
             return getattr(onp, name)(x1, x2)
+        if name in ("mod", "remainder"):
+            x1, x2 = _bool_as_int64(x1, x2)
         x1, x2 = promote(as_operand_like(x1, x2), as_operand_like(x2, x1))
         return call_np(op_name, x1, x2, out=out)
     return public(function, name, f"``np.{name}(x1, x2)``: the ``{op_name}`` operator.")

@@ -263,3 +263,39 @@ def test_new_axes_are_views_and_flatten_copies_as_in_mxnet(mxnet_python):
     assert ours["np x[None]"] == [[1, 2, 3], [[-1.0] * 3] * 2]
     assert ours["np flatten"][1] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     assert ours == on_mxnet(mxnet_python, VIEWS_PROGRAM)
+
+
+BOOL_PROGRAM = """
+import json
+mx.npx.set_np()
+np = mx.np
+out = {}
+cases = {"b + 1": lambda b: b + 1, "1.5 * b": lambda b: 1.5 * b, "b - True": lambda b: b - True,
+         "2 ** b": lambda b: 2 ** b, "b % 2": lambda b: b % 2, "-b": lambda b: -b,
+         "maximum(b, 1)": lambda b: np.maximum(b, 1), "minimum(b, 0.5)": lambda b: np.minimum(b, 0.5),
+         "b + b": lambda b: b + b, "b / 2": lambda b: b / 2, "b.sum()": lambda b: b.sum(),
+         "exp(b)": lambda b: np.exp(b), "abs(b)": lambda b: np.abs(b),
+         "negative(b)": lambda b: np.negative(b), "b += 1": lambda b: b.__iadd__(1),
+         "isnan(b)": lambda b: np.isnan(b), "invert(b)": lambda b: np.invert(b)}
+for name, f in cases.items():
+    b = np.array([1, 0]).astype("bool")
+    try:
+        r = f(b)
+        out[name] = [str(r.dtype), r.tolist()]
+    except Exception as error:
+        out[name] = "refused" if "MXNetError" in type(error).__mro__[0].__name__ or isinstance(
+            error, mx.base.MXNetError) else type(error).__name__
+mx.npx.reset_np()
+print(json.dumps(out))
+"""
+
+
+def test_bool_arrays_in_arithmetic_as_in_mxnet(mxnet_python):
+    """MXNet's np: a bool array beside a Python number computes in int64 (``mask + 1`` is
+    [2, 1]; minimx kept bool and gave [True, True]); unary maths of a bool array
+    (``exp``, ``abs``, ``negative``) and ``mask += 1`` are refused (minimx gave bool
+    garbage, exp(True) == True); ``-mask`` is int64."""
+    from same_program import on_minimx_np_mode, on_mxnet
+    ours = on_minimx_np_mode(BOOL_PROGRAM)
+    assert ours["b + 1"] == ["int64", [2, 1]] and ours["exp(b)"] == "refused"
+    assert ours == on_mxnet(mxnet_python, BOOL_PROGRAM)
