@@ -157,10 +157,15 @@ def resize_taps(in_h, in_w, h, w, interp):
 
 
 def round_to(out, dtype):
-    """A float32 result as ``dtype``: integers rounded half to even and clipped to range."""
+    """A float32 result as ``dtype``: integers rounded half up and clipped to range.  Half
+    up as OpenCV's fixed-point resize for 8-bit images (it adds half of the last unit and
+    shifts): halving a row [k, k + 1] gives k + 1, where NumPy's ``rint`` (half to even)
+    gave k for every even k -- one level apart from MXNet on exact halves, which a
+    downscale by 2 makes common."""
     if np.issubdtype(dtype, np.integer):
         info = np.iinfo(dtype)
-        out = np.rint(out, out=out if out.dtype == np.float32 else None)
+        out = np.add(out, 0.5, out=out if out.dtype == np.float32 else None)
+        np.floor(out, out=out)
         np.clip(out, info.min, info.max, out=out)
     return out.astype(dtype, copy=False)
 

@@ -53,6 +53,42 @@ def test_helpers_match_mxnet(mxnet_python):
     assert list(mx.image.scale_down((5, 4), (8, 8))) == want["scale_down"]
 
 
+
+HALVES = """
+import json, sys
+import numpy as np
+import mxnet as mx
+img = mx.nd.array(np.array(json.loads(sys.argv[1]), np.uint8), dtype='uint8')
+row = mx.nd.array(np.array([[[0], [2], [5]]] * 2, np.uint8), dtype='uint8')
+print(json.dumps({"linear": mx.image.imresize(img, 8, 1, interp=1).asnumpy().tolist(),
+                  "area": mx.image.imresize(img, 8, 1, interp=3).asnumpy().tolist(),
+                  "image.resize": mx.nd.image.resize(img, size=(8, 1)).asnumpy().tolist(),
+                  "3 to 2": mx.image.imresize(row, 2, 2).asnumpy().tolist()}))
+"""
+
+
+@pytest.mark.mxnet
+def test_exact_halves_round_up_as_in_mxnet(mxnet_python):
+    """Halving a 2 x 16 image of pairs [k, k + 1] puts every output on k + 0.5: MXNet's
+    8-bit resize (OpenCV's fixed point) rounds those up; minimx's NumPy ``rint`` rounded
+    to even, one level below MXNet for every even k."""
+    img = np.zeros((2, 16, 1), np.uint8)
+    for k in range(8):
+        img[:, 2 * k], img[:, 2 * k + 1] = k, k + 1
+    result = subprocess.run([mxnet_python, "-c", HALVES, json.dumps(img.tolist())],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    want = json.loads(result.stdout.strip().splitlines()[-1])
+    src = mx.nd.array(img, dtype="uint8")
+    row = mx.nd.array(np.array([[[0], [2], [5]]] * 2, np.uint8), dtype="uint8")
+    got = {"linear": mx.image.imresize(src, 8, 1, interp=1),
+           "area": mx.image.imresize(src, 8, 1, interp=3),
+           "image.resize": mx.nd.image.resize(src, size=(8, 1)),
+           "3 to 2": mx.image.imresize(row, 2, 2)}
+    assert np.ravel(want["linear"]).tolist() == list(range(1, 9))
+    for name, value in got.items():
+        np.testing.assert_array_equal(value.asnumpy(), np.array(want[name]), err_msg=name)
+
 def test_imdecode_flags_and_errors():
     img = np.random.RandomState(0).randint(0, 256, (4, 5, 3)).astype(np.uint8)
     buf = encode_array(img, img_fmt=".png")
