@@ -83,6 +83,49 @@ def histogram(a, bins=10, range=None, normed=None, weights=None, density=None): 
 genfromtxt = host_function("genfromtxt")
 
 
+def copy(a):
+    """A copy of ``a`` (a new buffer; MXNet's ``_npi_copy``)."""
+    from .adapter import operand
+    return operand(a).copy()
+
+
+def real(val):
+    """The real part: ``val`` itself, MXNet's arrays being real."""
+    from .adapter import operand
+    return operand(val)
+
+
+# NumPy 1 names MXNet 1.9.1 serves (by its operators or its host fallback) that NumPy 2
+# dropped or renamed: kept here under both names, computed by what they alias
+def product(a, axis=None, dtype=None, out=None, keepdims=False):
+    return prod(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)  # noqa: F405
+
+
+def sometrue(a, axis=None, out=None, keepdims=False):
+    return any(a, axis, out, keepdims)
+
+
+def alltrue(a, axis=None, out=None, keepdims=False):
+    return all(a, axis, out, keepdims)
+
+
+def row_stack(tup):
+    return vstack(tup)  # noqa: F405
+
+
+def msort(a):
+    """``a`` sorted along its first axis."""
+    return sort(a, axis=0)  # noqa: F405
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False):
+    """Whether each element of the flattened ``ar1`` is in ``ar2`` (bool, 1-D)."""
+    return isin(ar1, ar2, assume_unique=assume_unique, invert=invert).reshape(-1)  # noqa: F405
+
+
+trapz = host_function("trapezoid" if hasattr(onp, "trapezoid") else "trapz")
+
+
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
     from .adapter import operand
     return ndarray.any(operand(a), axis, out, keepdims)
@@ -92,7 +135,8 @@ def all(a, axis=None, out=None, keepdims=False):  # noqa: A001 (NumPy's name)
     from .adapter import operand
     return ndarray.all(operand(a), axis, out, keepdims)
 
-__all__ = ["ndarray", "any", "all", "genfromtxt", "shape", "histogram", "random", "linalg", "nonzero", "flatnonzero",
+__all__ = ["ndarray", "any", "all", "genfromtxt", "copy", "real", "product", "sometrue",
+           "alltrue", "row_stack", "msort", "in1d", "trapz", "shape", "histogram", "random", "linalg", "nonzero", "flatnonzero",
            "argwhere", "unique",
            "shares_memory", "may_share_memory",
            "shares_memory", "may_share_memory",

@@ -299,3 +299,21 @@ def test_bool_arrays_in_arithmetic_as_in_mxnet(mxnet_python):
     ours = on_minimx_np_mode(BOOL_PROGRAM)
     assert ours["b + 1"] == ["int64", [2, 1]] and ours["exp(b)"] == "refused"
     assert ours == on_mxnet(mxnet_python, BOOL_PROGRAM)
+
+
+def test_numpy_1_names_mxnet_serves_exist_on_numpy_2():
+    """``np.copy``/``real`` and the NumPy 1 names MXNet 1.9.1's np answers (``product``,
+    ``sometrue``, ``alltrue``, ``row_stack``, ``msort``, ``in1d``, ``trapz``) exist whatever
+    the host NumPy (NumPy 2 dropped or renamed most of them)."""
+    from minimx import np as mnp
+    a = onp.array([[3.0, 1.0], [2.0, 4.0]], onp.float32)
+    x = mnp.array(a)
+    copied = mnp.copy(x)
+    copied[0, 0] = 9
+    assert x.asnumpy()[0, 0] == 3.0 and mnp.real(x).asnumpy().tolist() == a.tolist()
+    assert float(mnp.product(x)) == 24.0 and bool(mnp.sometrue(x > 3))
+    assert not bool(mnp.alltrue(x > 1))
+    onp.testing.assert_array_equal(mnp.row_stack([x, x]).asnumpy(), onp.vstack([a, a]))
+    onp.testing.assert_array_equal(mnp.msort(x).asnumpy(), onp.sort(a, axis=0))
+    assert mnp.in1d(x, mnp.array([1.0, 4.0])).asnumpy().tolist() == [False, True, False, True]
+    onp.testing.assert_allclose(mnp.trapz(x).asnumpy(), [2.0, 3.0])
