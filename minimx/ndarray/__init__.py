@@ -18,7 +18,7 @@ from .creation import arange, array, empty, eye, full, ones, ones_like, zeros, z
 from .ndarray import NDArray
 from .sparse_array import cast_storage
 from .utils import load, load_frombuffer, save
-from .functions import from_numpy, histogram, linspace, moveaxis, onehot_encode, split_v2
+from .functions import cumsum, from_numpy, histogram, linspace, moveaxis, onehot_encode, split_v2
 from .dlpack import from_dlpack, to_dlpack_for_read, to_dlpack_for_write
 
 __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye", "zeros_like",
@@ -27,7 +27,7 @@ __all__ = ["NDArray", "array", "empty", "zeros", "ones", "full", "arange", "eye"
            "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "negative",
            "waitall", "concatenate", "save", "load", "load_frombuffer", "_internal", "op",
            "random", "utils", "contrib", "linalg", "image", "from_numpy", "linspace",
-           "moveaxis", "onehot_encode", "split_v2", "histogram", "sparse", "cast_storage",
+           "moveaxis", "onehot_encode", "split_v2", "histogram", "cumsum", "sparse", "cast_storage",
            "from_dlpack", "to_dlpack_for_read", "to_dlpack_for_write"]
 
 

@@ -12,7 +12,8 @@ from ..op.registry import get_op
 from .ndarray import Chunk, NDArray
 from .register import call
 
-__all__ = ["moveaxis", "linspace", "split_v2", "histogram", "onehot_encode", "from_numpy"]
+__all__ = ["moveaxis", "linspace", "split_v2", "histogram", "cumsum", "onehot_encode",
+           "from_numpy"]
 
 
 def moveaxis(tensor, source, destination):
@@ -54,9 +55,25 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
 
 def histogram(a, bins=10, range=None):
     """``(counts, edges)`` of ``a``'s values, as ``numpy.histogram``: ``bins`` equal bins
-    over ``range``, or the bins between the edges of an array ``bins``."""
+    over ``range``, or the bins between the edges of an array ``bins``.  A count of bins
+    without ``range`` spans the values' minimum to maximum, as MXNet does (with its
+    warning): a sync point, the values must be known."""
+    if range is None and not isinstance(bins, NDArray):
+        import warnings
+        warnings.warn("range is not specified, using numpy's result to ensure consistency "
+                      "with numpy", stacklevel=2)
+        range = (float(a.min().asscalar()), float(a.max().asscalar()))  # noqa: A001
     params, extra = get_op("_histogram").params_for(bins, range)
     return tuple(call("_histogram", a, *extra, **params))
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Running sums along ``axis`` (of the flattened array when None), in ``dtype`` if
+    given: the ``_np_cumsum`` operator, as MXNet's ``nd.cumsum``."""
+    if dtype is not None:
+        a = a.astype(normalize_dtype(dtype).name)
+    return call("_np_cumsum", a.reshape(-1) if axis is None else a,
+                axis=0 if axis is None else axis, out=out)
 
 
 def onehot_encode(indices, out):

@@ -198,3 +198,33 @@ class Trsm(_Triangular):
             return self.grad_of_a(xp, -transposed(output) @ grad_b), self.alpha * grad_b
         grad_b = xp.linalg.solve(transposed(op_a), out_grad)                  # op(A)^-T g
         return self.grad_of_a(xp, -grad_b @ transposed(output)), self.alpha * grad_b
+
+
+@register_op
+class KhatriRao(OpDef):
+    """The column-wise Kronecker product of matrices with one column count ``R``:
+    ``(I_1, R), (I_2, R), ...`` -> ``(I_1 * I_2 * ..., R)``, column ``r`` the Kronecker
+    product of the inputs' columns ``r``.  No gradient, as MXNet's."""
+    name = "khatri_rao"
+    variadic = True
+    params = {"num_args": Param(int, default=1, doc="how many inputs")}
+    differentiable = False
+    test = TestHints(shapes=((2, 3), (4, 3)), grad=False,
+                     reference=lambda np, *ms, **_: np.stack(
+                         [np.kron(ms[0][:, r], ms[1][:, r]) for r in range(ms[0].shape[1])],
+                         axis=1))
+
+    def infer_shape(self, *shapes):
+        if any(len(shape) != 2 for shape in shapes) or len({s[1] for s in shapes}) != 1:
+            raise self.shape_error(f"expected matrices with one column count, got "
+                                   f"{[tuple(s) for s in shapes]}")
+        rows = 1
+        for shape in shapes:
+            rows *= shape[0]
+        return (rows, shapes[0][1])
+
+    def forward(self, xp, *matrices):
+        result = matrices[0]
+        for matrix in matrices[1:]:     # (rows so far, R) x (I, R) -> (rows so far * I, R)
+            result = (result[:, None, :] * matrix[None, :, :]).reshape(-1, matrix.shape[1])
+        return result if len(matrices) > 1 else result.copy()

@@ -109,3 +109,30 @@ def test_joining_two_dtypes_is_refused_not_truncated(join):
         join(nd.array([1, 2], dtype="int32"), nd.array([1.5, 2.5])).wait_to_read()
     same = join(nd.array([1, 2]), nd.array([1.5, 2.5]))
     assert same.dtype == np.float32 and 1.5 in same.asnumpy()
+
+
+NAMES_PROGRAM = """
+import json, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+nd = mx.nd
+a = nd.array([[1, 2], [3, 4]])
+b = nd.array([[1, 0], [2, 1], [0, 3]])
+counts, edges = nd.histogram(a)
+print(json.dumps({"cumsum": nd.cumsum(a).asnumpy().tolist(),
+                  "cumsum axis": nd.cumsum(a, axis=0).asnumpy().tolist(),
+                  "cumsum dtype": str(nd.cumsum(a, dtype="float64").dtype),
+                  "histogram": [counts.asnumpy().tolist(), str(counts.dtype),
+                                [round(float(v), 5) for v in edges.asnumpy()]],
+                  "khatri_rao": nd.khatri_rao(a, b).asnumpy().tolist(),
+                  "khatri_rao one": nd.khatri_rao(a).asnumpy().tolist()}))
+"""
+
+
+def test_nd_cumsum_histogram_khatri_rao_as_mxnet(mxnet_python):
+    """``nd.cumsum`` (flattened without an axis), ``nd.histogram`` without a range (over
+    the values' minimum to maximum, as MXNet's) and ``nd.khatri_rao``: MXNet 1.9.1 API that
+    calling every ``nd`` function on both sides found missing or refusing."""
+    ours = on_minimx(NAMES_PROGRAM)
+    assert ours["cumsum"] == [1, 3, 6, 10] and len(ours["khatri_rao"]) == 6
+    assert ours == on_mxnet(mxnet_python, NAMES_PROGRAM)
