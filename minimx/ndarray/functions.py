@@ -57,12 +57,16 @@ def histogram(a, bins=10, range=None):
     """``(counts, edges)`` of ``a``'s values, as ``numpy.histogram``: ``bins`` equal bins
     over ``range``, or the bins between the edges of an array ``bins``.  A count of bins
     without ``range`` spans the values' minimum to maximum, as MXNet does (with its
-    warning): a sync point, the values must be known."""
+    warning, and as it, counts in float32 then: it makes an array of NumPy's counts): a sync
+    point, the values must be known."""
     if range is None and not isinstance(bins, NDArray):
         import warnings
         warnings.warn("range is not specified, using numpy's result to ensure consistency "
                       "with numpy", stacklevel=2)
-        range = (float(a.min().asscalar()), float(a.max().asscalar()))  # noqa: A001
+        params, extra = get_op("_histogram").params_for(
+            bins, (float(a.min().asscalar()), float(a.max().asscalar())))
+        counts, edges = call("_histogram", a, *extra, **params)
+        return counts.astype(np.float32), edges
     params, extra = get_op("_histogram").params_for(bins, range)
     return tuple(call("_histogram", a, *extra, **params))
 
