@@ -99,3 +99,28 @@ class LogicalNot(ZeroGradient):
 
     def compute(self, xp, data):
         return (data == 0).astype(data.dtype)
+
+
+# -- straight-through estimators: a piecewise-constant forward, the identity as gradient ------
+@register_op
+class RoundSTE(Round):
+    """``round`` forward; the gradient passes straight through unchanged (the
+    straight-through estimator of quantization-aware training).  The numeric check would
+    see the true, zero derivative, so the generated tests check values only; the gradient
+    is checked against MXNet (tests/op/test_edge_values_vs_mxnet.py)."""
+    name = "_contrib_round_ste"
+    test = TestHints(low=-3.0, high=3.0, grad=False, reference=Round.test.reference)
+
+    def backward(self, xp, out_grad):
+        return out_grad
+
+
+@register_op
+class SignSTE(Sign):
+    """``sign`` forward; the gradient passes straight through unchanged (see RoundSTE)."""
+    name = "_contrib_sign_ste"
+    xp_name = None
+    test = TestHints(low=-3.0, high=3.0, grad=False, reference=lambda np, x: np.sign(x))
+
+    def backward(self, xp, out_grad):
+        return out_grad

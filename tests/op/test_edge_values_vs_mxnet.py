@@ -136,3 +136,25 @@ def test_nd_cumsum_histogram_khatri_rao_as_mxnet(mxnet_python):
     ours = on_minimx(NAMES_PROGRAM)
     assert ours["cumsum"] == [1, 3, 6, 10] and len(ours["khatri_rao"]) == 6
     assert ours == on_mxnet(mxnet_python, NAMES_PROGRAM)
+
+
+STE_PROGRAM = """
+import json
+x = mx.nd.array([[-1.5, 0.4, 2.5, -0.0, 0.5]])
+x.attach_grad()
+out = {}
+for name in ("round_ste", "sign_ste"):
+    with mx.autograd.record():
+        y = getattr(mx.nd.contrib, name)(x)
+    y.backward(mx.nd.array([[1.0, 2.0, 3.0, 4.0, 5.0]]))
+    out[name] = [y.asnumpy().tolist(), x.grad.asnumpy().tolist()]
+print(json.dumps(out))
+"""
+
+
+def test_straight_through_estimators_as_mxnet(mxnet_python):
+    """``contrib.round_ste`` / ``sign_ste``: round (halves away from zero) and sign forward,
+    the gradient passed through unchanged -- MXNet 1.9.1 API that was missing."""
+    ours = on_minimx(STE_PROGRAM)
+    assert ours["round_ste"][1] == [[1.0, 2.0, 3.0, 4.0, 5.0]]
+    assert ours == on_mxnet(mxnet_python, STE_PROGRAM)
