@@ -220,12 +220,15 @@ class LogisticRegressionOutput(RegressionOutput):
 
 @register_op
 class MAERegressionOutput(RegressionOutput):
-    """Identity forward; backward is the absolute-error gradient ``sign(output - label)``."""
+    """Identity forward; backward is the absolute-error gradient: 1 where ``output >
+    label``, else -1 -- MXNet's (its ``minus_sign``), so an exact prediction gets -1, not
+    ``sign``'s 0."""
     name = "MAERegressionOutput"
     test = TestHints(shapes=((3, 2), (3, 2)), reference=lambda np, x, label: x, grad=False)
 
     def loss_grad(self, xp, output, label):
-        return xp.sign(output - label)
+        above = output > label
+        return above.astype(output.dtype) * 2 - 1
 
 
 @register_op

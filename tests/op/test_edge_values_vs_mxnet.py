@@ -158,3 +158,22 @@ def test_straight_through_estimators_as_mxnet(mxnet_python):
     ours = on_minimx(STE_PROGRAM)
     assert ours["round_ste"][1] == [[1.0, 2.0, 3.0, 4.0, 5.0]]
     assert ours == on_mxnet(mxnet_python, STE_PROGRAM)
+
+
+MAE_PROGRAM = """
+import json
+x = mx.nd.array([[0.2, -0.8, 1.5]])
+x.attach_grad()
+with mx.autograd.record():
+    y = mx.nd.MAERegressionOutput(x, mx.nd.array([[1.0, -0.8, 0.5]]))
+y.backward()
+print(json.dumps(x.grad.asnumpy().tolist()))
+"""
+
+
+def test_mae_regression_gradient_at_an_exact_prediction_as_mxnet(mxnet_python):
+    """MXNet's MAERegressionOutput gradient is +1 above the label and -1 otherwise (scaled
+    by 1/outputs), so an exact prediction gets -1; ``sign`` gave it 0."""
+    ours = on_minimx(MAE_PROGRAM)
+    assert ours[0][1] < 0
+    assert ours == on_mxnet(mxnet_python, MAE_PROGRAM)
