@@ -94,8 +94,13 @@ def test_histogram_counts_as_numpy_in_both_forms():
     np.testing.assert_allclose(edges.asnumpy(), want_edges)
     counts, edges = nd.histogram(nd.array(values), bins=nd.array([-1.0, 0.5, 2.5]))
     assert counts.asnumpy().tolist() == [2, 1]          # 2.5 is in the last bin, as numpy
-    with pytest.raises(ValueError, match="range"):
-        nd.histogram(nd.array(values), bins=4)
+    # no range: numpy's over the values' minimum to maximum, with MXNet's warning (and its
+    # float32 counts there: MXNet makes an array of numpy's result)
+    with pytest.warns(UserWarning, match="range is not specified"):
+        counts, edges = nd.histogram(nd.array(values), bins=4)
+    want_counts, want_edges = np.histogram(values, 4)
+    assert counts.dtype == np.float32 and counts.asnumpy().tolist() == want_counts.tolist()
+    np.testing.assert_allclose(edges.asnumpy(), want_edges, rtol=1e-6)
 
 
 def test_symbolic_histogram_and_split_v2_infer_their_outputs():
