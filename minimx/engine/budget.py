@@ -144,7 +144,7 @@ class ThreadBudget:
         self._lock = threading.Lock()
         self.load = LoadMonitor(self.cores)
         self._granted = threading.local()     # the cores granted to the operation a thread runs
-        self._helpers = None          # threads that run an operation's parts (run_parallel)
+        self._helpers = None          # (pid, threads that run an operation's parts)
 
     # -- per operation --------------------------------------------------------------------
     def blas_threads_for(self, work, busy):
@@ -187,15 +187,10 @@ class ThreadBudget:
         cores = min(getattr(self._granted, "cores", 1), len(tasks))
         if cores < 2 or self.fixed_blas is not None:
             return [task() for task in tasks]
-        if self._helpers is None:
-            with self._lock:
-                if self._helpers is None:
-                    from concurrent.futures import ThreadPoolExecutor
-                    self._helpers = ThreadPoolExecutor(max(1, self.cores - 1),
-                                                       thread_name_prefix="engine-part")
+        helpers = self._helper_threads()
         self.set_blas_threads(1)
         try:
-            futures = [self._helpers.submit(task) for task in tasks[1:]]
+            futures = [helpers.submit(task) for task in tasks[1:]]
             try:
                 results = [tasks[0]()]
             finally:
@@ -208,6 +203,16 @@ class ThreadBudget:
             if len(self._running) == 1:
                 self.set_blas_threads(self._granted.cores)
         return results
+
+    def _helper_threads(self):
+        """The threads that run the parts beside the worker's own (made on first use, and
+        again in a forked child, which has none of its parent's threads)."""
+        with self._lock:
+            if self._helpers is None or self._helpers[0] != os.getpid():
+                from concurrent.futures import ThreadPoolExecutor
+                self._helpers = (os.getpid(), ThreadPoolExecutor(
+                    max(1, self.cores - 1), thread_name_prefix="engine-part"))
+            return self._helpers[1]
 
     # -- the BLAS library -----------------------------------------------------------------
     def set_blas_threads(self, count):

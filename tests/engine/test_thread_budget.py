@@ -210,3 +210,11 @@ def test_a_failing_part_fails_the_operation_after_every_part_has_ended():
         budget.run_parallel([failing, slow])
     assert ended == ["slow"]
     budget.after(big)
+
+
+def test_a_forked_child_makes_its_own_part_threads():
+    budget = fake_budget(cores=2)
+    first = budget._helper_threads()
+    assert budget._helper_threads() is first
+    budget._helpers = (-1, first)           # as a forked child sees its parent's pool
+    assert budget._helper_threads() is not first
