@@ -55,15 +55,22 @@ def _side_by_side(xp, work, *tasks):
     return run(tasks)
 
 
-def _batch_halves(xp, work, compute, batch):
+def _batch_halves(xp, work, compute, out_shape, dtype):
     """``compute(start, stop)`` for the samples of a batch: as two halves side by side
-    (``_side_by_side``), joined, or at once."""
+    (``_side_by_side``), each copied into its half of one output, or at once."""
+    batch = out_shape[0]
     if batch < 2 or work < _SPLIT_WORK or xp.__name__ != "numpy" or \
             getattr(threading.current_thread(), "run_parallel", None) is None:
         return compute(0, batch)
-    half = batch // 2
-    return xp.concatenate(_side_by_side(xp, work, lambda: compute(0, half),
-                                        lambda: compute(half, batch)))
+    output = xp.empty(out_shape, dtype=dtype)
+
+    def half(start, stop):
+        def run():
+            output[start:stop] = compute(start, stop)
+        return run
+
+    _side_by_side(xp, work, half(0, batch // 2), half(batch // 2, batch))
+    return output
 
 
 def _gradients(xp, work, data_grad, weight_grad):
@@ -361,7 +368,7 @@ class Convolution(ConvolutionBase):
         output = _batch_halves(
             xp, batch * math.prod(out_size) * weight.size,
             lambda start, stop: _convolve(xp, data[start:stop], weight, geometry, groups),
-            batch)
+            (batch, weight.shape[0]) + out_size, xp.result_type(data, weight))
         return self.with_bias(xp, output, bias)
 
     def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
@@ -445,7 +452,7 @@ class Deconvolution(ConvolutionBase):
                                        (stop - start,) + shape[1:], geometry, groups)
 
         output = _batch_halves(xp, batch * math.prod(data.shape[2:]) * weight.size, compute,
-                               batch)
+                               shape, xp.result_type(data, weight))
         return self.with_bias(xp, output, bias)
 
     def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
