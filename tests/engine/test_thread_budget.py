@@ -150,3 +150,71 @@ def test_the_load_monitor_counts_other_processes():
     monitor = budget_module.LoadMonitor(cores=2, period=0.0)
     free = monitor.free_cores()
     assert 1 <= free <= 2
+
+
+def test_an_operation_granted_two_cores_runs_its_parts_side_by_side():
+    budget = fake_budget(cores=2)
+    library = budget._libraries[0]
+    started = threading.Barrier(2, timeout=10)
+
+    def part(value):
+        def run():
+            started.wait()      # both parts run at once, or this times out
+            return value, library.num_threads, threading.current_thread().name
+        return run
+
+    big = Op(10 ** 9)
+    budget.before(big)
+    assert library.num_threads == 2
+    results = budget.run_parallel([part("a"), part("b")])
+    assert [value for value, _, _ in results] == ["a", "b"]
+    assert {threads for _, threads, _ in results} == {1}     # one BLAS thread per part
+    assert results[0][2] != results[1][2]
+    assert library.num_threads == 2                 # the operation's own count again
+    budget.after(big)
+
+
+def test_parts_run_one_after_the_other_on_one_core():
+    for cores, fixed in ((1, None), (2, 2)):
+        budget = fake_budget(cores=cores)
+        budget.fixed_blas = fixed           # a user's BLAS setting: never changed
+        order = []
+        big = Op(10 ** 9)
+        budget.before(big)
+        threads = budget._libraries[0].history[:]
+        results = budget.run_parallel([lambda: order.append(1) or threading.current_thread(),
+                                       lambda: order.append(2) or threading.current_thread()])
+        budget.after(big)
+        assert order == [1, 2] and results == [threading.current_thread()] * 2
+        assert budget._libraries[0].history == threads
+    budget = fake_budget(cores=2)           # an operation without BLAS work: no cores granted
+    budget.before(Op(0))
+    assert budget.run_parallel([lambda: threading.current_thread()] * 2) == \
+        [threading.current_thread()] * 2
+
+
+def test_a_failing_part_fails_the_operation_after_every_part_has_ended():
+    budget = fake_budget(cores=2)
+    ended = []
+
+    def slow():
+        threading.Event().wait(0.05)
+        ended.append("slow")
+
+    def failing():
+        raise ValueError("bad part")
+
+    big = Op(10 ** 9)
+    budget.before(big)
+    with pytest.raises(ValueError, match="bad part"):
+        budget.run_parallel([failing, slow])
+    assert ended == ["slow"]
+    budget.after(big)
+
+
+def test_a_forked_child_makes_its_own_part_threads():
+    budget = fake_budget(cores=2)
+    first = budget._helper_threads()
+    assert budget._helper_threads() is first
+    budget._helpers = (-1, first)           # as a forked child sees its parent's pool
+    assert budget._helper_threads() is not first

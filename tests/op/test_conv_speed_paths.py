@@ -550,3 +550,76 @@ def test_single_channel_data_gradient_adds_taps_back(params, shape):
     scale = np.abs(exact).max()
     np.testing.assert_allclose(taps, exact, rtol=0, atol=1e-5 * scale)
     np.testing.assert_allclose(full, exact, rtol=0, atol=1e-5 * scale)
+
+
+class _TwoThreads:
+    """A stand-in for the engine worker's ``run_parallel``: every part on its own thread."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, tasks):
+        import threading
+        self.calls += 1
+        results = [None] * len(tasks)
+
+        def run(index):
+            results[index] = tasks[index]()
+
+        threads = [threading.Thread(target=run, args=(index,)) for index in range(len(tasks))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return results
+
+
+def _forward_backward(op, x, w, head):
+    return (op.forward(np, x, w),) + tuple(op.backward(np, head, x, w))
+
+
+def _side_by_side_agrees(op_name, params, data_shape, seed, dtype, exact):
+    """The op's forward (two halves of the batch) and backward (data and weight gradients
+    at once) with their parts side by side, against the plain path of one thread."""
+    import threading
+    rng = np.random.default_rng(seed)
+    op = get_op(op_name)(**params)
+    x = rng.standard_normal(data_shape).astype(dtype)
+    w = rng.standard_normal(op.weight_shape(data_shape)).astype(dtype)
+    head = rng.standard_normal(op.forward(np, x, w).shape).astype(dtype)
+    plain = _forward_backward(op, x, w, head)
+    two = _TwoThreads()
+    thread = threading.current_thread()
+    with _setting(conv, "_SPLIT_WORK", 0), _setting(thread, "run_parallel", two, create=True):
+        split = _forward_backward(op, x, w, head)
+    assert two.calls == (2 if data_shape[0] > 1 else 1)
+    for expected, actual in zip(plain, split):
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape
+        if exact:
+            np.testing.assert_array_equal(actual, expected)
+        else:
+            np.testing.assert_allclose(actual, expected, rtol=1e-12, atol=1e-12)
+
+
+@SETTINGS
+@given(conv_cases(), st.integers(0, 2 ** 16), st.booleans())
+def test_convolution_parts_side_by_side_agree_with_one_thread(case, seed, transpose):
+    params, data_shape = case
+    if transpose:
+        params = dict(params, adj=(0,) * len(data_shape[2:]))
+        assume(all((n - 1) * s - 2 * p + d * (k - 1) + 1 >= 1 for n, s, p, d, k in zip(
+            data_shape[2:], params["stride"], params["pad"], params["dilate"],
+            params["kernel"])))
+    _side_by_side_agrees("Deconvolution" if transpose else "Convolution", params, data_shape,
+                         seed, np.float64, exact=False)
+
+
+@pytest.mark.parametrize("op_name, channels, filters, size", [
+    ("Convolution", 64, 128, 16), ("Convolution", 128, 256, 8),
+    ("Deconvolution", 256, 128, 4), ("Deconvolution", 128, 64, 8)])
+def test_dcgan_layers_side_by_side_are_the_plain_path_bit_for_bit(op_name, channels, filters,
+                                                                  size):
+    """The DCGAN's 4x4 stride-2 layers, batch 8, float32: the same products and copies,
+    only on two threads."""
+    params = dict(kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=filters, no_bias=True)
+    _side_by_side_agrees(op_name, params, (8, channels, size, size), 0, np.float32, exact=True)
