@@ -7,15 +7,18 @@ the decoded JSON.  (Importable from any test folder: pytest puts ``tests/``, whe
 ``conftest.py`` is, on ``sys.path``.)
 """
 import json
+import os
 import subprocess
 
 import minimx
 
 
-def on_mxnet(mxnet_python, program, given=""):
+def on_mxnet(mxnet_python, program, given="", env=None):
+    """``env``: environment variables added for the MXNet process (its switches, say)."""
     header = "import sys\nimport mxnet as mx\nINPUT = sys.stdin.read()\n"
     done = subprocess.run([mxnet_python, "-c", header + program], capture_output=True,
-                          text=True, input=given, timeout=300)
+                          text=True, input=given, timeout=300,
+                          env=None if env is None else {**os.environ, **env})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 

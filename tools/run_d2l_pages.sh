@@ -17,6 +17,8 @@
 # PYTHONPATH for packages a venv lacks: pandas for minimx's, matplotlib/pandas/PIL for
 # MXNet's), TIMEOUT (seconds per page and side, default 600), JSON (default WORK/out.json).
 # tools/d2l_table.py WORK/keep WORK/out.json turns a run into a Markdown table of both sides.
+# tools/d2l_seeds.py runs pages once per seed on both sides and tables each figure's spread
+# (issue 27: is a difference more than either side's run-to-run spread?).
 set -euo pipefail
 subs=()
 while [ "${1:-}" = --sub ]; do
