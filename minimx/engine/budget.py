@@ -143,8 +143,6 @@ class ThreadBudget:
         self._libraries = None
         self._lock = threading.Lock()
         self.load = LoadMonitor(self.cores)
-        self._granted = threading.local()     # the cores granted to the operation a thread runs
-        self._helpers = None          # (pid, threads that run an operation's parts)
 
     # -- per operation --------------------------------------------------------------------
     def blas_threads_for(self, work, busy):
@@ -165,54 +163,12 @@ class ThreadBudget:
         # the queued ones start only as workers free up: at most one per idle worker
         busy = running + min(queued, max(0, self.workers - running))
         wanted = self.blas_threads_for(op.work, busy)
-        self._granted.cores = wanted
         if wanted != self._applied:
             self.set_blas_threads(wanted)
 
     def after(self, op):
         if op.work:
-            self._granted.cores = 1
             self._running.pop()
-
-    def run_parallel(self, tasks):
-        """Run ``tasks``, independent parts of the operation this thread is running (a
-        convolution's data and weight gradients, the halves of its batch), side by side
-        on the cores the operation was granted, each with one BLAS thread; one after the
-        other when it was granted one core (a busy machine, another BLAS operation
-        running beside it, a fixed BLAS count).  Returns their results in order.
-
-        numpy's products and copies release the GIL, so the parts really overlap: the
-        copies around a convolution's products (im2col, col2im, transposes) are one
-        thread's work in numpy, and the second core would otherwise idle through them."""
-        cores = min(getattr(self._granted, "cores", 1), len(tasks))
-        if cores < 2 or self.fixed_blas is not None:
-            return [task() for task in tasks]
-        helpers = self._helper_threads()
-        self.set_blas_threads(1)
-        try:
-            futures = [helpers.submit(task) for task in tasks[1:]]
-            try:
-                results = [tasks[0]()]
-            finally:
-                for future in futures:
-                    future.exception()          # wait until every part has ended
-            results += [future.result() for future in futures]
-        finally:
-            # back to this operation's count, unless another BLAS operation started
-            # meanwhile (it set the count for both)
-            if len(self._running) == 1:
-                self.set_blas_threads(self._granted.cores)
-        return results
-
-    def _helper_threads(self):
-        """The threads that run the parts beside the worker's own (made on first use, and
-        again in a forked child, which has none of its parent's threads)."""
-        with self._lock:
-            if self._helpers is None or self._helpers[0] != os.getpid():
-                from concurrent.futures import ThreadPoolExecutor
-                self._helpers = (os.getpid(), ThreadPoolExecutor(
-                    max(1, self.cores - 1), thread_name_prefix="engine-part"))
-            return self._helpers[1]
 
     # -- the BLAS library -----------------------------------------------------------------
     def set_blas_threads(self, count):

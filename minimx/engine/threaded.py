@@ -147,7 +147,6 @@ class ThreadedEngine(Engine):
         thread = threading.Thread(target=self._work, args=(work, ctx), daemon=True,
                                   name=f"engine-{ctx}-{name}")
         thread.stand_in = partial(self._stand_in, work, ctx)    # see _stand_in
-        thread.run_parallel = BUDGET.run_parallel      # an operation's parts, side by side
         thread.start()
         self.threads.append((thread, work))
 

@@ -13,7 +13,6 @@ axis 1, compute, and move them back (the weight of a channel-last convolution is
 ``(num_filter, *kernel, C)``, as MXNet's).
 """
 import math
-import threading
 from collections import namedtuple
 
 from . import conv_kernels as kernels
@@ -34,51 +33,6 @@ _FEW_POSITIONS = 512
 # positions against 96).  Padded ("same") convolutions keep the full convolution.
 _WIDE_GAIN = 1.25
 _LAYOUTS = (None, "NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
-# Multiply-adds of a convolution's product from which its independent parts (the data and
-# weight gradients, the two halves of a batch) may run side by side (``_side_by_side``).
-_SPLIT_WORK = 20_000_000
-
-
-def _side_by_side(xp, work, *tasks):
-    """Run ``tasks``, independent parts of one convolution, and return their results.
-
-    numpy runs a convolution's copies (im2col, col2im, transposes: a third of its time)
-    on one core while the other idles; only the products use every core.  The engine's
-    workers offer ``run_parallel`` (an operator knows no engine; this is all it asks of
-    the thread running it), which runs the parts side by side on the cores the engine
-    granted the operation, one BLAS thread each, or one after the other when it granted
-    one (a busy machine, another operation running beside it).  Elsewhere (NaiveEngine,
-    a GPU, a small convolution) the parts run one after the other, as the plain path."""
-    run = getattr(threading.current_thread(), "run_parallel", None)
-    if run is None or work < _SPLIT_WORK or len(tasks) < 2 or xp.__name__ != "numpy":
-        return [task() for task in tasks]
-    return run(tasks)
-
-
-def _batch_halves(xp, work, compute, out_shape, dtype):
-    """``compute(start, stop)`` for the samples of a batch: as two halves side by side
-    (``_side_by_side``), each copied into its half of one output, or at once."""
-    batch = out_shape[0]
-    if batch < 2 or work < _SPLIT_WORK or xp.__name__ != "numpy" or \
-            getattr(threading.current_thread(), "run_parallel", None) is None:
-        return compute(0, batch)
-    output = xp.empty(out_shape, dtype=dtype)
-
-    def half(start, stop):
-        def run():
-            output[start:stop] = compute(start, stop)
-        return run
-
-    _side_by_side(xp, work, half(0, batch // 2), half(batch // 2, batch))
-    return output
-
-
-def _gradients(xp, work, data_grad, weight_grad):
-    """The data and weight gradients of a convolution (each a function, or False when not
-    needed), side by side when both are needed (``_side_by_side``)."""
-    tasks = [task for task in (data_grad, weight_grad) if task]
-    results = iter(_side_by_side(xp, work, *tasks))
-    return tuple(next(results) if task else None for task in (data_grad, weight_grad))
 
 
 # -- layouts: channel-last data is moved to channel-first and back --------------------------------
@@ -363,12 +317,7 @@ class Convolution(ConvolutionBase):
         return self._forward_first(xp, data, weight, bias)
 
     def _forward_first(self, xp, data, weight, bias):
-        geometry, groups, batch = self.geometry(), self.num_group, data.shape[0]
-        out_size = _conv_size(data.shape[2:], geometry)
-        output = _batch_halves(
-            xp, batch * math.prod(out_size) * weight.size,
-            lambda start, stop: _convolve(xp, data[start:stop], weight, geometry, groups),
-            (batch, weight.shape[0]) + out_size, xp.result_type(data, weight))
+        output = _convolve(xp, data, weight, self.geometry(), self.num_group)
         return self.with_bias(xp, output, bias)
 
     def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
@@ -380,14 +329,13 @@ class Convolution(ConvolutionBase):
                      for position, grad in enumerate(grads[:2])) + tuple(grads[2:])
 
     def _backward_first(self, xp, out_grad, data, weight, needs):
-        geometry, groups = self.geometry(), self.num_group
-        grad_data, grad_weight = _gradients(
-            xp, out_grad.shape[0] * math.prod(out_grad.shape[2:]) * weight.size,
-            # the data gradient is skipped for the network's input data
-            needs[0] and (lambda: _convolve_transpose(xp, out_grad, weight, data.shape,
-                                                      geometry, groups)),
-            needs[1] and (lambda: _convolve_weight_grad(xp, out_grad, data, geometry,
-                                                        groups)))
+        geometry = self.geometry()
+        grad_data = grad_weight = None
+        if needs[0]:        # skipped for the network's input data
+            grad_data = _convolve_transpose(xp, out_grad, weight, data.shape, geometry,
+                                            self.num_group)
+        if needs[1]:
+            grad_weight = _convolve_weight_grad(xp, out_grad, data, geometry, self.num_group)
         if self.no_bias:
             return grad_data, grad_weight
         return grad_data, grad_weight, self.bias_grad(out_grad) if needs[2] else None
@@ -444,29 +392,18 @@ class Deconvolution(ConvolutionBase):
 
     def forward(self, xp, data, weight, bias=None):
         geometry, size = self._geometry_and_size(data.shape[2:])
-        groups, batch = self.num_group, data.shape[0]
-        shape = (batch, self.num_filter) + size
-
-        def compute(start, stop):
-            return _convolve_transpose(xp, data[start:stop], weight,
-                                       (stop - start,) + shape[1:], geometry, groups)
-
-        output = _batch_halves(xp, batch * math.prod(data.shape[2:]) * weight.size, compute,
-                               shape, xp.result_type(data, weight))
+        shape = (data.shape[0], self.num_filter) + size
+        output = _convolve_transpose(xp, data, weight, shape, geometry, self.num_group)
         return self.with_bias(xp, output, bias)
 
     def backward(self, xp, out_grad, data, weight, needs=ALL_NEEDED):
         geometry, _ = self._geometry_and_size(data.shape[2:])
-        groups = self.num_group
-
-        def data_grad():
-            grad = _convolve(xp, out_grad, weight, geometry, groups)
-            return grad[(Ellipsis,) + tuple(slice(0, n) for n in data.shape[2:])]
-
-        grad_data, grad_weight = _gradients(
-            xp, data.shape[0] * math.prod(data.shape[2:]) * weight.size,
-            needs[0] and data_grad,
-            needs[1] and (lambda: _convolve_weight_grad(xp, data, out_grad, geometry, groups)))
+        grad_data = grad_weight = None
+        if needs[0]:
+            grad_data = _convolve(xp, out_grad, weight, geometry, self.num_group)
+            grad_data = grad_data[(Ellipsis,) + tuple(slice(0, n) for n in data.shape[2:])]
+        if needs[1]:
+            grad_weight = _convolve_weight_grad(xp, data, out_grad, geometry, self.num_group)
         if self.no_bias:
             return grad_data, grad_weight
         return grad_data, grad_weight, self.bias_grad(out_grad) if needs[2] else None
