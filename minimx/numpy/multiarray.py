@@ -49,7 +49,7 @@ def _inplace(name):
     so NumPy's promotion applies (``w *= mask`` multiplies by a bool array)."""
     def method(self, other):
         from . import ufuncs
-        other_dtype = getattr(other, "dtype", None) if isinstance(other, NDArray) else \
+        other_dtype = other.dtype if isinstance(other, NDArray) else \
             onp.result_type(other) if isinstance(other, (bool, int, float)) else None
         floating_into_exact = (isinstance(other, NDArray)
                                and onp.issubdtype(other.dtype, onp.floating)
@@ -209,6 +209,7 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
     __rtruediv__ = _operator("true_divide", reflected=True)
     __mod__, __rmod__ = _operator("mod"), _operator("mod", reflected=True)
     __pow__, __rpow__ = _operator("power"), _operator("power", reflected=True)
+
     def __neg__(self):
         """``-x``; a bool array negates as int64, as MXNet's np (``-mask`` is [-1, 0])."""
         return super().__neg__() if self._dtype != onp.bool_ else \

@@ -109,7 +109,8 @@ def _refuse_extras(name, kwargs):
 BOOL_UNARY = (*PREDICATES, "bitwise_not", "invert")
 # binary functions where a bool array meets a Python number as int64 (MXNet's np:
 # ``mask + 1`` is [2, 1], not [True, True]; ``1.5 * mask`` is int64 [1, 0])
-BOOL_AS_INT64 = ("add", "subtract", "multiply", "power", "maximum", "minimum", "fmod")
+BOOL_AS_INT64 = ("add", "subtract", "multiply", "power", "maximum", "minimum", "fmod", "mod",
+                 "remainder")
 
 
 def refuse_bool(name, x):
@@ -164,7 +165,7 @@ def _binary_operator(name, op_name):
         x1, x2 = _operands(x1, x2)
         if not hasattr(x1, "dtype") and not hasattr(x2, "dtype"):      # two Python numbers
             return getattr(onp, name)(x1, x2)
-        if name in ("mod", "remainder"):
+        if name in BOOL_AS_INT64:
             x1, x2 = _bool_as_int64(x1, x2)
         x1, x2 = promote(as_operand_like(x1, x2), as_operand_like(x2, x1))
         return call_np(op_name, x1, x2, out=out)
