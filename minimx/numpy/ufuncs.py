@@ -5,7 +5,9 @@ NumPy function; the functions are generated from the tables, not written one by 
 Binary functions use ``nd``'s operand rule (two arrays: the broadcasting operator; an array
 and a number: the scalar operator, which keeps the array's dtype, as MXNet 1.9.1's ``np``
 does).  Comparisons and logical functions give ``bool`` arrays (NumPy's rule; ``nd`` gives
-1.0/0.0 in the input's dtype): the operator's result is cast.
+1.0/0.0 in the input's dtype): the operator's result is cast.  Numbers alone (Python's or
+NumPy's scalars, no array among the operands) go to NumPy itself, as in MXNet 1.9.1's ``np``:
+``np.sqrt(0.4)`` is NumPy's float64 0.6324555320336759, not a float32 array (``numpy_answer``).
 """
 import numbers
 
@@ -113,6 +115,16 @@ BOOL_AS_INT64 = ("add", "subtract", "multiply", "power", "maximum", "minimum", "
                  "remainder")
 
 
+_NUMBERS = (numbers.Number, onp.generic)
+
+
+def numpy_answer(operands, out):
+    """True when NumPy itself computes the function: every operand is a number
+    and no ``out`` array is given (MXNet 1.9.1's ``np`` hands such calls to NumPy, so the
+    result is NumPy's scalar, float64 for Python floats, and NumPy's errors)."""
+    return out is None and all(isinstance(x, _NUMBERS) for x in operands)
+
+
 def refuse_bool(name, x):
     """MXNet's np refuses a bool array in arithmetic that has no meaning for it."""
     if getattr(x, "dtype", None) == onp.bool_:
@@ -125,6 +137,8 @@ def _unary(name, op_name):
         _refuse_extras(name, kwargs)
         if out is not None and name in PREDICATES and out.dtype != onp.bool_:
             raise TypeError(f"np.{name}: out must be a bool array, got {out.dtype}")
+        if numpy_answer((x,), out):
+            return getattr(onp, name)(x)
         x = operand(x)
         if name not in BOOL_UNARY:
             refuse_bool(name, x)
@@ -141,18 +155,16 @@ def _bool_as_int64(x1, x2):
     return x1, x2
 
 
-_NUMBERS = (numbers.Number, onp.generic)
-
 
 def _binary(name, nd_function, to_bool=False):
     def function(x1, x2, out=None, **kwargs):
         _refuse_extras(name, kwargs)
+        if numpy_answer((x1, x2), out):
+            return getattr(onp, name)(x1, x2)
         x1, x2 = promote(*_operands(x1, x2))
         if name in BOOL_AS_INT64:
             x1, x2 = _bool_as_int64(x1, x2)
         result = nd_function(x1, x2) if to_bool else nd_function(x1, x2, out=out)
-        if not isinstance(result, NDArray) and isinstance(result, _NUMBERS):   # two numbers
-            return onp.bool_(result) if to_bool else result
         result = as_np(result)
         return result.astype(onp.bool_) if to_bool else result
     kind = "as bool" if to_bool else "with broadcasting"
@@ -162,9 +174,9 @@ def _binary(name, nd_function, to_bool=False):
 def _binary_operator(name, op_name):
     def function(x1, x2, out=None, **kwargs):
         _refuse_extras(name, kwargs)
-        x1, x2 = _operands(x1, x2)
-        if not hasattr(x1, "dtype") and not hasattr(x2, "dtype"):      # two Python numbers
+        if numpy_answer((x1, x2), out):
             return getattr(onp, name)(x1, x2)
+        x1, x2 = _operands(x1, x2)
         if name in BOOL_AS_INT64:
             x1, x2 = _bool_as_int64(x1, x2)
         x1, x2 = promote(as_operand_like(x1, x2), as_operand_like(x2, x1))
@@ -184,6 +196,8 @@ def _operand_of(value):
 def logical_not(x, out=None, **kwargs):
     """``not x`` element-wise, as bool."""
     _refuse_extras("logical_not", kwargs)
+    if numpy_answer((x,), out):
+        return onp.logical_not(x)
     return call_np("logical_not", operand(x)).astype(onp.bool_)
 
 
@@ -202,6 +216,8 @@ def _install(namespace):
 
 def around(a, decimals=0, out=None):
     """Round to ``decimals`` decimals, halves to even: the ``_npi_around`` operator."""
+    if numpy_answer((a,), out):
+        return onp.around(a, decimals)
     return call_np("_npi_around", operand(a), decimals=decimals, out=out)
 
 

@@ -18,7 +18,7 @@ class Sign(ZeroGradient):
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.sign(x))
 
     def compute(self, xp, data):
-        signs = xp.sign(data)
+        signs = xp.asarray(xp.sign(data))      # (numpy gives a scalar for a 0-d array)
         if signs.dtype.kind in "fc":
             signs[xp.isnan(signs)] = 0
         return signs
