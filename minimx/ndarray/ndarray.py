@@ -255,6 +255,9 @@ class NDArray:
         """Copy into ``other`` (an NDArray, possibly on another device) or onto a Context."""
         if isinstance(other, Context):
             target = type(self)._empty(self._shape, self._dtype, other)
+            if recording.is_recording() and self._in_live_graph() and other == self.context:
+                from .dispatch import recorded_copy      # (dispatch imports this module)
+                return recorded_copy(self, target)      # ``x.copy()``: the gradient flows
         elif isinstance(other, NDArray):
             if other is self:           # as MXNet: a warning, and nothing to copy
                 warnings.warn("You are attempting to copy an array to itself", stacklevel=2)
