@@ -474,7 +474,7 @@ class RNN(OpDef):
                 index = layer * self.directions + direction
                 part = grad_above[..., direction * width:(direction + 1) * width]
                 cell_grad = None if grad_cell is None else (
-                    xp.zeros_like(state[index]) if grad_cy is None else grad_cy[index])
+                    xp.zeros_like(state_cell[index]) if grad_cy is None else grad_cy[index])
                 grad_x, grad_weights[index], grad_h0, grad_c0 = self._back_direction(
                     xp, part, grad_hy[index], cell_grad, all_weights[index], inputs,
                     self._caches(reserve, cache_specs[index]), direction == 1)
