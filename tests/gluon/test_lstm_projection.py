@@ -44,14 +44,14 @@ def values(source, layers, directions):
 def loss(outputs, heads):
     return sum((o * g).sum() for o, g in zip(outputs, heads))
 
-def unfused(net, layers, directions, x, h0, c0):
+def unfused(cells, layers, directions, x, h0, c0):
     # one contrib.rnn.LSTMPCell per layer and direction, stepped by hand
     inputs, hs, cs = x, [], []
     for layer in range(layers):
         outputs = []
         for d in range(directions):
-            index, prefix = layer * directions + d, f"{'lr'[d]}{layer}_"
-            cell = CELLS[index]
+            index = layer * directions + d
+            cell = cells[index]
             r, c = h0[index], c0[index]
             steps = [None] * T
             for t in (range(T - 1, -1, -1) if d else range(T)):
@@ -100,7 +100,7 @@ cell_params = [getattr(cell, name) for cell in CELLS
 for a in (x, h0, c0):
     a.attach_grad()
 with autograd.record(train_mode=False):
-    outputs = unfused(net, layers, directions, x, h0, c0)
+    outputs = unfused(CELLS, layers, directions, x, h0, c0)
     total = loss(outputs, heads)
 total.backward()
 result["unfused"] = [a.asnumpy().tolist() for a in outputs]
