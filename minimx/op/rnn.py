@@ -5,6 +5,9 @@ All weights of all layers and directions travel in one flat ``parameters``
 vector, in MXNet's (cuDNN's) order: first every layer's and direction's
 ``i2h`` and ``h2h`` weights, then all their biases.  Gates are ordered
 (input, forget, cell, output) for LSTM and (reset, update, new) for GRU.
+An LSTM with ``projection_size=P`` (LSTMP) carries ``r = W_hr h`` (P features, no bias)
+as its output and recurrent state instead of ``h``; each layer's and direction's
+``h2r`` weight (P, H) follows its ``h2h`` weight (4H, P) in the vector.
 The forward pass keeps each step's arrays in a hidden ``reserve`` output; the
 backward pass reads them back and runs backpropagation through time, step by step
 in reverse.  ``_rnn_param_concat`` joins the
@@ -44,15 +47,19 @@ def _lstm_gate_scale(xp, hidden, dtype):
     return scale
 
 
-def _lstm_steps(xp, x_parts, w_hh_t, caches, order, h, c):
+def _lstm_steps(xp, x_parts, w_hh_t, caches, order, h, c, w_hr_t=None):
     """The LSTM steps of one layer and direction, in ``order``.
 
     ``x_parts`` (T, N, 4H) and ``w_hh_t`` (H, 4H) come scaled by ``_lstm_gate_scale``.
     Every array a step computes goes straight into its slot of ``caches`` (k, T, N, H):
     ``h_prev, c_prev, i, f, g, o, tanh(c)``; a step's new h and c are the next step's
     ``h_prev`` and ``c_prev``.  Returns the outputs (T, N, H) and the final h and c.
+
+    With a projection ``w_hr_t`` (H, P) the state carried on is ``r = h W_hr^T`` (N, P):
+    ``w_hh_t`` is (P, 4H), the ``h_prev`` slot holds the previous r (T, N, P) and the
+    outputs and final state are r's (``h`` itself is ``o * tanh(c)``, from the caches).
     """
-    hidden = w_hh_t.shape[0]
+    hidden = x_parts.shape[-1] // 4
     h_prev, c_prev, i_gate, f_gate, g_gate, o_gate, tanh_c = caches
     h_prev[order[0]], c_prev[order[0]] = h, c
     h_last, c_last = xp.empty_like(h_prev[0]), xp.empty_like(c_prev[0])
@@ -71,7 +78,10 @@ def _lstm_steps(xp, x_parts, w_hh_t, caches, order, h, c):
         xp.multiply(i_gate[t], g_gate[t], out=tanh_c[t])
         c_new += tanh_c[t]
         xp.tanh(c_new, out=tanh_c[t])
-        xp.multiply(o_gate[t], tanh_c[t], out=h_new)
+        if w_hr_t is None:
+            xp.multiply(o_gate[t], tanh_c[t], out=h_new)
+        else:                                             # LSTMP: r = W_hr h goes on
+            h_new[...] = xp.dot(o_gate[t] * tanh_c[t], w_hr_t)
     ordered = [h_prev[order[k + 1]] if k + 1 < len(order) else h_last
                for k in range(len(order))]                # step k's output, in order
     outputs = xp.stack(ordered if order[0] == 0 else ordered[::-1])
@@ -161,6 +171,11 @@ class RNN(OpDef):
 
     Outputs: ``output (T, N, D * state_size)`` and, with ``state_outputs``,
     the final hidden state ``(L * D, N, state_size)`` (and cell state for LSTM).
+    With ``projection_size=P`` (LSTM only) the output is ``(T, N, D * P)`` and the
+    hidden state, in and out, ``(L * D, N, P)``; the cell state keeps ``state_size``.
+    MXNet 1.9.1's CPU kernel runs LSTMP forward only (it refuses training); minimx also
+    computes its gradient.  ``lstm_state_clip_*`` are ignored, as by MXNet's CPU kernel
+    (its GPU/cuDNN option), and refused with a projection, as MXNet's CPU refuses them.
     A hidden last output, ``reserve``, keeps what the backward pass needs: each step's
     cached arrays, each upper layer's input and, with dropout ``p`` between layers, its
     masks (the "reserve space" of MXNet's and cuDNN's RNN kernels).
@@ -176,9 +191,12 @@ class RNN(OpDef):
         "mode": Param(Choice("gru", "lstm", "rnn_relu", "rnn_tanh")),
         "p": Param(float, default=0.0, doc="dropout on the outputs of all layers but the last"),
         "state_outputs": Param(bool, default=False, doc="also return the final states"),
-        "projection_size": Param(Optional(int), default=None, doc="not supported"),
-        "lstm_state_clip_min": Param(Optional(float), default=None, doc="not supported"),
-        "lstm_state_clip_max": Param(Optional(float), default=None, doc="not supported"),
+        "projection_size": Param(Optional(int), default=None,
+                                 doc="lstm only: the size of r = W_hr h, output and state"),
+        "lstm_state_clip_min": Param(Optional(float), default=None,
+                                     doc="ignored, refused with projection_size (as MXNet's CPU)"),
+        "lstm_state_clip_max": Param(Optional(float), default=None,
+                                     doc="ignored, refused with projection_size (as MXNet's CPU)"),
         "lstm_state_clip_nan": Param(bool, default=False, doc="ignored"),
         "use_sequence_length": Param(bool, default=False, doc="not supported"),
     }
@@ -188,18 +206,28 @@ class RNN(OpDef):
                      cases=(({"state_size": 2, "num_layers": 2, "mode": "gru",
                               "bidirectional": True}, ((3, 2, 3), (180,), (4, 2, 2))),
                             ({"state_size": 2, "num_layers": 1, "mode": "rnn_tanh",
-                              "state_outputs": True}, ((2, 2, 3), (14,), (1, 2, 2)))))
+                              "state_outputs": True}, ((2, 2, 3), (14,), (1, 2, 2))),
+                            ({"state_size": 3, "num_layers": 2, "mode": "lstm",
+                              "bidirectional": True, "projection_size": 2,
+                              "state_outputs": True},
+                             ((3, 2, 3), (384,), (4, 2, 2), (4, 2, 3)))))
 
     def check_params(self):
         if not 0 <= self.p < 1:
             raise self.param_error(f"p must be in [0, 1), got {self.p}")
-        unsupported = {"projection_size": self.projection_size,
-                       "lstm_state_clip_min": self.lstm_state_clip_min,
-                       "lstm_state_clip_max": self.lstm_state_clip_max,
-                       "use_sequence_length": self.use_sequence_length}
-        for name, value in unsupported.items():
-            if value:
-                raise self.param_error(f"{name}={value} is not supported by minimx's RNN")
+        if self.use_sequence_length:
+            raise self.param_error("use_sequence_length=True is not supported by minimx's RNN "
+                                   "(MXNet 1.9.1 runs it on GPU with cuDNN only)")
+        if self.projection_size is None:
+            return            # MXNet's CPU RNN ignores lstm_state_clip_* without a projection
+        if self.mode != "lstm":
+            raise self.param_error(f"projection_size is for mode 'lstm' only, not {self.mode!r}")
+        if not 0 < self.projection_size <= self.state_size:
+            raise self.param_error(f"projection_size must be in [1, state_size="
+                                   f"{self.state_size}], got {self.projection_size}")
+        if self.lstm_state_clip_min is not None or self.lstm_state_clip_max is not None:
+            raise self.param_error("lstm_state_clip_min/max with projection_size: MXNet 1.9.1 "
+                                   "clips LSTM states on GPU (cuDNN >= 7.2.1) only")
 
     def draws_random(self):
         return self.p > 0 and self.num_layers > 1
@@ -211,7 +239,9 @@ class RNN(OpDef):
     def blas_work(self, data, *others):
         """The product of one time step, hidden state x recurrent weights: the loop over
         time makes many of these small ones (the input projection is one larger call)."""
-        return data[1] * _GATES[self.mode] * self.state_size * self.state_size
+        recurrent = self.projection_size or self.state_size
+        projection = self.state_size * recurrent if self.projection_size else 0
+        return data[1] * (_GATES[self.mode] * self.state_size * recurrent + projection)
 
     def list_inputs(self, num_args=None):
         return self.inputs[:4] if self.mode == "lstm" else self.inputs[:3]
@@ -229,14 +259,20 @@ class RNN(OpDef):
 
     # -- shapes --------------------------------------------------------------------------
     def _layout(self, input_size):
-        """``(offset, shape)`` of each weight and bias, per (layer, direction), in MXNet order."""
+        """``(offset, shape)`` of each weight and bias, per (layer, direction), in MXNet order:
+        weights ``(i2h, h2h)``, or ``(i2h, h2h, h2r)`` with a projection; biases ``(i2h, h2h)``."""
         rows, hidden = _GATES[self.mode] * self.state_size, self.state_size
+        recurrent = self.projection_size or hidden          # the width of the state fed back
         weights, biases, offset = [], [], 0
         for layer in range(self.num_layers):
-            width = input_size if layer == 0 else self.directions * hidden
+            width = input_size if layer == 0 else self.directions * recurrent
             for _ in range(self.directions):
-                weights.append(((offset, (rows, width)), (offset + rows * width, (rows, hidden))))
-                offset += rows * (width + hidden)
+                spec = ((offset, (rows, width)), (offset + rows * width, (rows, recurrent)))
+                offset += rows * (width + recurrent)
+                if self.projection_size:
+                    spec += ((offset, (recurrent, hidden)),)
+                    offset += recurrent * hidden
+                weights.append(spec)
         for _ in range(self.num_layers * self.directions):
             biases.append(((offset, (rows,)), (offset + rows, (rows,))))
             offset += 2 * rows
@@ -244,15 +280,23 @@ class RNN(OpDef):
 
     def _reserve_layout(self, steps, batch):
         """``(offset, shape)`` of the reserve's parts: per (layer, direction) the step
-        caches ``(k, T, N, H)``, per upper layer its input and its dropout mask
-        ``(T, N, D * H)``; and the total length."""
+        caches ``(k, T, N, H)`` (with a projection a pair: the previous r's ``(T, N, P)``
+        and the other six ``(6, T, N, H)``), per upper layer its input and its dropout
+        mask ``(T, N, D * H)`` (``D * P``); and the total length."""
         hidden, offset = self.state_size, 0
+        recurrent = self.projection_size or hidden
         caches, inputs, masks = [], [None], [None]
         for _ in range(self.num_layers * self.directions):
-            shape = (_CACHED[self.mode], steps, batch, hidden)
-            caches.append((offset, shape))
-            offset += math.prod(shape)
-        between = (steps, batch, self.directions * hidden)
+            if self.projection_size is None:
+                shape = (_CACHED[self.mode], steps, batch, hidden)
+                caches.append((offset, shape))
+                offset += math.prod(shape)
+            else:
+                r_prev = (steps, batch, recurrent)
+                rest = (_CACHED["lstm"] - 1, steps, batch, hidden)
+                caches.append(((offset, r_prev), (offset + math.prod(r_prev), rest)))
+                offset += math.prod(r_prev) + math.prod(rest)
+        between = (steps, batch, self.directions * recurrent)
         for _ in range(1, self.num_layers):
             inputs.append((offset, between))
             offset += math.prod(between)
@@ -263,28 +307,32 @@ class RNN(OpDef):
                 masks.append(None)
         return caches, inputs, masks, offset
 
-    def _state_shape(self, data):
-        return (self.num_layers * self.directions, data[1], self.state_size)
+    def _state_shape(self, data, cell=False):
+        """The shape of ``state`` (with a projection ``(L * D, N, P)``) or ``state_cell``."""
+        width = self.state_size if cell else self.projection_size or self.state_size
+        return (self.num_layers * self.directions, data[1], width)
 
     def infer_input_shapes(self, data, parameters=None, state=None, state_cell=None):
         if data is None:
             return [data, parameters, state, state_cell][:len(self.list_inputs())]
         completed = [data, parameters or (self._layout(data[2])[2],),
                      state or self._state_shape(data)]
-        return completed + ([state_cell or self._state_shape(data)] if self.mode == "lstm" else [])
+        return completed + ([state_cell or self._state_shape(data, cell=True)]
+                            if self.mode == "lstm" else [])
 
     def infer_shape(self, data, parameters, state, state_cell=None):
         if len(data) != 3:
             raise self.shape_error(f"data must be (seq_len, batch, input_size), got {data}")
         expected = {"parameters": (self._layout(data[2])[2],), "state": self._state_shape(data),
-                    "state_cell": self._state_shape(data)}
+                    "state_cell": self._state_shape(data, cell=True)}
         for name, shape in (("parameters", parameters), ("state", state),
                             ("state_cell", state_cell)):
             if shape is not None and tuple(shape) != expected[name]:
                 raise self.shape_error(f"{name} must have shape {expected[name]}, got {shape}")
-        output = tuple(data[:2]) + (self.directions * self.state_size,)
-        states = [self._state_shape(data)] * (len(self.list_outputs()) - 2)
-        return [output] + states + [(self._reserve_layout(data[0], data[1])[3],)]
+        output = tuple(data[:2]) + (self.directions * (self.projection_size or self.state_size),)
+        states = [self._state_shape(data), self._state_shape(data, cell=True)]
+        return [output] + states[:len(self.list_outputs()) - 2] + [
+            (self._reserve_layout(data[0], data[1])[3],)]
 
     # -- computation ---------------------------------------------------------------------
     @staticmethod
@@ -292,15 +340,23 @@ class RNN(OpDef):
         offset, shape = spec
         return flat[offset:offset + math.prod(shape)].reshape(shape)
 
+    def _caches(self, reserve, spec):
+        """The step caches of one layer and direction, as views: see ``_reserve_layout``."""
+        if self.projection_size is None:
+            return self._part(reserve, spec)
+        r_prev, rest = spec
+        return [self._part(reserve, r_prev)] + list(self._part(reserve, rest))
+
     def _unpack(self, parameters, input_size):
-        """One ``(w_ih, w_hh, b_ih, b_hh)`` per (layer, direction), as views."""
+        """One ``(w_ih, w_hh, b_ih, b_hh)`` per (layer, direction), as views
+        (``(w_ih, w_hh, w_hr, b_ih, b_hh)`` with a projection)."""
         weights, biases, _ = self._layout(input_size)
         return [tuple(self._part(parameters, s) for s in w + b) for w, b in zip(weights, biases)]
 
     def _run_direction(self, xp, inputs, weights, h, c, reverse, caches):
         """Run one layer in one direction, keeping each step's arrays in ``caches``
         ``(k, T, N, H)``; returns the outputs (T, N, H) and the final h and c."""
-        w_ih, w_hh, b_ih, b_hh = weights
+        w_ih, w_hh, *projection, b_ih, b_hh = weights
         x_parts = xp.dot(inputs.reshape(-1, inputs.shape[-1]), w_ih.T).reshape(
             inputs.shape[:2] + (w_ih.shape[0],))
         x_parts += b_ih
@@ -312,7 +368,8 @@ class RNN(OpDef):
             scale = _lstm_gate_scale(xp, self.state_size, x_parts.dtype)
             x_parts *= scale
             w_hh_t *= scale
-            return _lstm_steps(xp, x_parts, w_hh_t, caches, list(order), h, c)
+            w_hr_t = xp.ascontiguousarray(projection[0].T) if projection else None
+            return _lstm_steps(xp, x_parts, w_hh_t, caches, list(order), h, c, w_hr_t)
         step = _STEPS[self.mode][0]
         outputs = xp.empty(inputs.shape[:2] + (self.state_size,), dtype=x_parts.dtype)
         for t in order:
@@ -341,7 +398,7 @@ class RNN(OpDef):
                 cell = None if state_cell is None else state_cell[index]
                 out, h, c = self._run_direction(
                     xp, inputs, all_weights[index], state[index], cell, direction == 1,
-                    self._part(reserve, cache_specs[index]))
+                    self._caches(reserve, cache_specs[index]))
                 outputs.append(out)
                 final_h.append(h)
                 final_c.append(c)
@@ -364,18 +421,23 @@ class RNN(OpDef):
 
         The loop over time only carries the state gradients back; the weight gradients
         are then one product each over all steps (the step caches hold every ``h_prev``).
+        With a projection the gradient reaching a step is r's; ``W_hr`` carries it to h.
         """
         step_back = _STEPS[self.mode][1]
-        w_ih, w_hh, _, _ = weights
+        w_ih, w_hh, *projection, _, _ = weights
         shape = (len(inputs), inputs.shape[1], w_ih.shape[0])
         grad_parts = xp.empty(shape, dtype=w_ih.dtype)
         grad_hiddens = grad_parts if self.mode != "gru" else xp.empty(shape, dtype=w_ih.dtype)
+        grad_rs = xp.empty(grad_out.shape, dtype=w_ih.dtype) if projection else None
         order = range(len(inputs)) if reverse else range(len(inputs) - 1, -1, -1)
         for t in order:
             buffer = grad_parts[t]
+            grad_step = grad_out[t] + grad_h
+            if projection:                                  # back through r = W_hr h
+                grad_rs[t] = grad_step
+                grad_step = xp.dot(grad_step, projection[0])
             grad_x, grad_hidden, grad_h, grad_c = step_back(
-                xp, self.mode, grad_out[t] + grad_h, grad_c, w_hh, [kept[t] for kept in caches],
-                buffer)
+                xp, self.mode, grad_step, grad_c, w_hh, [kept[t] for kept in caches], buffer)
             if grad_x is not buffer:
                 buffer[...] = grad_x
             if grad_hiddens is not grad_parts:
@@ -386,6 +448,10 @@ class RNN(OpDef):
         grad_w_ih = xp.dot(flat_parts.T, inputs.reshape(-1, inputs.shape[-1]))
         grads = (grad_w_ih, xp.dot(flat_hiddens.T, h_prev), flat_parts.sum(axis=0),
                  flat_hiddens.sum(axis=0))
+        if projection:                  # every step's h = o * tanh(c), from the caches
+            h_all = (caches[5] * caches[6]).reshape(-1, self.state_size)
+            grad_w_hr = xp.dot(grad_rs.reshape(-1, grad_rs.shape[-1]).T, h_all)
+            grads = grads[:2] + (grad_w_hr,) + grads[2:]
         grad_inputs = xp.dot(flat_parts, w_ih).reshape(inputs.shape)
         return grad_inputs, grads, grad_h, grad_c
 
@@ -394,7 +460,7 @@ class RNN(OpDef):
         steps, batch = data.shape[:2]
         cache_specs, input_specs, mask_specs, _ = self._reserve_layout(steps, batch)
         all_weights = self._unpack(parameters, data.shape[2])
-        hidden, count = self.state_size, self.num_layers * self.directions
+        width, count = self.projection_size or self.state_size, self.num_layers * self.directions
         grad_hy = state_grads[0] if state_grads else xp.zeros_like(state)
         grad_cy = state_grads[1] if len(state_grads) > 1 else None
         grad_state = xp.zeros_like(state)
@@ -406,12 +472,12 @@ class RNN(OpDef):
             grad_inputs = 0
             for direction in range(self.directions):
                 index = layer * self.directions + direction
-                part = grad_above[..., direction * hidden:(direction + 1) * hidden]
+                part = grad_above[..., direction * width:(direction + 1) * width]
                 cell_grad = None if grad_cell is None else (
-                    xp.zeros_like(state[index]) if grad_cy is None else grad_cy[index])
+                    xp.zeros_like(state_cell[index]) if grad_cy is None else grad_cy[index])
                 grad_x, grad_weights[index], grad_h0, grad_c0 = self._back_direction(
                     xp, part, grad_hy[index], cell_grad, all_weights[index], inputs,
-                    self._part(reserve, cache_specs[index]), direction == 1)
+                    self._caches(reserve, cache_specs[index]), direction == 1)
                 grad_inputs = grad_inputs + grad_x
                 grad_state[index] = grad_h0
                 if grad_cell is not None:

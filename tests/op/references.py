@@ -318,9 +318,11 @@ def _cell(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
     return (np.maximum(pre, 0) if mode == "rnn_relu" else np.tanh(pre)), c
 
 
-def _unpack_rnn(parameters, mode, input_size, hidden, layers, directions):
-    """Per (layer, direction): w_ih, w_hh, b_ih, b_hh; all weights come first, then biases."""
+def _unpack_rnn(parameters, mode, input_size, hidden, layers, directions, projection=None):
+    """Per (layer, direction): w_ih, w_hh, b_ih, b_hh, w_hr; all weights come first, then
+    biases.  ``w_hr`` (projection, hidden) follows w_hh with a projection; else it is None."""
     rows = _GATE_COUNT[mode] * hidden
+    recurrent = projection or hidden
     cursor = 0
 
     def take(*shape):
@@ -329,17 +331,19 @@ def _unpack_rnn(parameters, mode, input_size, hidden, layers, directions):
         cursor += size
         return parameters[cursor - size:cursor].reshape(shape)
 
-    weights = [(take(rows, input_size if layer == 0 else directions * hidden),
-                take(rows, hidden))
+    weights = [(take(rows, input_size if layer == 0 else directions * recurrent),
+                take(rows, recurrent), take(projection, hidden) if projection else None)
                for layer in range(layers) for _ in range(directions)]
     biases = [(take(rows), take(rows)) for _ in range(layers * directions)]
-    return [w + b for w, b in zip(weights, biases)]
+    return [w[:2] + b + w[2:] for w, b in zip(weights, biases)]
 
 
 def rnn(np, data, parameters, state, state_cell=None, state_size=1, num_layers=1, mode="lstm",
-        bidirectional=False, state_outputs=False):
+        bidirectional=False, state_outputs=False, projection_size=None):
+    """With ``projection_size`` (LSTMP) the output and the state fed back are ``W_hr h``."""
     directions = 2 if bidirectional else 1
-    cells = _unpack_rnn(parameters, mode, data.shape[2], state_size, num_layers, directions)
+    cells = _unpack_rnn(parameters, mode, data.shape[2], state_size, num_layers, directions,
+                        projection_size)
     inputs, final_h, final_c = data, [], []
     for layer in range(num_layers):
         outputs = []
@@ -350,7 +354,9 @@ def rnn(np, data, parameters, state, state_cell=None, state_size=1, num_layers=1
             steps = range(len(inputs))
             sequence = [None] * len(inputs)
             for t in (reversed(steps) if direction == 1 else steps):
-                h, c = _cell(mode, inputs[t], h, c, *cells[index])
+                h, c = _cell(mode, inputs[t], h, c, *cells[index][:4])
+                if projection_size:
+                    h = h @ cells[index][4].T
                 sequence[t] = h
             outputs.append(np.stack(sequence))
             final_h.append(h)

@@ -1,4 +1,5 @@
 """The fused RNN operator and the sequence operators, against numpy and MXNet 1.9.1."""
+import json
 import os
 import sys
 
@@ -7,29 +8,34 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import references  # noqa: E402
-from _nn_helpers import check_grads, compare_with_mxnet, requires_mxnet, run_minimx  # noqa
+from _nn_helpers import (MXNET_PYTHON, check_grads, compare_with_mxnet,  # noqa: E402
+                         requires_mxnet, run_minimx)
+from same_program import on_mxnet  # noqa: E402
 
 from minimx.base import InvalidParameterError  # noqa: E402
 from minimx.op import get_op  # noqa: E402
 
 
-def _param_count(mode, input_size, hidden, layers, directions):
+def _param_count(mode, input_size, hidden, layers, directions, projection=None):
     gates = {"lstm": 4, "gru": 3}.get(mode, 1) * hidden
-    total = 0
+    recurrent, total = projection or hidden, 0
     for layer in range(layers):
-        width = input_size if layer == 0 else directions * hidden
-        total += directions * (gates * (width + hidden) + 2 * gates)
+        width = input_size if layer == 0 else directions * recurrent
+        total += directions * (gates * (width + recurrent) + 2 * gates)
+        total += directions * recurrent * hidden if projection else 0     # h2r weights
     return total
 
 
-def _rnn_inputs(seed, mode, steps, batch, input_size, hidden, layers, bidirectional):
+def _rnn_inputs(seed, mode, steps, batch, input_size, hidden, layers, bidirectional,
+                projection=None):
     rng = np.random.default_rng(seed)
     directions = 2 if bidirectional else 1
-    count = _param_count(mode, input_size, hidden, layers, directions)
-    state = (layers * directions, batch, hidden)
+    count = _param_count(mode, input_size, hidden, layers, directions, projection)
+    state = (layers * directions, batch, projection or hidden)
+    cell = (layers * directions, batch, hidden)
     inputs = [rng.standard_normal((steps, batch, input_size)), 0.5 * rng.standard_normal(count),
               rng.standard_normal(state)]
-    return inputs + ([rng.standard_normal(state)] if mode == "lstm" else [])
+    return inputs + ([rng.standard_normal(cell)] if mode == "lstm" else [])
 
 
 def test_lstm_matches_the_equations():
@@ -51,16 +57,64 @@ def test_rnn_inputs_outputs_and_shape_inference():
     assert lstm.output_shapes(shapes)[0] == (5, 2, 8)
     gru = get_op("RNN")(state_size=4, num_layers=1, mode="gru", state_outputs=True)
     assert gru.list_inputs() == ("data", "parameters", "state") and gru.num_visible() == 2
-    with pytest.raises(InvalidParameterError, match="projection_size"):
-        get_op("RNN")(state_size=4, num_layers=1, mode="lstm", projection_size=2)
+    lstmp = get_op("RNN")(state_size=4, num_layers=2, mode="lstm", bidirectional=True,
+                          projection_size=3, state_outputs=True)
+    shapes = lstmp.infer_input_shapes((5, 2, 7), None, None, None)
+    assert shapes == [(5, 2, 7), (_param_count("lstm", 7, 4, 2, 2, 3),), (4, 2, 3), (4, 2, 4)]
+    assert lstmp.output_shapes(shapes)[:3] == [(5, 2, 6), (4, 2, 3), (4, 2, 4)]
 
 
-@pytest.mark.parametrize("mode", ["lstm", "gru"])
-def test_dropout_between_layers_masks_the_upper_inputs_and_their_gradient(mode):
+@pytest.mark.parametrize("params, match", [
+    (dict(mode="gru", projection_size=2), "for mode 'lstm' only"),
+    (dict(mode="rnn_tanh", projection_size=2), "for mode 'lstm' only"),
+    (dict(mode="lstm", projection_size=0), r"projection_size must be in \[1, state_size=4\]"),
+    (dict(mode="lstm", projection_size=5), r"projection_size must be in \[1, state_size=4\]"),
+    (dict(mode="lstm", projection_size=2, lstm_state_clip_min=-1.0, lstm_state_clip_max=1.0),
+     "GPU"),
+    (dict(mode="lstm", projection_size=2, lstm_state_clip_max=1.0), "GPU"),
+    (dict(mode="lstm", use_sequence_length=True), "use_sequence_length"),
+])
+def test_rnn_refuses_what_mxnet_cpu_cannot_run(params, match):
+    """MXNet 1.9.1's CPU RNN refuses state clipping with a projection ("only supported for
+    GPU"); with a projection in another mode, or one larger than the state, it computes
+    garbage or crashes: minimx names the operator and the parameter instead."""
+    with pytest.raises(InvalidParameterError, match="RNN"):
+        get_op("RNN")(state_size=4, num_layers=1, **params)
+    with pytest.raises(InvalidParameterError, match=match):
+        get_op("RNN")(state_size=4, num_layers=1, **params)
+
+
+@pytest.mark.parametrize("layers, bidirectional", [(1, False), (2, False), (1, True), (2, True)])
+def test_lstmp_matches_the_equations(layers, bidirectional):
+    x, params, h0, c0 = _rnn_inputs(0, "lstm", 4, 2, 3, 5, layers, bidirectional, projection=2)
+    settings = dict(state_size=5, num_layers=layers, mode="lstm", bidirectional=bidirectional,
+                    state_outputs=True, projection_size=2)
+    outputs, _, _ = run_minimx("RNN", [x, params, h0, c0], settings)
+    expected = references.rnn(np, x, params, h0, c0, **settings)
+    assert [o.shape for o in outputs] == [e.shape for e in expected]
+    for name, actual, wanted in zip(("output", "state", "cell state"), outputs, expected):
+        np.testing.assert_allclose(actual, wanted, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_lstm_state_clip_is_ignored_without_a_projection():
+    """As by MXNet 1.9.1's CPU kernel (its oneDNN one, the default; the plain one refuses)."""
+    inputs = _rnn_inputs(3, "lstm", 4, 2, 3, 5, 1, False)
+    inputs[3] *= 4                                   # cell states well outside the range
+    settings = dict(state_size=5, num_layers=1, mode="lstm", state_outputs=True)
+    plain = run_minimx("RNN", inputs, settings)[0]
+    clipped = run_minimx("RNN", inputs, dict(settings, lstm_state_clip_min=-0.1,
+                                             lstm_state_clip_max=0.1, lstm_state_clip_nan=True))[0]
+    for a, b in zip(plain, clipped):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("mode, projection", [("lstm", None), ("gru", None), ("lstm", 2)])
+def test_dropout_between_layers_masks_the_upper_inputs_and_their_gradient(mode, projection):
     """With the same random stream the forward is a fixed function: its directional
     derivative must match backward's gradient, masks included."""
-    inputs = _rnn_inputs(1, mode, 4, 3, 2, 3, 3, False)
-    op = get_op("RNN")(state_size=3, num_layers=3, mode=mode, p=0.4)
+    inputs = _rnn_inputs(1, mode, 4, 3, 2, 3, 3, False, projection)
+    extra = dict(projection_size=projection) if projection else {}
+    op = get_op("RNN")(state_size=3, num_layers=3, mode=mode, p=0.4, **extra)
     assert op.draws_random() and not get_op("RNN")(state_size=3, num_layers=3, mode=mode).draws_random()
 
     def run(values):
@@ -68,7 +122,7 @@ def test_dropout_between_layers_masks_the_upper_inputs_and_their_gradient(mode):
 
     outputs = run(inputs)
     inference = op.forward(np, *inputs, rng=np.random.default_rng(5), is_train=False)
-    plain = get_op("RNN")(state_size=3, num_layers=3, mode=mode).forward(np, *inputs)
+    plain = get_op("RNN")(state_size=3, num_layers=3, mode=mode, **extra).forward(np, *inputs)
     np.testing.assert_allclose(inference[0], plain[0])       # no dropout outside training
     assert not np.allclose(outputs[0], plain[0])
     head = np.random.default_rng(2).standard_normal(outputs[0].shape)
@@ -114,6 +168,57 @@ def test_rnn_matches_mxnet(tmp_path, mode, layers, bidirectional, state_outputs)
     heads = (3 if mode == "lstm" else 2) if state_outputs else 1
     compare_with_mxnet(tmp_path, "RNN", inputs, params, tuple(range(len(inputs))),
                        head_count=heads)
+
+
+LSTMP_CASES = [(1, False), (2, False), (1, True), (2, True)]
+
+
+@pytest.mark.parametrize("layers, bidirectional", LSTMP_CASES)
+def test_lstmp_gradients_numerically(layers, bidirectional):
+    """All of data, parameters, h0 and c0, through all three outputs (random heads)."""
+    from minimx import nd
+    from minimx.test_utils import check_numeric_gradient
+    inputs = _rnn_inputs(4, "lstm", 3, 2, 3, 4, layers, bidirectional, projection=2)
+    settings = dict(state_size=4, num_layers=layers, mode="lstm", bidirectional=bidirectional,
+                    state_outputs=True, projection_size=2)
+    check_numeric_gradient(lambda *arrays: list(nd.RNN(*arrays, **settings)), inputs,
+                           dtype=np.float64, rtol=1e-6, atol=1e-8)
+    check_grads("RNN", inputs, settings, (0, 1, 2, 3), rtol=1e-4, atol=1e-6)
+
+
+@requires_mxnet
+@pytest.mark.parametrize("layers, bidirectional", LSTMP_CASES)
+def test_lstmp_forward_matches_mxnet(tmp_path, layers, bidirectional):
+    """MXNet 1.9.1's CPU kernel runs LSTMP outside training only ("No training support for
+    LSTM with projection on CPU"): the forward here, the gradients against MXNet's unfused
+    LSTMPCell in tests/gluon/test_lstm_projection.py."""
+    inputs = _rnn_inputs(5, "lstm", 4, 3, 3, 5, layers, bidirectional, projection=2)
+    settings = dict(state_size=5, num_layers=layers, mode="lstm", bidirectional=bidirectional,
+                    state_outputs=True, projection_size=2)
+    given = json.dumps([[x.astype(np.float32).tolist() for x in inputs], settings])
+    theirs = on_mxnet(MXNET_PYTHON, _MXNET_FORWARD, given)
+    ours = run_minimx("RNN", [x.astype(np.float32) for x in inputs], settings, train=False)[0]
+    assert len(ours) == len(theirs) == 3
+    for name, a, b in zip(("output", "state", "cell state"), ours, theirs):
+        np.testing.assert_allclose(a, np.array(b), rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+_MXNET_FORWARD = """
+import json
+arrays, settings = json.loads(INPUT)
+outputs = mx.nd.RNN(*[mx.nd.array(a) for a in arrays], **settings)
+print(json.dumps([o.asnumpy().tolist() for o in outputs]))
+"""
+
+
+@requires_mxnet
+def test_lstm_state_clip_without_projection_matches_mxnet(tmp_path):
+    """MXNet 1.9.1's default CPU kernel ignores the clip range: outputs and gradients."""
+    inputs = _rnn_inputs(6, "lstm", 4, 2, 3, 5, 2, True)
+    inputs[3] *= 4
+    settings = dict(state_size=5, num_layers=2, mode="lstm", bidirectional=True,
+                    state_outputs=True, lstm_state_clip_min=-0.1, lstm_state_clip_max=0.1)
+    compare_with_mxnet(tmp_path, "RNN", inputs, settings, (0, 1, 2, 3), head_count=3)
 
 
 # -- sequence operators ---------------------------------------------------------------------

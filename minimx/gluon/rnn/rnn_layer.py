@@ -7,6 +7,8 @@ Each layer and direction owns four parameters named as MXNet names them
 for the reverse direction); ``hybrid_forward`` flattens and concatenates them
 (``_rnn_param_concat``) into the operator's single ``parameters`` vector, in
 MXNet's order; an unknown input size is inferred back through that vector.
+An LSTM with ``projection_size`` also owns ``l0_h2r_weight`` (projection_size,
+hidden_size), after ``l0_h2h_weight`` in that vector.
 """
 from ... import ndarray, symbol
 from ..hybrid_block import HybridBlock
@@ -21,7 +23,9 @@ class _RNNLayer(HybridBlock):
 
     def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size,
                  i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                 h2h_bias_initializer, mode, dtype, **kwargs):
+                 h2h_bias_initializer, mode, dtype, projection_size=None,
+                 h2r_weight_initializer=None, state_clip_min=None, state_clip_max=None,
+                 state_clip_nan=False, **kwargs):
         super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise ValueError(f"Invalid layout {layout}; must be one of ['TNC' or 'NTC']")
@@ -34,23 +38,33 @@ class _RNNLayer(HybridBlock):
         self._input_size = input_size
         self._dtype = dtype
         self._gates = _GATES[mode]
+        self._projection_size = projection_size if projection_size else None
+        self._state_clip = {"lstm_state_clip_min": state_clip_min,
+                            "lstm_state_clip_max": state_clip_max,
+                            "lstm_state_clip_nan": state_clip_nan}
         self._initializers = {"i2h_weight_initializer": i2h_weight_initializer,
                               "h2h_weight_initializer": h2h_weight_initializer,
                               "i2h_bias_initializer": i2h_bias_initializer,
                               "h2h_bias_initializer": h2h_bias_initializer}
         self.skip_states = None
         rows, width = self._gates * hidden_size, input_size
+        recurrent = self._projection_size or hidden_size     # the width of the state fed back
         for layer in range(num_layers):
             for direction in "lr"[:self._dir]:
                 self._register_param(f"{direction}{layer}_i2h_weight", (rows, width),
                                      i2h_weight_initializer)
-                self._register_param(f"{direction}{layer}_h2h_weight", (rows, hidden_size),
+                self._register_param(f"{direction}{layer}_h2h_weight", (rows, recurrent),
                                      h2h_weight_initializer)
                 self._register_param(f"{direction}{layer}_i2h_bias", (rows,),
                                      i2h_bias_initializer)
                 self._register_param(f"{direction}{layer}_h2h_bias", (rows,),
                                      h2h_bias_initializer)
-            width = hidden_size * self._dir
+                if self._projection_size:
+                    self._register_param(f"{direction}{layer}_h2r_weight",
+                                         (recurrent, hidden_size), h2r_weight_initializer)
+            width = recurrent * self._dir
+        if self._projection_size:
+            self._initializers["h2r_weight_initializer"] = h2r_weight_initializer
 
     def _register_param(self, name, shape, init):
         param = self.params.get(name, shape=shape, init=init, allow_deferred_init=True,
@@ -87,6 +101,7 @@ class _RNNLayer(HybridBlock):
         """The same network as a stack of cells that share this layer's Parameters (MXNet's
         ``_unfuse``): a cell per layer (a BidirectionalCell of two when bidirectional), with
         a DropoutCell between layers; unroll it to compute what the fused layer does."""
+        from ..contrib.rnn import LSTMPCell
         from .rnn_cell import GRUCell, LSTMCell, RNNCell
         from .rnn_containers import BidirectionalCell, DropoutCell, SequentialRNNCell
         cells = {"rnn_relu": lambda **kw: RNNCell(self._hidden_size, activation="relu", **kw),
@@ -94,6 +109,9 @@ class _RNNLayer(HybridBlock):
                  "lstm": lambda **kw: LSTMCell(self._hidden_size, **kw),
                  "gru": lambda **kw: GRUCell(self._hidden_size, **kw)}
         make = cells[self._mode]
+        if self._projection_size:        # (MXNet's _unfuse refuses a projection)
+            def make(**kw):
+                return LSTMPCell(self._hidden_size, self._projection_size, **kw)
         stack = SequentialRNNCell(prefix=self.prefix, params=self.params)
         with stack.name_scope():
             width = self._input_size
@@ -106,14 +124,15 @@ class _RNNLayer(HybridBlock):
                     stack.add(make(prefix=f"l{layer}_", **kwargs))
                 if self._dropout > 0 and layer != self._num_layers - 1:
                     stack.add(DropoutCell(self._dropout))
-                width = self._hidden_size * self._dir
+                width = (self._projection_size or self._hidden_size) * self._dir
         return stack
 
     def state_info(self, batch_size=0):
-        shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
-        count = 2 if self._mode == "lstm" else 1
-        return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype}
-                for _ in range(count)]
+        """``h`` (with a projection ``(L * D, N, projection_size)``), and ``c`` for LSTM."""
+        cell = (self._num_layers * self._dir, batch_size, self._hidden_size)
+        hidden = cell[:2] + (self._projection_size or self._hidden_size,)
+        shapes = [hidden, cell] if self._mode == "lstm" else [hidden]
+        return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype} for shape in shapes]
 
     def begin_state(self, batch_size=0, func=ndarray.zeros, **kwargs):
         """The initial states: ``func(name=..., shape=..., dtype=..., **kwargs)`` each.
@@ -158,15 +177,19 @@ class _RNNLayer(HybridBlock):
         """One RNN operator call over every layer (dropout ``p`` between layers happens
         inside it, as in MXNet's fused kernel); returns (outputs, states)."""
         layers = range(self._num_layers)
+        groups = ("i2h", "h2h", "h2r") if self._projection_size else ("i2h", "h2h")
         flat = [F.reshape(params[f"{direction}{layer}_{group}_{kind}"], shape=-1)
                 for kind in ("weight", "bias") for layer in layers
-                for direction in "lr"[:self._dir] for group in ("i2h", "h2h")]
+                for direction in "lr"[:self._dir] for group in groups
+                if group != "h2r" or kind == "weight"]           # h2r has no bias
         # _rnn_param_concat: Concat whose shape inference can also complete the i2h weights
         # of the first layer from the length RNN expects (an input size still unknown)
         joined = F._internal._rnn_param_concat(*flat, dim=0)
+        extra = {} if self._mode != "lstm" else dict(self._state_clip,
+                                                     projection_size=self._projection_size)
         results = F.RNN(inputs, joined, *states, state_size=self._hidden_size,
                         num_layers=self._num_layers, bidirectional=self._dir == 2,
-                        state_outputs=True, mode=self._mode, p=self._dropout)
+                        state_outputs=True, mode=self._mode, p=self._dropout, **extra)
         return results[0], [results[index] for index in range(1, len(states) + 1)]
 
 
@@ -213,6 +236,19 @@ class LSTM(_RNNLayer):
 
     Parameters as for ``RNN`` (without ``activation``).  The states are ``[h, c]``,
     each ``(num_layers * directions, batch, hidden_size)``.
+
+    projection_size : int, default None
+        LSTMP: the output and the state ``h`` fed back are ``r = W_hr h`` of this size
+        (``h2r_weight`` per layer and direction, no bias; ``h`` is then
+        ``(num_layers * directions, batch, projection_size)``, the output's last axis
+        ``directions * projection_size``).  MXNet 1.9.1 runs it forward only on CPU;
+        minimx trains it too.
+    h2r_weight_initializer : str or Initializer, default None
+    state_clip_min, state_clip_max : float, default None
+        A range for the cell state, which MXNet 1.9.1 applies on GPU (cuDNN) only: its CPU
+        kernel ignores it, and refuses it with ``projection_size``; minimx does the same.
+    state_clip_nan : bool, default False
+        Ignored, as the range.
     """
 
     def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False,
@@ -220,12 +256,11 @@ class LSTM(_RNNLayer):
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
                  projection_size=None, h2r_weight_initializer=None, state_clip_min=None,
                  state_clip_max=None, state_clip_nan=False, dtype="float32", **kwargs):
-        if projection_size or state_clip_min is not None or state_clip_max is not None:
-            raise NotImplementedError("minimx's LSTM supports neither projection_size nor "
-                                      "state clipping")
         super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size,
                          i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, "lstm", dtype, **kwargs)
+                         h2h_bias_initializer, "lstm", dtype, projection_size,
+                         h2r_weight_initializer, state_clip_min, state_clip_max,
+                         state_clip_nan, **kwargs)
 
 
 class GRU(_RNNLayer):
