@@ -74,7 +74,10 @@ def empty(shape, dtype=None, order="C", ctx=None, device=None):
 
 
 def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=None):
-    """An array of ``fill_value`` (float32 unless ``dtype``; an array value broadcasts)."""
+    """An array of ``fill_value`` (float32 unless ``dtype``, bool for a bool value, as
+    MXNet's; an array value broadcasts)."""
+    if dtype is None and isinstance(fill_value, (bool, onp.bool_)):
+        dtype = onp.bool_
     if isinstance(fill_value, NDArray) or is_symbolic(fill_value):
         value = fill_value if dtype is None else fill_value.astype(dtype)
         return call_np("_npi_broadcast_to", value, shape=_shape(shape))

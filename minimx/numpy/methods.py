@@ -6,7 +6,7 @@ and the function of the same name agree (a full ``x.sum()`` is zero-dimensional)
 """
 import numpy as onp
 
-from . import linalg, manipulation, products, reductions, ufuncs
+from . import linalg, manipulation, products, reductions, ufuncs, value_shapes
 from .multiarray import ndarray
 
 __all__ = ["install", "METHODS"]
@@ -16,7 +16,8 @@ METHODS = {
        ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "std", "var", "cumsum")},
     **{name: getattr(manipulation, name) for name in
        ("squeeze", "expand_dims", "swapaxes", "flip", "ravel", "repeat", "tile",
-        "broadcast_to")},
+        "broadcast_to", "argsort")},
+    "nonzero": value_shapes.nonzero,
     "dot": products.dot,
     "round": ufuncs.around,             # x.round(decimals): np.around, halves to even
     # MXNet's method names its bounds min and max (np.clip: a_min, a_max)
