@@ -146,7 +146,7 @@ def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
         probabilities = operand(p, ctx=ctx)
         if replace:
             picked = call_np("_sample_multinomial", probabilities, shape=(count,),
-                             dtype="int32")
+                             dtype="int32").astype(onp.int64)     # as MXNet's: int64
         else:
             picked = _first_arrivals(probabilities, count, ctx)
     elif replace:

@@ -117,3 +117,33 @@ def test_expressions_match_mxnet(mxnet_python):
 def test_method_and_creation_dtypes(expression, dtype):
     got = on_minimx_np_mode(PROGRAM, json.dumps([expression]))[expression]
     assert got[1] == dtype, got
+
+
+# random draws: type, dtype and shape only (the two sides' generators differ)
+RANDOM = [
+    "np.random.normal()", "np.random.normal(size=3)", "np.random.normal(np.zeros(2), 1)",
+    "np.random.normal(0, np.ones((2, 1)), size=(2, 3))", "np.random.uniform()",
+    "np.random.uniform(0, 1, 3)", "np.random.randint(5)", "np.random.randint(0, 5, size=2)",
+    "np.random.randint(0, 5, size=(2,), dtype='int32')", "np.random.choice(5)",
+    "np.random.choice(5, 3, replace=False)", "np.random.choice(np.array([1., 2., 3.]), 2)",
+    "np.random.choice(5, 3, p=np.array([0.2, 0.2, 0.2, 0.2, 0.2]))",
+    "np.random.choice(5, (2, 2), replace=False, p=np.array([0.2, 0.2, 0.2, 0.2, 0.2]))",
+    "np.random.multinomial(5, [0.5, 0.5], size=2)", "np.random.exponential(1.0, size=2)",
+    "np.random.gamma(2.0, size=2)", "np.random.beta(1., 2., size=2)",
+    "np.random.lognormal(size=2)", "np.random.logistic(size=2)", "np.random.gumbel(size=2)",
+    "np.random.rayleigh(size=2)", "np.random.weibull(1.0, size=2)",
+    "np.random.pareto(1.0, size=2)", "np.random.power(1.0, size=2)",
+    "np.random.chisquare(2.0, size=2)", "np.random.randn(2, 2)", "np.random.rand(3)",
+    "np.random.normal(0, 1, size=(2,), dtype='float64')", "np.random.normal(0, 1, (0,))",
+    "np.random.uniform(size=())",
+]
+RANDOM_PROGRAM = PROGRAM.replace(
+    "array.tolist()]", "None]").replace('value.item()]', 'None]')
+
+
+def test_random_draws_have_mxnets_types_and_shapes(mxnet_python):
+    given = json.dumps(RANDOM)
+    ours = on_minimx_np_mode(RANDOM_PROGRAM, given)
+    theirs = on_mxnet(mxnet_python, RANDOM_PROGRAM, given)
+    differ = {key: (ours[key], theirs[key]) for key in theirs if ours[key] != theirs[key]}
+    assert not differ, json.dumps(differ, indent=1)[:3000]
