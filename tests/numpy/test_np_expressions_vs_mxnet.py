@@ -103,12 +103,16 @@ print(json.dumps(out))
 """
 
 
-def test_expressions_match_mxnet(mxnet_python):
-    given = json.dumps(EXPRESSIONS)
-    ours = on_minimx_np_mode(PROGRAM, given)
-    theirs = on_mxnet(mxnet_python, PROGRAM, given)
+def assert_both_sides_agree(mxnet_python, program, expressions):
+    given = json.dumps(expressions)
+    ours = on_minimx_np_mode(program, given)
+    theirs = on_mxnet(mxnet_python, program, given)
     differ = {key: (ours[key], theirs[key]) for key in theirs if ours[key] != theirs[key]}
     assert not differ, json.dumps(differ, indent=1)[:3000]
+
+
+def test_expressions_match_mxnet(mxnet_python):
+    assert_both_sides_agree(mxnet_python, PROGRAM, EXPRESSIONS)
 
 
 @pytest.mark.parametrize("expression, dtype", [
@@ -142,8 +146,4 @@ RANDOM_PROGRAM = PROGRAM.replace(
 
 
 def test_random_draws_have_mxnets_types_and_shapes(mxnet_python):
-    given = json.dumps(RANDOM)
-    ours = on_minimx_np_mode(RANDOM_PROGRAM, given)
-    theirs = on_mxnet(mxnet_python, RANDOM_PROGRAM, given)
-    differ = {key: (ours[key], theirs[key]) for key in theirs if ours[key] != theirs[key]}
-    assert not differ, json.dumps(differ, indent=1)[:3000]
+    assert_both_sides_agree(mxnet_python, RANDOM_PROGRAM, RANDOM)
