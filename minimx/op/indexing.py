@@ -15,6 +15,7 @@ from .common import normalize_axes
 from .params import Choice, DType, Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
 from .sparse_values import RowSparse
+from .scatter_kernels import add_rows
 
 
 def _integers(xp, indices):
@@ -73,10 +74,9 @@ class Take(OpDef):
         axis = _axis(self, self.axis, len(a_shape))
         indices = self._indices(xp, indices, a_shape[axis]).ravel()
         # put the indexed axis first in both arrays, then add each row where it was read
-        grad = xp.zeros(a_shape, dtype=out_grad.dtype)
         rows = out_grad.reshape(a_shape[:axis] + (indices.size,) + a_shape[axis + 1:])
-        xp.add.at(xp.moveaxis(grad, axis, 0), indices, xp.moveaxis(rows, axis, 0))
-        return grad, None
+        grad = add_rows(xp, a_shape[axis], indices, xp.moveaxis(rows, axis, 0))
+        return xp.ascontiguousarray(xp.moveaxis(grad, 0, axis)), None
 
 
 def _reference_pick(np, x, index, axis=-1, keepdims=False, mode="clip", **_):
@@ -330,12 +330,10 @@ class Embedding(OpDef):
         rows = _bound(xp, _integers(xp, data), self.input_dim, "clip").ravel()
         if self.sparse_grad:        # one stored row per distinct id: the rows looked up
             ids, position = xp.unique(rows, return_inverse=True)
-            stored = xp.zeros((len(ids), self.output_dim), dtype=out_grad.dtype)
-            xp.add.at(stored, position.ravel(), out_grad.reshape(-1, self.output_dim))
+            stored = add_rows(xp, len(ids), position.ravel(),
+                              out_grad.reshape(-1, self.output_dim))
             return None, RowSparse(stored, ids, (self.input_dim, self.output_dim))
-        grad = xp.zeros((self.input_dim, self.output_dim), dtype=out_grad.dtype)
-        xp.add.at(grad, rows, out_grad.reshape(-1, self.output_dim))
-        return None, grad
+        return None, add_rows(xp, self.input_dim, rows, out_grad.reshape(-1, self.output_dim))
 
 
 @register_op
