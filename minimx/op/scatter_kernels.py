@@ -1,6 +1,6 @@
 """Adding rows into a table at repeated indices: the backward of a lookup (Embedding, take).
 
-Lesson: 06-autograd.  ``out[r] += values[i]`` for every ``i`` with ``rows[i] == r`` is what
+Lesson: 04-autograd.  ``out[r] += values[i]`` for every ``i`` with ``rows[i] == r`` is what
 NumPy's ``add.at`` does, one element at a time, and slowly: Embedding's backward of 30,000
 ids by 100 features takes 28 ms on NumPy 2.4 and 140 ms on NumPy 1.23 (2-core machine).
 The same sum is a product with a one-hot matrix, ``onehot(rows).T @ values``, which SciPy's

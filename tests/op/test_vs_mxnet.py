@@ -105,6 +105,17 @@ MXNET_GRADIENT_WRONG = {
     for name in ("_image_flip_left_right", "_image_flip_top_bottom")}
 
 
+def mxnet_cpu_refuses(case):
+    """Why MXNet 1.9.1's CPU wheel refuses a case in training mode (this test's mode), or
+    None: the case is then compared where MXNet can run it."""
+    if case.op.name == "RNN" and case.call_params().get("projection_size"):
+        return ("MXNet 1.9.1's CPU runs LSTM with a projection only outside training ('No "
+                "training support for LSTM with projection on CPU'); its forward is compared "
+                "in tests/op/test_rnn_ops.py, its gradients against MXNet's LSTMPCell in "
+                "tests/gluon/test_lstm_projection.py")
+    return None
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_matches_mxnet(case, reference):
     if case.id not in reference["keys"]:
@@ -114,6 +125,8 @@ def test_matches_mxnet(case, reference):
     if entry["status"] == "missing":
         pytest.skip(entry["message"])
     context = f"{case.id} (input seed {reference['seed']})"
+    if entry["status"] != "ok" and mxnet_cpu_refuses(case):
+        pytest.skip(mxnet_cpu_refuses(case))
     assert entry["status"] == "ok", f"{context}: MXNet rejects this case: {entry['message']}"
     inputs = reference["inputs"][case.id]
     outputs, grads = forward_backward(case, inputs["inputs"], inputs["head_grads"],
