@@ -190,13 +190,14 @@ import json
 import numpy
 nd, gluon = mx.nd, mx.gluon
 folder, write = json.loads(INPUT)
-x = nd.array(numpy.random.RandomState(1).uniform(-1, 1, (4, 3, 5)))
+cpu = mx.cpu()                  # (both sides on the CPU, also in the stand-in GPU pass)
+x = nd.array(numpy.random.RandomState(1).uniform(-1, 1, (4, 3, 5)), ctx=cpu)
 if write:
     net = gluon.rnn.LSTM(6, num_layers=2, bidirectional=True, projection_size=3, input_size=5)
-    net.initialize()
+    net.initialize(ctx=cpu)
     source = numpy.random.RandomState(2)
     for param in net.collect_params().values():
-        param.set_data(nd.array(source.uniform(-0.5, 0.5, param.shape)))
+        param.set_data(nd.array(source.uniform(-0.5, 0.5, param.shape), ctx=cpu))
     net.hybridize()
     net(x)
     net.export(folder + "/lstmp")
@@ -205,10 +206,10 @@ if write:
     print(json.dumps([keys, net(x).asnumpy().tolist()]))
 else:
     block = gluon.SymbolBlock.imports(folder + "/lstmp-symbol.json", ["data0", "data1", "data2"],
-                                      folder + "/lstmp-0000.params")
-    zeros = [nd.zeros((4, 3, 3)), nd.zeros((4, 3, 6))]
+                                      folder + "/lstmp-0000.params", ctx=cpu)
+    zeros = [nd.zeros((4, 3, 3), ctx=cpu), nd.zeros((4, 3, 6), ctx=cpu)]
     net = gluon.rnn.LSTM(6, num_layers=2, bidirectional=True, projection_size=3, input_size=5)
-    net.load_parameters(folder + "/lstmp.params")
+    net.load_parameters(folder + "/lstmp.params", ctx=cpu)
     print(json.dumps([block(x, *zeros).asnumpy().tolist(), net(x).asnumpy().tolist()]))
 """
 

@@ -3,6 +3,7 @@ on both of its paths, and the operators that use it keep their gradients."""
 import numpy as np
 import pytest
 
+import minimx as mx
 from minimx import autograd, nd
 from minimx.op import scatter_kernels
 from minimx.op.scatter_kernels import add_rows
@@ -39,21 +40,22 @@ def test_both_paths_agree(monkeypatch):
 def test_embedding_and_take_gradients(sparse_grad):
     rng = np.random.default_rng(2)
     ids = rng.integers(0, 50, (64, 20))
-    weight = nd.array(rng.standard_normal((50, 16)).astype(np.float32))
+    cpu = mx.cpu()          # (row_sparse storage is the host's, also in the stand-in GPU pass)
+    weight = nd.array(rng.standard_normal((50, 16)).astype(np.float32), ctx=cpu)
     weight.attach_grad(stype="row_sparse" if sparse_grad else "default")
     head = rng.standard_normal((64, 20, 16)).astype(np.float32)
     with autograd.record():
-        out = nd.Embedding(nd.array(ids), weight, input_dim=50, output_dim=16,
+        out = nd.Embedding(nd.array(ids, ctx=cpu), weight, input_dim=50, output_dim=16,
                            sparse_grad=sparse_grad)
-    out.backward(nd.array(head))
+    out.backward(nd.array(head, ctx=cpu))
     expected = add_at(50, ids.ravel(), head.reshape(-1, 16))
     np.testing.assert_array_equal(weight.grad.asnumpy(), expected)
-    a = nd.array(rng.standard_normal((6, 50, 3)).astype(np.float32))
+    a = nd.array(rng.standard_normal((6, 50, 3)).astype(np.float32), ctx=cpu)
     a.attach_grad()
     with autograd.record():
-        taken = nd.take(a, nd.array(ids[:4]), axis=1)                 # (6, 4, 20, 3)
+        taken = nd.take(a, nd.array(ids[:4], ctx=cpu), axis=1)                 # (6, 4, 20, 3)
     taken_head = rng.standard_normal(taken.shape).astype(np.float32)
-    taken.backward(nd.array(taken_head))
+    taken.backward(nd.array(taken_head, ctx=cpu))
     want = np.zeros((6, 50, 3), np.float32)
     np.add.at(np.moveaxis(want, 1, 0), ids[:4].ravel(),
               np.moveaxis(taken_head.reshape(6, 80, 3), 1, 0))
