@@ -14,7 +14,7 @@ import numbers
 import numpy as onp
 
 from ..base import InvalidTypeError
-from ..ndarray import NDArray, arithmetic
+from ..ndarray import arithmetic
 from .adapter import as_operand_like, call_np, operand, promote, public
 from .multiarray import as_np
 
@@ -153,7 +153,6 @@ def _bool_as_int64(x1, x2):
     if isinstance(x1, _NUMBERS) and getattr(x2, "dtype", None) == onp.bool_:
         return x1, x2.astype(onp.int64)
     return x1, x2
-
 
 
 def _binary(name, nd_function, to_bool=False):
