@@ -215,9 +215,15 @@ def _memory_stats(samples):
     storage; minimx's host arrays live in the process, so it samples the process."""
     if not samples:
         return {}
-    return {"Memory: cpu/0 (resident) ": {"count": len(samples), "min": min(samples),
-                                           "max": max(samples),
-                                           "avg": sum(samples) / len(samples)}}
+    low, high = min(samples), max(samples)
+    return {"Memory: cpu/0 (resident) ": {"count": len(samples), "min": low, "max": high,
+                                           "avg": _mean(sum(samples), len(samples), low, high)}}
+
+
+def _mean(total, count, low, high):
+    """``total / count``, kept within ``[low, high]``: the mean of equal samples is their
+    value, where rounding in the sum and the division could put it an ulp below the min."""
+    return min(max(total / count, low), high)
 
 
 # -- MXNet's older names ------------------------------------------------------------------------
@@ -263,7 +269,7 @@ def _aggregate(spans):
         row["min"] = min(row["min"], milliseconds)
         row["max"] = max(row["max"], milliseconds)
     for row in stats.values():
-        row["avg"] = row["total"] / row["count"]
+        row["avg"] = _mean(row["total"], row["count"], row["min"], row["max"])
     return stats
 
 

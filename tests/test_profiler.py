@@ -186,3 +186,13 @@ def test_a_custom_operator_is_timed_in_its_own_domain(trace_file):
     assert "_profiled_square::pure_python" in times["Custom Operator"]
     assert "_profiled_square::_zeros" in times["Custom Operator"]    # run inside its body
     assert "Custom" in times["operator"]                             # the op itself
+
+
+def test_the_mean_of_equal_samples_is_their_value():
+    """Rounding in the sum and the division put the average of three equal memory samples
+    one ulp below their minimum (703045.632 -> 703045.6319999999), and the check above
+    failed now and then."""
+    from minimx.profiler import _memory_stats
+    for count in range(1, 12):
+        (row,) = _memory_stats([703045.632] * count).values()
+        assert row["min"] <= row["avg"] <= row["max"] and row["avg"] == 703045.632
