@@ -60,13 +60,14 @@ def jpeg_frame(buf):
     return None
 
 
-def decode_plain_jpeg(image_module, buf):
+def decode_plain_jpeg(image_module, buf, grey=False):
     """A loaded Pillow image of a plain JPEG (see ``jpeg_frame``), else None.
 
     The short cut: ``Image.open`` would sniff the format and parse every table of the header
     in Python (~100 us for a 40x40 picture) before handing the bytes to libjpeg; here the
     frame header alone gives the mode and size, and Pillow's JPEG decoder gets the whole file
     with the arguments ``Image.open`` gives it (raw mode = mode), so the pixels are the same.
+    With ``grey`` libjpeg writes the luma of a colour JPEG ("L"), as OpenCV's grey read does.
     Anything it declines or fails on goes the ``Image.open`` way (and its errors).
     """
     frame = jpeg_frame(buf)
@@ -76,10 +77,32 @@ def decode_plain_jpeg(image_module, buf):
     limit = image_module.MAX_IMAGE_PIXELS     # Image.open's decompression-bomb guard
     if limit and width * height > limit:
         return None
+    mode = "L" if grey else mode
     try:
         return image_module.frombytes(mode, (width, height), bytes(buf), "jpeg", mode, "")
     except (ValueError, OSError):
         return None
+
+
+# Grey from colour as OpenCV computes it (MXNet's imdecode(flag=0) reads through OpenCV),
+# in integer arithmetic: libpng's rgb_to_gray for PNG (0.299 and 0.587 in 1/32768ths,
+# rounded down: 9797 R + 19234 G + 3737 B, shifted right 15), OpenCV's own cvtColor for
+# the other formats (4899 R + 9617 G + 1868 B, rounded, shifted right 14).  A JPEG is read
+# as grey by libjpeg itself (its luma), never through colour.
+_GREY_RULES = {"PNG": ((9797, 19234, 3737), 0, 15)}
+_CVT_COLOR_GREY = ((4899, 9617, 1868), 1 << 13, 14)
+
+
+def grey_pixels(image):
+    """The ``(H, W)`` uint8 grey pixels of a decoded Pillow image, as MXNet's
+    ``imdecode(flag=0)`` gives them: grey images as stored, colour ones by the rule of
+    their format (above)."""
+    if image.mode in ("RGB", "RGBA", "P", "PA", "CMYK", "YCbCr"):
+        weights, rounding, shift = _GREY_RULES.get(image.format, _CVT_COLOR_GREY)
+        rgb = np.asarray(image.convert("RGB"), dtype=np.int32)
+        grey = (rgb @ np.array(weights, np.int32) + rounding) >> shift
+        return grey.astype(np.uint8)
+    return np.array(image.convert("L"))
 
 
 def decode_array(buf, flag=1, to_rgb=True):
@@ -89,16 +112,18 @@ def decode_array(buf, flag=1, to_rgb=True):
     Colour channels are RGB when ``to_rgb`` else BGR (OpenCV's order).
     """
     image_module = pil()
-    image = decode_plain_jpeg(image_module, buf)
+    image = decode_plain_jpeg(image_module, buf, grey=flag == 0)
     if image is None:                # any other file, or a JPEG the short cut declined
         try:
             image = image_module.open(io.BytesIO(bytes(buf)))
+            if flag == 0 and image.format in ("JPEG", "MPO"):
+                image.draft("L", image.size)     # libjpeg's luma, not grey from colour
             image.load()
         except Exception as err:
             raise FileFormatError(f"imdecode: cannot decode {len(buf)} bytes as an image "
                                   f"({err})") from err
     if flag == 0:
-        return np.asarray(image.convert("L"))[:, :, None].copy()
+        return grey_pixels(image)[:, :, None]
     if flag == -1 and image.mode in ("L", "I;16", "I", "F"):
         return np.asarray(image).copy()
     if image.mode != "RGB":          # converting an RGB image would only copy it

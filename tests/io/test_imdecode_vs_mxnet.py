@@ -1,0 +1,77 @@
+"""``imdecode`` gives MXNet 1.9.1's pixels, bit for bit, in colour and in grey.
+
+MXNet decodes through OpenCV.  Colour is libjpeg's or libpng's output either way.  Grey
+(``flag=0``) is where readers differ: OpenCV asks libjpeg for the luma of a colour JPEG
+(no colour round trip), libpng's own integer rule for a colour PNG, and its ``cvtColor``
+rule for the other formats.  Taking a colour JPEG's grey from its RGB pixels was off by
+up to 46 levels on noisy pictures; Pillow's ``convert("L")`` rounds where libpng truncates
+(off by one on about half the pixels of a colour PNG).
+"""
+import io
+import json
+import subprocess
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import minimx as mx
+
+
+def pictures():
+    """{name: encoded bytes}: colour and grey JPEGs (every chroma subsampling, progressive,
+    odd sizes), PNGs (RGB, RGBA, palette, grey), BMP and TIFF."""
+    rng = np.random.RandomState(7)
+    found = {}
+    for index in range(3):
+        height, width = rng.randint(5, 50, 2)
+        noisy = (rng.rand(height, width, 3) * 255).astype("uint8")
+        smooth = np.clip(np.cumsum(rng.randint(-9, 10, (height, width, 3)), axis=1) + 128,
+                         0, 255).astype("uint8")
+        for look, pixels in (("noisy", noisy), ("smooth", smooth)):
+            image = Image.fromarray(pixels)
+            for name, fmt, options in [
+                    ("jpeg444", "JPEG", {"subsampling": 0, "quality": 90}),
+                    ("jpeg422", "JPEG", {"subsampling": 1, "quality": 75}),
+                    ("jpeg420", "JPEG", {"subsampling": 2, "quality": 60}),
+                    ("progressive", "JPEG", {"progressive": True}),
+                    ("png", "PNG", {}), ("bmp", "BMP", {}), ("tiff", "TIFF", {})]:
+                found[f"{name}-{look}-{index}"] = encoded(image, fmt, **options)
+            found[f"grey-jpeg-{look}-{index}"] = encoded(image.convert("L"), "JPEG")
+            found[f"grey-png-{look}-{index}"] = encoded(image.convert("L"), "PNG")
+            found[f"rgba-png-{look}-{index}"] = encoded(image.convert("RGBA"), "PNG")
+            found[f"palette-png-{look}-{index}"] = encoded(image.convert("P"), "PNG")
+    return found
+
+
+def encoded(image, fmt, **options):
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt, **options)
+    return buffer.getvalue()
+
+
+MXNET_DECODER = """
+import json, sys
+import mxnet as mx
+files = json.load(sys.stdin)
+print(json.dumps({name: [mx.image.imdecode(bytes.fromhex(text), flag=flag).asnumpy().tolist()
+                         for flag in (1, 0)] for name, text in files.items()}))
+"""
+
+
+@pytest.mark.mxnet
+def test_imdecode_gives_mxnets_pixels_in_colour_and_grey(mxnet_python):
+    files = pictures()
+    done = subprocess.run([mxnet_python, "-c", MXNET_DECODER], capture_output=True, text=True,
+                          input=json.dumps({name: buf.hex() for name, buf in files.items()}),
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout)
+    different = []
+    for name, buf in files.items():
+        for flag, want in zip((1, 0), theirs[name]):
+            mine = mx.image.imdecode(buf, flag=flag).asnumpy()
+            want = np.array(want, dtype=np.uint8)
+            if mine.shape != want.shape or not np.array_equal(mine, want):
+                different.append(f"{name} flag={flag}")
+    assert not different, different
