@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 import minimx as mx
+from minimx import image_codec
 
 
 def pictures():
@@ -59,8 +60,33 @@ print(json.dumps({name: [mx.image.imdecode(bytes.fromhex(text), flag=flag).asnum
 """
 
 
+@pytest.fixture(params=["opencv", "pillow"])
+def decoder(request, monkeypatch):
+    """Each of minimx's decoding paths: OpenCV's (when installed) and Pillow's."""
+    if request.param == "opencv" and image_codec.opencv() is None:
+        pytest.skip("OpenCV (cv2) is not installed")
+    if request.param == "pillow":
+        monkeypatch.setattr(image_codec, "_OPENCV", [None])
+    return request.param
+
+
+def test_opencv_and_pillow_paths_give_the_same_pixels(monkeypatch):
+    if image_codec.opencv() is None:
+        pytest.skip("OpenCV (cv2) is not installed")
+    for name, buf in pictures().items():
+        for flag in (1, 0, -1):
+            for to_rgb in (True, False):
+                fast = image_codec.decode_array(buf, flag, to_rgb)
+                with monkeypatch.context() as patch:
+                    patch.setattr(image_codec, "_OPENCV", [None])
+                    plain = image_codec.decode_array(buf, flag, to_rgb)
+                assert fast.dtype == plain.dtype and fast.shape == plain.shape, name
+                np.testing.assert_array_equal(fast, plain, err_msg=f"{name} flag={flag}")
+                assert fast.flags.writeable
+
+
 @pytest.mark.mxnet
-def test_imdecode_gives_mxnets_pixels_in_colour_and_grey(mxnet_python):
+def test_imdecode_gives_mxnets_pixels_in_colour_and_grey(mxnet_python, decoder):
     files = pictures()
     done = subprocess.run([mxnet_python, "-c", MXNET_DECODER], capture_output=True, text=True,
                           input=json.dumps({name: buf.hex() for name, buf in files.items()}),
