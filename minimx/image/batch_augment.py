@@ -49,8 +49,8 @@ def decode_runs(bufs, flag):
     """The images of ``bufs`` decoded to HxWxC uint8 arrays, yielded as lists of ``RUN``
     consecutive images, in order.  With more than one core, a pool of threads decodes the
     runs while the caller works on those already done (OpenCV's decoder and Pillow's
-    release the GIL inside libjpeg, where most of a small JPEG's time goes).  A file that does not decode
-    raises in turn: after the run's images before it have been yielded."""
+    release the GIL inside libjpeg, where most of a small JPEG's time goes).  A file that
+    does not decode raises in turn: after the run's images before it have been yielded."""
     starts = range(0, len(bufs), RUN)
     pool = decoder_pool() if len(starts) > 1 else None
     if pool is None:
