@@ -104,7 +104,7 @@ def grey_pixels(image):
         rgb = np.asarray(image.convert("RGB"), dtype=np.int32)
         grey = (rgb @ np.array(weights, np.int32) + rounding) >> shift
         return grey.astype(np.uint8)
-    return np.array(image.convert("L"))
+    return np.array(image if image.mode == "L" else image.convert("L"))
 
 
 _OPENCV = []

@@ -9,7 +9,6 @@ up to 46 levels on noisy pictures; Pillow's ``convert("L")`` rounds where libpng
 """
 import io
 import json
-import subprocess
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from PIL import Image
 
 import minimx as mx
 from minimx import image_codec
+from same_program import on_mxnet
 
 
 def pictures():
@@ -52,9 +52,8 @@ def encoded(image, fmt, **options):
 
 
 MXNET_DECODER = """
-import json, sys
-import mxnet as mx
-files = json.load(sys.stdin)
+import json
+files = json.loads(INPUT)
 print(json.dumps({name: [mx.image.imdecode(bytes.fromhex(text), flag=flag).asnumpy().tolist()
                          for flag in (1, 0)] for name, text in files.items()}))
 """
@@ -88,11 +87,8 @@ def test_opencv_and_pillow_paths_give_the_same_pixels(monkeypatch):
 @pytest.mark.mxnet
 def test_imdecode_gives_mxnets_pixels_in_colour_and_grey(mxnet_python, decoder):
     files = pictures()
-    done = subprocess.run([mxnet_python, "-c", MXNET_DECODER], capture_output=True, text=True,
-                          input=json.dumps({name: buf.hex() for name, buf in files.items()}),
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    theirs = json.loads(done.stdout)
+    theirs = on_mxnet(mxnet_python, MXNET_DECODER,
+                      json.dumps({name: buf.hex() for name, buf in files.items()}))
     different = []
     for name, buf in files.items():
         for flag, want in zip((1, 0), theirs[name]):
