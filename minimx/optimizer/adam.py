@@ -43,7 +43,9 @@ class Adam(_TwoMoments):
     epsilon : float
         Added to the denominator.
     lazy_update : bool
-        Accepted for compatibility; minimx's arrays are dense, so it changes nothing.
+        With a row_sparse gradient (``Embedding(sparse_grad=True)``), update only the rows
+        it holds, of the weight and of the state (``op/sparse_kernels.lazy_row_update``);
+        False: every row, as with a dense gradient.
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,

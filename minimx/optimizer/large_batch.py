@@ -64,7 +64,8 @@ class LARS(_MasterCopyLast):
     momentum : float
         The momentum (0: no state).
     lazy_update : bool
-        Accepted for compatibility; minimx's arrays are dense.
+        With a row_sparse gradient, update only the rows it holds (as SGD's); False: every
+        row, as with a dense gradient.
     eta : float
         The LARS coefficient: the step's size relative to the weight's norm.
     eps : float
@@ -121,7 +122,7 @@ class LARS(_MasterCopyLast):
             indices, weights, grads, states = [indices], [weights], [grads], [states]
         self._update_count(indices)
         lrs, wds = self._get_lrs(indices), self._get_wds(indices)
-        args = self._fused_args()
+        args = dict(self._fused_args(), lazy_update=self.lazy_update)
         if self.momentum > 0:
             correct = self.momentum_correction and self.last_lr != 0
             args["momentum"] = (self.momentum * (self.cur_lr / self.last_lr) if correct

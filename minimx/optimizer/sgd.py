@@ -103,7 +103,9 @@ class SGD(_MasterCopyLast):
     momentum : float
         The momentum (0: plain SGD, no state).
     lazy_update : bool
-        Accepted for compatibility; minimx's arrays are dense, so it changes nothing.
+        With a row_sparse gradient (``Embedding(sparse_grad=True)``), update only the rows
+        it holds, of the weight and of the state (``op/sparse_kernels.lazy_row_update``);
+        False: every row, as with a dense gradient.
     """
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
