@@ -19,9 +19,10 @@ for name, options in [("sgd", {}), ("sgd", {"momentum": 0.9}), ("adam", {}),
     for lazy in (True, False):
         opt = mx.optimizer.create(name, learning_rate=0.1, wd=0.01, lazy_update=lazy,
                                   **options)
-        weight = mx.nd.array(np.arange(12, dtype="float32").reshape(4, 3) / 10)
+        weight = mx.nd.array(np.arange(12, dtype="float32").reshape(4, 3) / 10, ctx=mx.cpu())
         state = opt.create_state(0, weight)
-        grad = mx.nd.sparse.row_sparse_array((np.ones((1, 3), "float32"), [1]), shape=(4, 3))
+        grad = mx.nd.sparse.row_sparse_array((np.ones((1, 3), "float32"), [1]), shape=(4, 3),
+                                             ctx=mx.cpu())     # sparse storage: CPU only
         for _ in range(2):
             opt.update(0, weight, grad, state)
         results[f"{name} {options} lazy={lazy}"] = weight.asnumpy().tolist()
