@@ -17,6 +17,7 @@ from collections import namedtuple
 
 from . import conv_kernels as kernels
 from . import pool_kernels
+from . import winograd
 from .params import Choice, Optional, Param, Shape, dims_text
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
@@ -109,8 +110,12 @@ def _conv_size(size, geometry):
 
 
 def _convolve(xp, data, weight, geometry, groups):
-    """``data (N, C, *in)`` * ``weight (F, C/groups, *kernel)`` -> ``(N, F, *out)``."""
+    """``data (N, C, *in)`` * ``weight (F, C/groups, *kernel)`` -> ``(N, F, *out)``; 3x3
+    stride-1 kernels over many channels take Winograd's path (``winograd.py``)."""
     out_size = _conv_size(data.shape[2:], geometry)
+    if winograd.suits(xp, data.shape, data.dtype, weight.shape[0], geometry, groups,
+                      out_size):
+        return winograd.convolve(xp, data, weight, geometry.pad)
     return kernels.convolve(xp, _pad(xp, data, geometry.pad), weight, geometry, groups,
                             out_size)
 
@@ -160,6 +165,9 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
 
 def _convolve_weight_grad(xp, out_grad, data, geometry, groups):
     """Gradient of ``_convolve`` in ``weight``: ``(F, C/groups, *kernel)``."""
+    if winograd.suits(xp, data.shape, data.dtype, out_grad.shape[1], geometry, groups,
+                      out_grad.shape[2:]):
+        return winograd.weight_grad(xp, out_grad, data, geometry.pad)
     return kernels.convolve_weight_grad(xp, out_grad, _pad(xp, data, geometry.pad), geometry,
                                         groups)
 

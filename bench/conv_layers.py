@@ -1,0 +1,98 @@
+"""3x3 convolutions, forward and backward: minimx's Winograd path, its plain im2col path, MXNet.
+
+    python bench/conv_layers.py [rounds]
+
+The layers are ResNet-18's at 96 px (the course workload) and two of a 224 px ResNet, batch
+64, float32, NCHW, pad 1, no bias.  The same code runs on minimx (twice: with Winograd's
+F(2x2, 3x3) path of ``minimx/op/winograd.py``, and with it switched off, so that every
+layer takes the plain im2col kernels) and on MXNet 1.9.1 (oneDNN), each in a fresh process,
+in alternating rounds, on one thread (``OMP_NUM_THREADS=1``: one BLAS or oneDNN thread, one
+engine worker), so that the figures compare the kernels' work per core, what a program gets
+on a busy machine.  Each figure is the best wall time of each round's repeats and of the
+rounds.
+"""
+import json
+import os
+import sys
+
+from _util import fmt, print_table, ratio, run_minimx, run_mxnet
+
+SHAPES = [  # label, input shape, filters, stride
+    ("ResNet-18 96 px stage 1", (64, 64, 24, 24), 64, 1),
+    ("ResNet-18 96 px stage 2", (64, 128, 12, 12), 128, 1),
+    ("ResNet-18 96 px stage 3", (64, 256, 6, 6), 256, 1),
+    ("ResNet-18 96 px stage 4", (64, 512, 3, 3), 512, 1),
+    ("ResNet-18 96 px stage 2 entry", (64, 64, 24, 24), 128, 2),
+    ("ResNet 224 px stage 3", (32, 256, 14, 14), 256, 1),
+    ("ResNet 224 px stage 4", (32, 512, 7, 7), 512, 1),
+]
+WORKLOAD = """
+import json, time
+import numpy as np
+from {lib} import nd, autograd
+if {plain}:
+    import minimx.op.winograd
+    minimx.op.winograd.suits = lambda *args: False
+times = {{}}
+rng = np.random.default_rng(0)
+for label, shape, filters, s in {shapes}:
+    x = nd.array(rng.standard_normal(shape).astype("float32"))
+    w = nd.array((rng.standard_normal((filters, shape[1], 3, 3)) * 0.05).astype("float32"))
+    x.attach_grad()
+    w.attach_grad()
+    head = None
+    best = [float("inf"), float("inf")]
+    for repeat in range(4):                           # the first is a warm-up
+        start = time.perf_counter()
+        with autograd.record():
+            y = nd.Convolution(x, w, kernel=(3, 3), stride=(s, s), pad=(1, 1),
+                               num_filter=filters, no_bias=True)
+        y.wait_to_read()
+        middle = time.perf_counter()
+        if head is None:
+            head = nd.ones(y.shape)
+        y.backward(head)
+        x.grad.wait_to_read()
+        w.grad.wait_to_read()
+        end = time.perf_counter()
+        if repeat:
+            best = [min(best[0], middle - start), min(best[1], end - middle)]
+    times[label] = [t * 1e3 for t in best]
+print(json.dumps(times))
+"""
+
+
+def _merge(best, line):
+    for label, times in json.loads(line).items():
+        best[label] = [min(a, b) for a, b in zip(best.get(label, times), times)]
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    rounds = int(argv[0]) if argv else 3
+    os.environ.update(OMP_NUM_THREADS="1", MXNET_CPU_WORKER_NTHREADS="1")
+    code = {name: WORKLOAD.format(lib=lib, plain=plain, shapes=repr(SHAPES))
+            for name, lib, plain in (("winograd", "minimx", False), ("plain", "minimx", True),
+                                     ("mxnet", "mxnet", False))}
+    best = {"winograd": {}, "plain": {}, "mxnet": {}}
+    for _ in range(rounds):
+        for name in ("winograd", "plain"):
+            _merge(best[name], run_minimx(code[name], "ThreadedEngine").strip().splitlines()[-1])
+        other = run_mxnet(code["mxnet"])
+        if other:
+            _merge(best["mxnet"], other)
+    rows = []
+    for label, shape, filters, s in SHAPES:
+        figures = [best[name].get(label) for name in ("winograd", "plain", "mxnet")]
+        totals = [sum(f) if f else None for f in figures]
+        rows.append((f"{label} {'x'.join(map(str, shape))} -> {filters}, stride {s}",)
+                    + tuple("-" if f is None else f"{f[0]:.3g} / {f[1]:.3g}" for f in figures)
+                    + (ratio(totals[0], totals[2]), fmt(totals[0], " ms")))
+    print_table("3x3 convolution on one thread, forward / backward, ms, best of rounds",
+                ("layer", "minimx", "minimx im2col only", "MXNet 1.9.1", "ratio (f+b)",
+                 "minimx f+b"), rows)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
