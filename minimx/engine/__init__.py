@@ -5,9 +5,9 @@ Lesson: 05-lazy-evaluation.  Mirrors ``include/mxnet/engine.h`` and
 
 ``push(fn, read_vars, write_vars, ctx, name)`` hands ``fn`` to the current
 engine; ``wait_for_var`` and ``wait_all`` are the sync points.  The engine is
-chosen by ``MINIMX_ENGINE_TYPE`` (``ThreadedEngine`` by default, or
-``NaiveEngine``) and can be switched at run time with ``set_engine`` or
-``with engine_type('NaiveEngine'):``.
+chosen by ``MINIMX_ENGINE_TYPE``, or else by MXNet's own ``MXNET_ENGINE_TYPE`` (as programs
+written for MXNet set it to debug with ``NaiveEngine``; ``ThreadedEngine`` by default), and
+can be switched at run time with ``set_engine`` or ``with engine_type('NaiveEngine'):``.
 """
 import atexit
 import contextlib
@@ -17,7 +17,7 @@ import threading
 import time
 
 from .base import wrap_error
-from ..base import OperatorFailedError
+from ..base import MXNetError, OperatorFailedError
 from . import events
 from .events import (HOST_FALLBACK, VALUE_DEPENDENT, EngineEvent, SyncEvent, subscribe, subscribe_sync,
                      sync_reason, unsubscribe, unsubscribe_sync)
@@ -50,7 +50,20 @@ def _env_max_pending():
     return int(value) if value else None
 
 
-_current = _make(os.environ.get("MINIMX_ENGINE_TYPE", "ThreadedEngine"), _env_max_pending())
+def _env_engine_type():
+    """The engine the environment asks for: ``MINIMX_ENGINE_TYPE``, then MXNet's variable;
+    an unknown name is an MXNetError, as MXNet's."""
+    for variable in ("MINIMX_ENGINE_TYPE", "MXNET_ENGINE_TYPE"):
+        name = os.environ.get(variable)
+        if name:
+            if name not in ENGINES:
+                raise MXNetError(f"Cannot find Engine {name} ({variable}); expected one of "
+                                 f"{sorted(ENGINES)}")
+            return name
+    return "ThreadedEngine"
+
+
+_current = _make(_env_engine_type(), _env_max_pending())
 
 
 class _BulkState(threading.local):
