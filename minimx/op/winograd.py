@@ -49,16 +49,17 @@ _MIN_TILE_USE = 0.75        # share of the 2x2 tiles' outputs that are real outp
 # Tiles in the batch per filter below which transforming the filters costs more than the
 # products save (batch 1, 512 channels at 7x7: 16 tiles, 3.1 ms im2col, 9.1 Winograd).
 _MIN_TILES_PER_FILTER = 0.25
+_FLOATS = ("float32", "float64")      # a numpy dtype equals its name
 
 
 def suits(xp, data_shape, dtype, filters, geometry, groups, out_size):
     """Whether a convolution of this shape takes Winograd's path: a 2-D 3x3 kernel with
     stride and dilation 1, no channel groups, float32 or float64 on the CPU, many channels
     in and out, output planes that fill the 2x2 tiles, and enough tiles in the batch."""
-    if xp.__name__ != "numpy" or str(dtype) not in ("float32", "float64") or groups != 1:
-        return False
     if tuple(geometry.kernel) != (3, 3) or tuple(geometry.stride) != (1, 1) \
-            or tuple(geometry.dilate) != (1, 1):
+            or tuple(geometry.dilate) != (1, 1) or groups != 1:
+        return False
+    if xp.__name__ != "numpy" or dtype not in _FLOATS:
         return False
     narrowest, positions = min(data_shape[1], filters), math.prod(out_size)
     if narrowest < _MIN_CHANNELS or (
