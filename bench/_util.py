@@ -62,6 +62,32 @@ def run_minimx(code, engine_name):
                           text=True, check=True, cwd=REPO).stdout
 
 
+# Source of a forward/backward timer (``time``, ``nd`` and ``autograd`` imported): the best
+# milliseconds of ``forward()`` under ``autograd.record`` and of its backward (a head of
+# ones) over 3 repeats after a warm-up; ``clock`` is ``time.process_time`` (CPU of every
+# thread) or ``time.perf_counter``; ``grads`` the arrays whose gradients backward waits for.
+FORWARD_BACKWARD_MS = """
+def forward_backward_ms(forward, grads, clock):
+    head = None
+    best = [float("inf"), float("inf")]
+    for repeat in range(4):                           # the first is a warm-up
+        start = clock()
+        with autograd.record():
+            y = forward()
+        y.wait_to_read()
+        middle = clock()
+        if head is None:
+            head = nd.ones(y.shape)
+        y.backward(head)
+        for array in grads:
+            array.grad.wait_to_read()
+        end = clock()
+        if repeat:
+            best = [min(best[0], middle - start), min(best[1], end - middle)]
+    return [t * 1e3 for t in best]
+"""
+
+
 # Source of the per-op timing loop (``time`` and ``nd`` imported, ``{n}`` to format in):
 # ``per_op()`` pushes ``y = x + 1`` on a shape-(1,) array {n} times, waits, returns us per op;
 # ``per_op(np.ones)`` does so on an ``mx.np`` array.

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-from _util import fmt, print_table, ratio, run_minimx, run_mxnet
+from _util import FORWARD_BACKWARD_MS, fmt, print_table, ratio, run_minimx, run_mxnet
 
 SHAPES = [  # label, input shape, filters, stride
     ("ResNet-18 96 px stage 1", (64, 64, 24, 24), 64, 1),
@@ -26,7 +26,7 @@ SHAPES = [  # label, input shape, filters, stride
     ("ResNet 224 px stage 3", (32, 256, 14, 14), 256, 1),
     ("ResNet 224 px stage 4", (32, 512, 7, 7), 512, 1),
 ]
-WORKLOAD = """
+WORKLOAD = FORWARD_BACKWARD_MS.replace("{", "{{").replace("}", "}}") + """
 import json, time
 import numpy as np
 from {lib} import nd, autograd
@@ -40,24 +40,10 @@ for label, shape, filters, s in {shapes}:
     w = nd.array((rng.standard_normal((filters, shape[1], 3, 3)) * 0.05).astype("float32"))
     x.attach_grad()
     w.attach_grad()
-    head = None
-    best = [float("inf"), float("inf")]
-    for repeat in range(4):                           # the first is a warm-up
-        start = time.perf_counter()
-        with autograd.record():
-            y = nd.Convolution(x, w, kernel=(3, 3), stride=(s, s), pad=(1, 1),
-                               num_filter=filters, no_bias=True)
-        y.wait_to_read()
-        middle = time.perf_counter()
-        if head is None:
-            head = nd.ones(y.shape)
-        y.backward(head)
-        x.grad.wait_to_read()
-        w.grad.wait_to_read()
-        end = time.perf_counter()
-        if repeat:
-            best = [min(best[0], middle - start), min(best[1], end - middle)]
-    times[label] = [t * 1e3 for t in best]
+    times[label] = forward_backward_ms(
+        lambda: nd.Convolution(x, w, kernel=(3, 3), stride=(s, s), pad=(1, 1),
+                               num_filter=filters, no_bias=True),
+        [x, w], time.perf_counter)
 print(json.dumps(times))
 """
 
@@ -70,7 +56,21 @@ def _merge(best, line):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     rounds = int(argv[0]) if argv else 3
-    os.environ.update(OMP_NUM_THREADS="1", MXNET_CPU_WORKER_NTHREADS="1")
+    one_thread = {"OMP_NUM_THREADS": "1", "MXNET_CPU_WORKER_NTHREADS": "1"}
+    before = {name: os.environ.get(name) for name in one_thread}
+    os.environ.update(one_thread)           # for the child processes of this benchmark
+    try:
+        return _measure(rounds)
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _measure(rounds):
+    """{label: [minimx, minimx im2col only, MXNet] forward + backward ms}, printed."""
     code = {name: WORKLOAD.format(lib=lib, plain=plain, shapes=repr(SHAPES))
             for name, lib, plain in (("winograd", "minimx", False), ("plain", "minimx", True),
                                      ("mxnet", "mxnet", False))}
@@ -81,17 +81,18 @@ def main(argv=None):
         other = run_mxnet(code["mxnet"])
         if other:
             _merge(best["mxnet"], other)
-    rows = []
+    rows, totals_of = [], {}
     for label, shape, filters, s in SHAPES:
         figures = [best[name].get(label) for name in ("winograd", "plain", "mxnet")]
         totals = [sum(f) if f else None for f in figures]
+        totals_of[label] = totals
         rows.append((f"{label} {'x'.join(map(str, shape))} -> {filters}, stride {s}",)
                     + tuple("-" if f is None else f"{f[0]:.3g} / {f[1]:.3g}" for f in figures)
                     + (ratio(totals[0], totals[2]), fmt(totals[0], " ms")))
     print_table("3x3 convolution on one thread, forward / backward, ms, best of rounds",
                 ("layer", "minimx", "minimx im2col only", "MXNet 1.9.1", "ratio (f+b)",
                  "minimx f+b"), rows)
-    return rows
+    return totals_of
 
 
 if __name__ == "__main__":

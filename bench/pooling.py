@@ -11,7 +11,7 @@ LeNet's 2x2/2 windows lie apart and take the plain tap path.
 import json
 import sys
 
-from _util import fmt, print_table, ratio, run_minimx, run_mxnet
+from _util import FORWARD_BACKWARD_MS, fmt, print_table, ratio, run_minimx, run_mxnet
 
 SHAPES = [  # label, input shape, kernel, stride, pad
     ("ResNet-18 stem (96 px)", (64, 64, 48, 48), 3, 2, 1),
@@ -25,7 +25,7 @@ SHAPES = [  # label, input shape, kernel, stride, pad
     ("LeNet pool 1", (256, 6, 24, 24), 2, 2, 0),
     ("LeNet pool 2", (64, 16, 8, 8), 2, 2, 0),
 ]
-WORKLOAD = """
+WORKLOAD = FORWARD_BACKWARD_MS.replace("{", "{{").replace("}", "}}") + """
 import json, time
 import numpy as np
 from {lib} import nd, autograd
@@ -33,22 +33,9 @@ times = {{}}
 for label, shape, k, s, p in {shapes}:
     x = nd.array(np.random.default_rng(0).standard_normal(shape).astype("float32"))
     x.attach_grad()
-    head = None
-    best = [float("inf"), float("inf")]
-    for repeat in range(4):                           # the first is a warm-up
-        start = time.process_time()
-        with autograd.record():
-            y = nd.Pooling(x, kernel=(k, k), stride=(s, s), pad=(p, p), pool_type="max")
-        y.wait_to_read()
-        middle = time.process_time()
-        if head is None:
-            head = nd.ones(y.shape)
-        y.backward(head)
-        x.grad.wait_to_read()
-        end = time.process_time()
-        if repeat:
-            best = [min(best[0], middle - start), min(best[1], end - middle)]
-    times[label] = [t * 1e3 for t in best]
+    times[label] = forward_backward_ms(
+        lambda: nd.Pooling(x, kernel=(k, k), stride=(s, s), pad=(p, p), pool_type="max"),
+        [x], time.process_time)
 print(json.dumps(times))
 """
 

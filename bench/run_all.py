@@ -6,6 +6,7 @@ Each script also runs alone and prints its own detailed table.  The machine's lo
 changes every figure: compare ratios measured in the same run, not across runs.
 """
 import bucketing_lm
+import conv_layers
 import course_workloads
 import crf_loop
 import dcgan_step
@@ -39,6 +40,7 @@ def main():
     crf = crf_loop.main()
     gluon = gluon_bench.main()
     gan, gan_mxnet = dcgan_step.main()
+    layers = conv_layers.main(["2"])
     resnet, resnet_mxnet = resnet20_fit.main()
     course = course_workloads.main(["--rounds", "2"])
     resized = imresize_bench.main()
@@ -136,6 +138,9 @@ def main():
     rows.append(("DCGAN step (Gluon, Conv2DTranspose+BatchNorm, Adam)",
                  fmt(gan.get("step"), " s"), fmt(gan_mxnet.get("step"), " s"),
                  ratio(gan.get("step"), gan_mxnet.get("step")), "<= 1.25x of MXNet"))
+    for label, (mine, _, theirs) in layers.items():
+        rows.append((f"3x3 conv f+b on one thread: {label}", fmt(mine, " ms"),
+                     fmt(theirs, " ms"), ratio(mine, theirs), "<= 1.00x of MXNet"))
     mine, theirs = (figures.get("second epoch, s per batch") for figures in (resnet,
                                                                              resnet_mxnet))
     rows.append(("ResNet-20 Module.fit over ImageRecordIter (s per batch, 2nd epoch)",
