@@ -6,14 +6,19 @@ ids by 100 features takes 28 ms on NumPy 2.4 and 140 ms on NumPy 1.23 (2-core ma
 The same sum is a product with a one-hot matrix, ``onehot(rows).T @ values``, which SciPy's
 sparse kernels compute in 0.8 ms.  They add each id's rows in index order, starting from
 zero, exactly as ``add.at`` does, so the result is the same bit for bit
-(tests/op/test_scatter_kernels.py); small tables keep ``add.at`` (faster below ~4,000
-values), and so do other array modules (CuPy's ``add.at`` uses atomic adds on the GPU).
+(tests/op/test_scatter_kernels.py).  Small gradients keep ``add.at`` (``SPARSE_FROM``),
+and so do other array modules (CuPy's ``add.at`` uses atomic adds on the GPU).
 """
 import numpy as np
 
 __all__ = ["add_rows"]
 
-SPARSE_FROM = 4096          # values from which the one-hot product is faster than add.at
+# Values from which the one-hot product is used.  It is faster from about 4,000 values, but
+# its first call imports scipy.sparse (0.19 s), which a small gradient takes long to win
+# back: at 10,240 values (a bucketing LSTM's 16 x 20 ids x 32) add.at takes 92-135 us and
+# the product 42, at 35,840 316 us against 47 (NumPy 2.4, one core).  From 16,384 values
+# the import is repaid within about a thousand steps.
+SPARSE_FROM = 16384
 _SPARSE_DTYPES = (np.float32, np.float64)
 
 
@@ -21,7 +26,8 @@ def add_rows(xp, count, rows, values):
     """A ``(count, *values.shape[1:])`` array whose row ``r`` is the sum, in index order, of
     the ``values[i]`` with ``rows[i] == r`` (``rows``: 1-D ints in ``[0, count)``)."""
     tail = tuple(values.shape[1:])
-    if xp is not np or values.size < SPARSE_FROM or values.dtype.type not in _SPARSE_DTYPES:
+    if xp is not np or values.size < max(SPARSE_FROM, 1) or \
+            values.dtype.type not in _SPARSE_DTYPES:
         out = xp.zeros((count,) + tail, dtype=values.dtype)
         xp.add.at(out, rows, values)
         return out

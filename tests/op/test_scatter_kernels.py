@@ -19,8 +19,10 @@ def add_at(count, rows, values):
     (30000, 700, (100,), np.float32), (5000, 7, (3, 4), np.float64), (100, 10, (4,), np.float32),
     (6000, 50, (), np.float32), (9000, 40, (8,), np.float16), (0, 5, (16,), np.float32),
     (5000, 5000, (2,), np.float32)])
-def test_add_rows_is_add_at_bit_for_bit(n, count, tail, dtype):
-    rng = np.random.default_rng(n)
+@pytest.mark.parametrize("sparse_from", [0, scatter_kernels.SPARSE_FROM])
+def test_add_rows_is_add_at_bit_for_bit(n, count, tail, dtype, sparse_from, monkeypatch):
+    monkeypatch.setattr(scatter_kernels, "SPARSE_FROM", sparse_from)   # 0: every size by
+    rng = np.random.default_rng(n)                                      # the product
     rows = rng.integers(0, count, n)
     values = (rng.standard_normal((n,) + tail) * 100).astype(dtype)
     got = add_rows(np, count, rows, values)
@@ -31,6 +33,7 @@ def test_add_rows_is_add_at_bit_for_bit(n, count, tail, dtype):
 def test_both_paths_agree(monkeypatch):
     rng = np.random.default_rng(1)
     rows, values = rng.integers(0, 30, 2000), rng.standard_normal((2000, 5)).astype(np.float32)
+    monkeypatch.setattr(scatter_kernels, "SPARSE_FROM", 0)
     sparse = add_rows(np, 30, rows, values)
     monkeypatch.setattr(scatter_kernels, "SPARSE_FROM", 10 ** 12)
     assert add_rows(np, 30, rows, values).tobytes() == sparse.tobytes()
