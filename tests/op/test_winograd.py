@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import minimx.op.conv_kernels as kernels
 import minimx.op.winograd as winograd
+import minimx as mx
 from minimx import autograd, nd
 from minimx.op.conv import Geometry, _pad
 
@@ -110,20 +111,20 @@ def test_which_convolutions_take_the_path(case, expected):
 
 def test_convolution_operator_takes_the_path_and_keeps_its_numbers():
     """nd.Convolution forward and backward through Winograd, against the same operator with
-    the path switched off."""
+    the path switched off.  On the CPU: the path is numpy's (a GPU keeps im2col)."""
     rng = np.random.RandomState(2)
     x = rng.randn(8, 64, 8, 8).astype(np.float32)
     w = (rng.randn(64, 64, 3, 3) * 0.1).astype(np.float32)
     head = rng.randn(8, 64, 8, 8).astype(np.float32)
 
     def run():
-        data, weight = nd.array(x), nd.array(w)
+        data, weight = nd.array(x, ctx=mx.cpu()), nd.array(w, ctx=mx.cpu())
         data.attach_grad()
         weight.attach_grad()
         with autograd.record():
             out = nd.Convolution(data, weight, kernel=(3, 3), pad=(1, 1), num_filter=64,
                                  no_bias=True)
-        out.backward(nd.array(head))
+        out.backward(nd.array(head, ctx=mx.cpu()))
         return out.asnumpy(), data.grad.asnumpy(), weight.grad.asnumpy()
 
     with mock.patch.object(winograd, "convolve", wraps=winograd.convolve) as forward, \
