@@ -25,8 +25,9 @@ CPU time on one core, batch 64, 3x3 pad 1 (``bench/conv_layers.py`` has MXNet 1.
 beside): 64 -> 64 channels at 24x24 forward 38 ms (im2col) -> 26 ms (MXNet 26 ms); 128 at
 12x12 33 -> 20 ms (MXNet 23); 256 at 6x6 32 -> 20 ms (MXNet 20).  With fewer than 64
 channels the transforms cost more than the products save (32 at 16x16: 4.5 -> 5.0 ms),
-and on outputs smaller than 4x4 a padded 2x2 tile wastes too much (512 at 3x3: 32 ->
-42 ms), so ``suits`` keeps those on im2col.  The rounding differs from im2col's by a
+and on outputs smaller than 4x4 the 2x2 tiles hang over the plane's edge and compute
+outputs that are thrown away (512 at 3x3: 35 ms either way), so ``suits`` keeps those on
+im2col.  The rounding differs from im2col's by a
 few units in the last place (float32 relative error 4e-7 to 7e-7 against float64, im2col's
 4e-7 to 7e-7).
 """
