@@ -26,8 +26,8 @@ def add_rows(xp, count, rows, values):
     """A ``(count, *values.shape[1:])`` array whose row ``r`` is the sum, in index order, of
     the ``values[i]`` with ``rows[i] == r`` (``rows``: 1-D ints in ``[0, count)``)."""
     tail = tuple(values.shape[1:])
-    if xp is not np or values.size < max(SPARSE_FROM, 1) or \
-            values.dtype.type not in _SPARSE_DTYPES:
+    small = values.size < SPARSE_FROM or not values.size      # (nothing to add: add.at)
+    if xp is not np or small or values.dtype.type not in _SPARSE_DTYPES:
         out = xp.zeros((count,) + tail, dtype=values.dtype)
         xp.add.at(out, rows, values)
         return out

@@ -127,22 +127,23 @@ def input_transform(xp, tiles_in, tile_rows, out, buffer):
         _b_apply(xp, *(buffer[a][:, :, k:k + 2 * tw - 1:2] for k in range(4)), out[a])
 
 
+def _at_apply(xp, m0, m1, m2, m3, out):
+    """``A^T (m0, m1, m2, m3)``: ``(m0 + m1 + m2, m1 - m2 - m3)`` into ``out[0..1]``."""
+    xp.add(m0, m1, out=out[0])
+    xp.add(out[0], m2, out=out[0])
+    xp.subtract(m1, m2, out=out[1])
+    xp.subtract(out[1], m3, out=out[1])
+
+
 def output_transform(xp, products, out, buffer):
     """``A^T m A`` of the 16 products ``(4, 4, n, th, tw, F)``: into ``out`` ``(n, th, 2,
-    tw, 2, F)`` (the 2x2 outputs of each tile).  ``buffer`` ``(4, n, th, tw, F)``."""
-    m = products
+    tw, 2, F)`` (the 2x2 outputs of each tile).  ``buffer`` ``(2, 4, n, th, tw, F)`` holds
+    the products' columns transformed (``A^T m``)."""
+    for b in range(4):
+        _at_apply(xp, *(products[a, b] for a in range(4)), buffer[:, b])
     for i in range(2):
-        if i == 0:              # A^T's rows: (1, 1, 1, 0) and (0, 1, -1, -1)
-            xp.add(m[0], m[1], out=buffer)
-            buffer += m[2]
-        else:
-            xp.subtract(m[1], m[2], out=buffer)
-            buffer -= m[3]
-        left, right = out[:, :, i, :, 0], out[:, :, i, :, 1]
-        xp.add(buffer[0], buffer[1], out=left)
-        left += buffer[2]
-        xp.subtract(buffer[1], buffer[2], out=right)
-        right -= buffer[3]
+        _at_apply(xp, *(buffer[i, b] for b in range(4)),
+                  (out[:, :, i, :, 0], out[:, :, i, :, 1]))
 
 
 class _Chunks:
@@ -191,12 +192,13 @@ def convolve(xp, data, weight, pad):
     filters_t = filter_transform(xp, weight).reshape(16, filters, channels).transpose(0, 2, 1)
     th, tw = tiles
     products = xp.empty((16, chunk * th * tw, filters), dtype=data.dtype)
-    buffer = xp.empty((4, chunk, th, tw, filters), dtype=data.dtype)
+    buffer = xp.empty((2, 4, chunk, th, tw, filters), dtype=data.dtype)
     outputs = xp.empty((chunk, th, 2, tw, 2, filters), dtype=data.dtype)
     result = xp.empty((batch, filters) + out_size, dtype=data.dtype)
     for start, n, v in _Chunks(xp, data, pad, tiles, chunk):
         m = xp.matmul(v, filters_t, out=products[:, :n * th * tw])
-        output_transform(xp, m.reshape(4, 4, n, th, tw, filters), outputs[:n], buffer[:, :n])
+        output_transform(xp, m.reshape(4, 4, n, th, tw, filters), outputs[:n],
+                         buffer[:, :, :n])
         planes = outputs[:n].reshape(n, 2 * th, 2 * tw, filters)
         result[start:start + n] = planes[:, :out_size[0], :out_size[1]].transpose(0, 3, 1, 2)
     return result
