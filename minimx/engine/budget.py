@@ -22,7 +22,7 @@ threads that operation may use:
   every core, two independent ones use one each, side by side, and none waits for a
   core another program holds.  Free cores are the cores minus what other processes used
   lately (``LoadMonitor``: the machine's busy time in ``/proc/stat`` minus this process's
-  own, over the last quarter second).  The short element-wise operations around them do
+  own, in tenths of a second over the last half second).  The short element-wise operations around them do
   not count: a convolution's backward queued beside two gradient copies got one thread
   for its whole length while the copies were done in microseconds (a ResNet-18 step at
   96x96, batch 256, on two cores: 6.3 s against 5.6 s with two threads throughout).
@@ -34,6 +34,7 @@ threads of every operation.  At run time, ``mx.engine.set_num_threads(workers=..
 blas=...)`` changes either and ``mx.engine.num_threads()`` reads the budget back.
 The BLAS library is driven through ``threadpoolctl``.
 """
+import collections
 import math
 import os
 import threading
@@ -69,11 +70,28 @@ def available_cores():
 class LoadMonitor:
     """How many of ``cores`` other processes leave free, sampled at most every ``period``
     seconds: machine busy time (``/proc/stat``, our CPUs only) minus this process's own
-    CPU time (``os.times``).  Without ``/proc/stat`` every core counts as free."""
+    CPU time (``time.process_time``).  Without ``/proc/stat`` every core counts as free.
 
-    def __init__(self, cores, period=0.25):
+    The first sample is taken at import, and every core counts as free until a period has
+    passed.  ``/proc/stat`` counts in 10 ms ticks, so over 0.1 s the estimate is within
+    about 0.2 of a core.  (A period of 0.25 s left a short program's first quarter second
+    on two BLAS threads beside a busy core: the course's MLP ``Module.fit``, 0.45 s in all,
+    on two cores with one kept busy, took 0.49-0.70 s against 0.43 s on one BLAS thread.)
+
+    What others *use* understates what they *want* once this process competes with them:
+    a busy loop sharing two cores with this process's three running threads gets about
+    half a core.  Rounded, that looked like a free core now and then, the next operation
+    took two BLAS threads, the busy loop got even less, and the char LSTM of the course
+    ran 1.23-1.55 s instead of 1.21 s.  So a core counts as taken from ``TAKEN_FROM`` of
+    its time used by others, and stays taken for the next ``HOLD`` periods."""
+
+    TAKEN_FROM = 0.3
+    HOLD = 5
+
+    def __init__(self, cores, period=0.1):
         self.cores, self.period = cores, period
         self.free = cores
+        self._taken = collections.deque(maxlen=self.HOLD)   # cores taken, per period
         self._cpus = self._our_cpus()
         self._last = self._sample()
 
@@ -97,8 +115,7 @@ class LoadMonitor:
                 continue
             values = [int(v) for v in fields[1:9]]
             busy += sum(values) - values[3] - values[4]          # not idle, not iowait
-        own = os.times()
-        return time.monotonic(), busy / os.sysconf("SC_CLK_TCK"), own.user + own.system
+        return time.monotonic(), busy / os.sysconf("SC_CLK_TCK"), time.process_time()
 
     def free_cores(self):
         if self._last is None:
@@ -110,7 +127,8 @@ class LoadMonitor:
         elapsed = sample[0] - self._last[0]
         others = ((sample[1] - self._last[1]) - (sample[2] - self._last[2])) / elapsed
         self._last = sample
-        self.free = max(1, min(self.cores, round(self.cores - max(0.0, others))))
+        self._taken.append(max(0, math.ceil(others - self.TAKEN_FROM)))
+        self.free = max(1, min(self.cores, self.cores - max(self._taken)))
         return self.free
 
 
@@ -212,9 +230,12 @@ class ThreadBudget:
                 "blas_from": self.blas_from or "auto"}
 
     def fix_blas(self, count):
-        """Every operation uses ``count`` BLAS threads (None: decide per operation again)."""
+        """Every operation uses ``count`` BLAS threads, from now on (None: decide per
+        operation again)."""
         self.fixed_blas, self.blas_from = (count, "set_num_threads") if count else (None, None)
         self._applied = None
+        if count:
+            self.set_blas_threads(count)
 
 
 BUDGET = ThreadBudget()      # the process's budget: every engine consults it

@@ -150,3 +150,34 @@ def test_the_load_monitor_counts_other_processes():
     monitor = budget_module.LoadMonitor(cores=2, period=0.0)
     free = monitor.free_cores()
     assert 1 <= free <= 2
+
+
+class ScriptedMonitor(budget_module.LoadMonitor):
+    """A LoadMonitor whose samples are scripted: each period, other processes used
+    ``others`` cores' time (the machine's busy time minus this process's own)."""
+
+    def __init__(self, cores, others):
+        self.script = iter(others)
+        self.clock = 0.0
+        super().__init__(cores, period=0.0)
+
+    def _sample(self):
+        used = getattr(self, "used", 0.0)
+        self.used = used + (next(self.script) if self.clock else 0.0)
+        self.clock += 1.0
+        return self.clock, self.used, 0.0
+
+
+def test_a_core_counts_as_taken_from_a_share_of_its_time():
+    # 0.5 core: a busy loop that this process's own threads crowd out still takes a core
+    monitor = ScriptedMonitor(cores=2, others=[0.0, 0.2, 0.5, 1.0, 1.4])
+    assert [monitor.free_cores() for _ in range(5)] == [2, 2, 1, 1, 1]
+    monitor = ScriptedMonitor(cores=4, others=[1.4])
+    assert monitor.free_cores() == 2
+
+
+def test_a_taken_core_stays_taken_for_the_hold():
+    hold = budget_module.LoadMonitor.HOLD
+    monitor = ScriptedMonitor(cores=2, others=[1.0] + [0.0] * (hold + 1))
+    free = [monitor.free_cores() for _ in range(hold + 2)]
+    assert free == [1] * hold + [2, 2]
