@@ -72,11 +72,13 @@ class LoadMonitor:
     seconds: machine busy time (``/proc/stat``, our CPUs only) minus this process's own
     CPU time (``time.process_time``).  Without ``/proc/stat`` every core counts as free.
 
-    The first sample is taken at import, and every core counts as free until a period has
-    passed.  ``/proc/stat`` counts in 10 ms ticks, so over 0.1 s the estimate is within
-    about 0.2 of a core.  (A period of 0.25 s left a short program's first quarter second
-    on two BLAS threads beside a busy core: the course's MLP ``Module.fit``, 0.45 s in all,
-    on two cores with one kept busy, took 0.49-0.70 s against 0.43 s on one BLAS thread.)
+    The first sample is taken at import, and until a period has passed one core counts as
+    free: guessing "idle" beside a busy core costs far more (two BLAS threads waiting for a
+    core they cannot get) than guessing "busy" on an idle machine (one BLAS thread for a
+    tenth of a second).  ``/proc/stat`` counts in 10 ms ticks, so over 0.1 s the estimate
+    is within about 0.2 of a core.  (With a period of 0.25 s and every core counted free
+    until then, the course's MLP ``Module.fit``, 0.45 s in all, ran its first 0.2 s on two
+    BLAS threads beside a busy core.)
 
     What others *use* understates what they *want* once this process competes with them:
     a busy loop sharing two cores with this process's three running threads gets about
@@ -90,7 +92,7 @@ class LoadMonitor:
 
     def __init__(self, cores, period=0.1):
         self.cores, self.period = cores, period
-        self.free = cores
+        self.free = 1
         self._taken = collections.deque(maxlen=self.HOLD)   # cores taken, per period
         self._cpus = self._our_cpus()
         self._last = self._sample()
