@@ -94,6 +94,7 @@ class LoadMonitor:
         self.cores, self.period = cores, period
         self.free = 1
         self._taken = collections.deque(maxlen=self.HOLD)   # cores taken, per period
+        self._sampling = threading.Lock()
         self._cpus = self._our_cpus()
         self._last = self._sample()
 
@@ -122,16 +123,25 @@ class LoadMonitor:
     def free_cores(self):
         if self._last is None:
             return self.cores
-        now = time.monotonic()
-        if now - self._last[0] < self.period:
+        if time.monotonic() - self._last[0] < self.period:
             return self.free
-        sample = self._sample()
-        elapsed = sample[0] - self._last[0]
-        others = ((sample[1] - self._last[1]) - (sample[2] - self._last[2])) / elapsed
-        self._last = sample
-        self._taken.append(max(0, math.ceil(others - self.TAKEN_FROM)))
-        self.free = max(1, min(self.cores, self.cores - max(self._taken)))
-        return self.free
+        # Workers ask at once; one samples.  A window shorter than a period (two workers
+        # through the check above together) is not used: a 10 ms tick over a microsecond
+        # would read as thousands of busy cores, held for HOLD periods.
+        if not self._sampling.acquire(blocking=False):
+            return self.free
+        try:
+            sample = self._sample()
+            elapsed = sample[0] - self._last[0]
+            if elapsed < self.period:
+                return self.free
+            others = ((sample[1] - self._last[1]) - (sample[2] - self._last[2])) / elapsed
+            self._last = sample
+            self._taken.append(max(0, math.ceil(others - self.TAKEN_FROM)))
+            self.free = max(1, min(self.cores, self.cores - max(self._taken)))
+            return self.free
+        finally:
+            self._sampling.release()
 
 
 def _env_int(names):

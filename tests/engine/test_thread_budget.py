@@ -153,18 +153,21 @@ def test_the_load_monitor_counts_other_processes():
 
 
 class ScriptedMonitor(budget_module.LoadMonitor):
-    """A LoadMonitor whose samples are scripted: each period, other processes used
-    ``others`` cores' time (the machine's busy time minus this process's own)."""
+    """A LoadMonitor whose samples are scripted: each sample comes ``step`` seconds after the
+    last (1 unless ``steps`` says), and over it other processes used ``others`` cores' time
+    (the machine's busy time minus this process's own)."""
 
-    def __init__(self, cores, others):
+    def __init__(self, cores, others, steps=None, period=0.0):
         self.script = iter(others)
+        self.steps = iter(steps) if steps is not None else None
         self.clock = 0.0
-        super().__init__(cores, period=0.0)
+        super().__init__(cores, period=period)
 
     def _sample(self):
         used = getattr(self, "used", 0.0)
-        self.used = used + (next(self.script) if self.clock else 0.0)
-        self.clock += 1.0
+        step = next(self.steps) if self.steps is not None and self.clock else 1.0
+        self.used = used + (next(self.script) * step if self.clock else 0.0)
+        self.clock += step
         return self.clock, self.used, 0.0
 
 
@@ -181,3 +184,16 @@ def test_a_taken_core_stays_taken_for_the_hold():
     monitor = ScriptedMonitor(cores=2, others=[1.0] + [0.0] * (hold + 1))
     free = [monitor.free_cores() for _ in range(hold + 2)]
     assert free == [1] * hold + [2, 2]
+
+
+def test_a_window_shorter_than_the_period_is_not_used():
+    # two workers sampling together: the second sample comes a microsecond after the first,
+    # where one 10 ms tick would read as 10,000 busy cores
+    monitor = ScriptedMonitor(cores=2, others=[0.0, 10_000.0, 0.0], steps=[0.2, 1e-6, 0.2],
+                              period=0.1)
+    assert [monitor.free_cores() for _ in range(3)] == [2, 2, 2]
+
+
+def test_one_core_counts_as_free_until_the_monitor_has_measured():
+    monitor = ScriptedMonitor(cores=4, others=[], period=1e9)
+    assert monitor.free_cores() == 1
