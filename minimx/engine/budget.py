@@ -22,10 +22,11 @@ threads that operation may use:
   every core, two independent ones use one each, side by side, and none waits for a
   core another program holds.  Free cores are the cores minus what other processes used
   lately (``LoadMonitor``: the machine's busy time in ``/proc/stat`` minus this process's
-  own, in tenths of a second over the last half second).  The short element-wise operations around them do
-  not count: a convolution's backward queued beside two gradient copies got one thread
-  for its whole length while the copies were done in microseconds (a ResNet-18 step at
-  96x96, batch 256, on two cores: 6.3 s against 5.6 s with two threads throughout).
+  own, in tenths of a second over the last half second).  The short element-wise
+  operations around them do not count: a convolution's backward queued beside two
+  gradient copies got one thread for its whole length while the copies were done in
+  microseconds (a ResNet-18 step at 96x96, batch 256, on two cores: 6.3 s against 5.6 s
+  with two threads throughout).
 
 What the user fixed is respected: ``MINIMX_CPU_WORKER_NTHREADS`` (or MXNet's
 ``MXNET_CPU_WORKER_NTHREADS``) sets the workers; ``OPENBLAS_NUM_THREADS``,

@@ -160,13 +160,15 @@ class ScriptedMonitor(budget_module.LoadMonitor):
     def __init__(self, cores, others, steps=None, period=0.0):
         self.script = iter(others)
         self.steps = iter(steps) if steps is not None else None
-        self.clock = 0.0
-        super().__init__(cores, period=period)
+        self.clock = self.used = 0.0
+        super().__init__(cores, period=period)       # takes the first sample, at clock 0
 
     def _sample(self):
-        used = getattr(self, "used", 0.0)
-        step = next(self.steps) if self.steps is not None and self.clock else 1.0
-        self.used = used + (next(self.script) * step if self.clock else 0.0)
+        if self.clock:
+            step = next(self.steps) if self.steps is not None else 1.0
+            self.used += next(self.script) * step
+        else:
+            step = 1.0
         self.clock += step
         return self.clock, self.used, 0.0
 
