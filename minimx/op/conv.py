@@ -16,7 +16,7 @@ import math
 from collections import namedtuple
 
 from . import conv_kernels as kernels
-from . import pool_kernels
+from . import pool_kernels, pool_max
 from . import winograd
 from .params import Choice, Optional, Param, Shape, dims_text
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
@@ -553,13 +553,19 @@ class Pooling(OpDef):
     def _forward_first(self, xp, data):
         kind = self.pool_type
         fill = _lowest(xp, data) if kind == "max" else 0
+
+        def window_view():
+            return self._padded_windows(xp, data, fill)[0]
         if self._by_taps():
             pooled = pool_kernels.pool(xp, data, *self._tap_layout(data.shape), kind, fill)
+            if kind == "max":
+                return pool_max.follow_mxnet(xp, pooled, data, window_view)
             return pooled / self._divisor(xp, data) if kind == "avg" else pooled
-        windows, _, _ = self._padded_windows(xp, data, fill)
         axes = self._window_axes(data.ndim)
         if kind == "max":
-            return windows.max(axis=axes)
+            pooled = pool_max.nan_skipping_max(xp, window_view(), axes)
+            return pool_max.follow_mxnet(xp, pooled, data, window_view)
+        windows = window_view()
         if kind == "lp":
             power = self.p_value or 1
             return (windows ** power).sum(axis=axes) ** (1.0 / power)
@@ -570,12 +576,14 @@ class Pooling(OpDef):
         """Gradient with respect to each window element, shape ``(N, C, *out, *kernel)``."""
         kind = self.pool_type
         windows, padded_shape, geometry = self._padded_windows(
-            xp, data, -xp.inf if kind == "max" else 0)
+            xp, data, _lowest(xp, data) if kind == "max" else 0)
         rank = data.ndim - 2
         expand = (Ellipsis,) + (None,) * rank
         if kind == "max":
             flat = windows.reshape(windows.shape[:2 + rank] + (-1,))
-            winner = flat.argmax(axis=-1)[..., None] == xp.arange(flat.shape[-1])
+            # (MXNet's oneDNN kernel: float32, channels first)
+            to_first = data.dtype == xp.float32 and not channel_last(self.layout)
+            winner = pool_max.first_winner(xp, flat, output, to_first)
             # selected, not multiplied: the other taps get 0 beside an infinite gradient
             shares = xp.where(winner.reshape(windows.shape), out_grad[expand],
                               xp.zeros((), dtype=out_grad.dtype))
@@ -594,13 +602,12 @@ class Pooling(OpDef):
             scale = out_grad / self._divisor(xp, data) if kind == "avg" else out_grad
             geometry, _, after = self._tap_layout(data.shape)
             return pool_kernels.sum_pool_grad(xp, scale, data.shape, geometry, after)
-        # a maximum equal to the padding (the lowest value) or NaN takes the general path
-        # below, which gives the window's first such tap (argmax) the gradient
-        lowest = _lowest(xp, data)
-        if self._by_taps() and (output > lowest).all():
+        # a window whose maximum is the lowest finite value (nothing beat MXNet's start, or
+        # a tap holds it) takes the general path below (``pool_max.first_winner``)
+        if self._by_taps() and (output > pool_max.lowest_finite(xp, data.dtype)).all():
             geometry, _, after = self._tap_layout(data.shape)
             return pool_kernels.max_pool_grad(xp, out_grad, data, output, geometry, after,
-                                              lowest)
+                                              _lowest(xp, data))
         columns, padded_shape, geometry = self._window_grads(xp, out_grad, data, output)
         grad = _col2im(xp, columns, padded_shape, geometry)
         return _crop(grad, geometry.pad, data.shape[2:])

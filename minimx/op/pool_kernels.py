@@ -5,7 +5,8 @@ over kernel windows, and their gradients); the arrangement is minimx's own.
 
 Pooling treats every (sample, channel) plane alike.  A window's result is the maximum (or
 sum) over its taps, and a kernel tap of a chunk of planes is one strided slice of it: one
-whole-chunk ``maximum`` per tap, and no window is ever copied.  Small planes go to the last
+whole-chunk ``fmax`` per tap (a maximum that skips NaN, as MXNet's does: ``pool_max.py``
+mends the rest of MXNet's rule), and no window is ever copied.  Small planes go to the last
 axis: a chunk of ``P`` planes ``(P, *spatial)`` becomes ``(*padded spatial, P)``, so that a
 tap's rows are ``P`` contiguous values, long and dense for numpy's loops, however small the
 planes (a 3x3 plane would otherwise give rows of 3).  Large planes stay as they are, and so
@@ -157,7 +158,7 @@ def _max_of_tiles(xp, planes, kernel, out_size):
     """Max pooling of planes ``(P, H, W)`` tiled by ``kernel`` windows: first along the rows
     (the taps of a window row are every ``kernel[1]``-th element of the whole array: one long
     loop each), then down the columns.  The windows' maxima of the taps in row-major order,
-    as ``pool`` takes them one by one (a maximum has no rounding; ties keep the earlier)."""
+    as ``pool`` takes them one by one (a maximum has no rounding)."""
     by_row = _max_along(xp, planes.reshape(-1, kernel[1]))  # (P * H * W / kw, kw) taps
     # (P * H / kh, kh, W / kw): each window's row maxima, down its column
     result = _max_along(xp, by_row.reshape(-1, kernel[0], out_size[1]))
@@ -168,9 +169,9 @@ def _max_along(xp, taps):
     """The maximum over the second axis of ``taps``, its entries taken in order."""
     if taps.shape[1] == 1:
         return taps[:, 0].copy()
-    result = xp.maximum(taps[:, 0], taps[:, 1])
+    result = xp.fmax(taps[:, 0], taps[:, 1])
     for tap in range(2, taps.shape[1]):
-        xp.maximum(result, taps[:, tap], out=result)
+        xp.fmax(result, taps[:, tap], out=result)
     return result
 
 
@@ -282,7 +283,7 @@ def _pool_phased(xp, planes, geometry, out_size, fill, kind, result):
         into[...] = taps[0]
         for tap in taps[1:]:
             if kind == "max":
-                xp.maximum(into, tap, out=into)
+                xp.fmax(into, tap, out=into)
             else:
                 xp.add(into, tap, out=into)
         result[chunk] = phases.real(into, count)
@@ -291,9 +292,9 @@ def _pool_phased(xp, planes, geometry, out_size, fill, kind, result):
 
 class _RowMaxima:
     """Each kernel row's maximum at every phase position: the maximum of a window is then
-    the maximum of its rows' (3 + 3 taps for 3x3 instead of 9).  A maximum has no rounding,
-    and ``maximum`` keeps the same one of equal values (or NaNs) however they are grouped
-    -- the earlier, or the later, in row-major order -- so the bits are the plain path's.
+    the maximum of its rows' (3 + 3 taps for 3x3 instead of 9).  A maximum has no rounding
+    and ``fmax`` skips NaN however the taps are grouped, so the values are the plain path's
+    (which of a +0 and a -0 that tie comes out is mended after, ``pool_max.follow_mxnet``).
     Row phase ``a`` holds the maxima of the rows ``s0 * i + a``; kernel row ``r`` of the
     windows is the flat slice of row phase ``r % s0`` from ``r // s0 * cols`` on."""
 
@@ -322,9 +323,9 @@ class _RowMaxima:
                   for c in range(self.kernel[1])])
                 for a in range(self.stride[0])]
         for into, taps in self._views[count]:
-            self.xp.maximum(taps[0], taps[1], out=into)
+            self.xp.fmax(taps[0], taps[1], out=into)
             for tap in taps[2:]:
-                self.xp.maximum(into, tap, out=into)
+                self.xp.fmax(into, tap, out=into)
 
 
 def pool(xp, data, geometry, out_size, after, kind, fill):
@@ -347,7 +348,7 @@ def pool(xp, data, geometry, out_size, after, kind, fill):
             pooled[...] = padded[taps[0]]
         for tap in taps[1:]:
             if kind == "max":
-                xp.maximum(pooled, padded[tap], out=pooled)
+                xp.fmax(pooled, padded[tap], out=pooled)
             else:
                 pooled += padded[tap]
         if last:

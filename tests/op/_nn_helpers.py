@@ -35,7 +35,8 @@ with autograd.record(train_mode=spec["train"]):
     out = getattr(nd, spec["op"])(*inputs, **spec["params"])
 outs = list(out) if isinstance(out, (list, tuple)) else [out]
 if spec["grad_inputs"]:
-    heads = [nd.array(np.load(f"{folder}/og{i}.npy")) for i in range(spec["head_count"])]
+    heads = [nd.array(np.load(f"{folder}/og{i}.npy"), dtype=outs[i].dtype)
+             for i in range(spec["head_count"])]
     autograd.backward(outs[:len(heads)], heads)
 for i, o in enumerate(outs):
     np.save(f"{folder}/out{i}.npy", o.asnumpy())

@@ -277,8 +277,11 @@ def pooling(np, data, kernel=(), pool_type="max", global_pool=False,
         ends = [start + k for start, k in zip(starts, kernel)]
         inside = tuple(slice(max(a, 0), min(b, n)) for a, b, n in zip(starts, ends, spatial))
         values = data[(slice(None), slice(None)) + inside].reshape(data.shape[:2] + (-1,))
-        if pool_type == "max":
-            result = values.max(-1)        # padding never wins a maximum
+        if pool_type == "max":         # MXNet's rule: from the lowest finite value, a tap
+            kind = np.finfo if values.dtype.kind == "f" else np.iinfo    # only when greater
+            result = np.full(values.shape[:-1], kind(values.dtype).min, dtype=values.dtype)
+            for tap in range(values.shape[-1]):
+                result = np.where(values[..., tap] > result, values[..., tap], result)
         elif pool_type == "lp":
             result = (values ** (p_value or 1)).sum(-1) ** (1.0 / (p_value or 1))
         else:

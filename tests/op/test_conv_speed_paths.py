@@ -468,8 +468,7 @@ def test_channels_last_weight_grad_agrees_in_float32(op_name, params, shape):
                                           ((2, 3), (4, 6)), ((1, 2), (3, 4)), ((3, 1), (6, 2))])
 def test_max_pooling_of_tiles_is_the_tap_path_bit_for_bit(kernel, size):
     """Windows that tile the planes: rows first, then columns, gives what the taps one by
-    one give, to the bit -- zeros of both signs in ties (numpy's maximum keeps the later of
-    equal values) and NaNs included."""
+    one give, to the bit -- zeros of both signs in ties and NaNs included."""
     rng = np.random.default_rng(0)
     shape = (3, 5) + size
     x = rng.integers(-1, 2, shape).astype(np.float32)
