@@ -55,7 +55,9 @@ class _RoiOp(OpDef):
 class ROIPooling(_RoiOp):
     """Max pooling inside each region: the region (rounded to whole feature-map cells) is
     split into ``pooled_size`` bins and each bin gives its maximum (0 for an empty bin).
-    The gradient goes to the cell that held each maximum."""
+    The gradient goes to the cell that held each maximum.  As MXNet's kernel, a bin starts
+    at -FLT_MAX and takes a cell only when it is greater: NaN is skipped, ties keep the
+    first cell, and a bin of NaN or -inf alone gives -FLT_MAX and no gradient."""
 
     name = "ROIPooling"
     outputs = ("output", "argmax")
@@ -77,6 +79,8 @@ class ROIPooling(_RoiOp):
         pooled_h, pooled_w = self.pooled_size
         out = np.zeros((len(boxes), channels, pooled_h, pooled_w), dtype=values.dtype)
         argmax = -np.ones(out.shape, dtype=np.int64)
+        with np.errstate(over="ignore"):            # (float16: -inf)
+            start = values.dtype.type(-np.finfo(np.float32).max)
         for r, box in enumerate(boxes):
             image = values[int(box[0])].reshape(channels, -1)
             start_w, start_h, end_w, end_h = (_round(v * self.spatial_scale) for v in box[1:])
@@ -90,9 +94,14 @@ class ROIPooling(_RoiOp):
                     if h1 <= h0 or w1 <= w0:
                         continue
                     cells = (np.arange(h0, h1)[:, None] * width + np.arange(w0, w1)).ravel()
-                    best = cells[np.argmax(image[:, cells], axis=1)]
-                    out[r, :, ph, pw] = image[np.arange(channels), best]
-                    argmax[r, :, ph, pw] = best
+                    taps = image[:, cells]
+                    # MXNet's rule: from -FLT_MAX, a cell only when greater (the first of
+                    # ties; NaN never): argmax with NaN as -inf, kept if above the start
+                    first = np.argmax(np.where(np.isnan(taps), -np.inf, taps), axis=1)
+                    value = taps[np.arange(channels), first]
+                    taken = value > start
+                    out[r, :, ph, pw] = np.where(taken, value, start)
+                    argmax[r, :, ph, pw] = np.where(taken, cells[first], -1)
         return to_device(xp, out), to_device(xp, argmax)
 
     def backward(self, xp, out_grad, data_shape, rois, argmax):

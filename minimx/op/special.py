@@ -14,8 +14,8 @@ they are written here once, for the ``gamma``/``gammaln`` operators and the dens
   ``psi(x) = psi(x + 1) - 1/x``, then sums the asymptotic series; negative ``x`` reflect
   through ``psi(1 - x) - pi / tan(pi x)``.
 
-At the poles (0, -1, -2, ...) the values are MXNet's: ``gamma`` is inf at 0 and NaN at the
-negative integers, ``gammaln`` and ``digamma`` are +inf.
+At the poles (0, -1, -2, ...) the values are MXNet's: ``gamma`` is inf at 0 (-inf at -0) and
+NaN at the negative integers, ``gammaln`` and ``digamma`` are +inf.
 """
 import math
 
@@ -73,7 +73,9 @@ def gamma(x):
         whole, factorials = _whole_numbers(x)
         magnitude = np.where(whole, factorials, np.exp(gammaln(x)))
         signed = np.where(x < 0, np.sign(np.sin(np.pi * x)), 1.0) * magnitude
-    return np.where((x == 0) | (x == np.inf), np.inf, np.where(_poles(x), np.nan, signed))
+    # at 0 the pole takes the zero's sign, as C's tgamma: Gamma(-0) is -inf
+    return np.where(x == 0, np.copysign(np.inf, x),
+                    np.where(x == np.inf, np.inf, np.where(_poles(x), np.nan, signed)))
 
 
 def digamma(x):

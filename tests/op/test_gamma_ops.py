@@ -11,7 +11,7 @@ from _nn_helpers import requires_mxnet, run_minimx, run_mxnet
 
 from minimx import nd, sym
 
-EDGES = np.array([0, -1, -0.5, -1.5, 0.5, 1, 2, 2.5, 10, 35, 171.5, -2.3, 1e-3, -7.9],
+EDGES = np.array([0, -0.0, -1, -0.5, -1.5, 0.5, 1, 2, 2.5, 10, 35, 171.5, -2.3, 1e-3, -7.9],
                  dtype=np.float32)
 
 
