@@ -8,6 +8,8 @@ same base classes, are in ``compare.py``.
 """
 import math
 
+import numpy
+
 from .common import broadcast_shape, sum_to_shape
 from .params import Param
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
@@ -114,11 +116,18 @@ class BroadcastDiv(BroadcastBinary):
 def floor_mod(xp, lhs, rhs):
     """``lhs % rhs`` as MXNet computes it: the remainder takes the sign of the divisor (Python's
     ``%``, numpy's ``mod``; not C's ``fmod``, which keeps the dividend's), and a divisor of 0
-    gives 0.  Floats are computed in float64 and rounded back to their dtype, as MXNet does."""
+    gives 0.  Floats are computed in float64 and rounded back to their dtype, as MXNet does.
+    A zero remainder has the sign MXNet's branches give it (``fmod`` of the magnitudes, plus
+    a +0 for mixed signs): -0 only from a -0 over a positive divisor or a negative over a
+    negative one, where numpy's ``mod`` gives the divisor's sign."""
     dtype = xp.result_type(lhs, rhs)
     work = xp.float64 if dtype.kind == "f" else dtype
     by_zero = rhs == 0
-    remainder = xp.mod(xp.asarray(lhs, dtype=work), xp.where(by_zero, 1, rhs).astype(work))
+    with numpy.errstate(invalid="ignore"):      # an infinite dividend gives NaN, silently
+        remainder = xp.mod(xp.asarray(lhs, dtype=work), xp.where(by_zero, 1, rhs).astype(work))
+    if dtype.kind == "f":
+        negative = ((rhs > 0) & (lhs == 0) & xp.signbit(lhs)) | ((rhs < 0) & (lhs < 0))
+        remainder = xp.where(remainder == 0, xp.where(negative, -0.0, 0.0), remainder)
     return xp.where(by_zero, 0, remainder).astype(dtype)
 
 
