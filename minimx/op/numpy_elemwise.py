@@ -10,6 +10,8 @@ every ``broadcast_*`` operator and, like them, need one dtype (``np.arctan2`` ca
 """
 import math
 
+import numpy
+
 from ..base import normalize_dtype
 from .arithmetic import BroadcastBinary, broadcast_hints
 from .elemwise import Unary, ZeroGradient
@@ -73,9 +75,22 @@ def _integer_only(op, *dtypes):
     return dtypes[0]
 
 
+def _c_round(xp, values):
+    """C's ``round``: halves away from zero (``floor`` of the magnitude plus its fraction's
+    carry, exact where adding 0.5 would round)."""
+    magnitude = xp.abs(values)
+    whole = xp.floor(magnitude)
+    return xp.copysign(whole + (magnitude - whole >= 0.5), values)
+
+
 @register_op
 class Around(ZeroGradient):
-    """Round to ``decimals`` decimals, halves to the even neighbour (NumPy's ``around``)."""
+    """Round to ``decimals`` decimals, halves to the even neighbour, as MXNet's kernel does
+    it: the value is scaled by 10 one decimal at a time in its own dtype (integers divide
+    toward zero), rounded with C's ``round`` and moved to the even neighbour where that
+    went half a unit the other way, then scaled back one decimal at a time.  NumPy's
+    ``around`` scales once by ``10 ** decimals``: a last bit apart from 2 decimals on, and
+    integers there round where MXNet's truncate (``around(15, -1)``: 20 against 10)."""
 
     name = "_npi_around"
     method = False
@@ -84,8 +99,30 @@ class Around(ZeroGradient):
                      cases=(({"decimals": -1}, ((4, 3),)),),
                      reference=lambda np, x, decimals=0: np.around(x, decimals))
 
+    def infer_type(self, data):
+        if normalize_dtype(data) == numpy.float16:         # as MXNet's kernel
+            raise self.type_error("float16 input is not supported")
+        return super().infer_type(data)
+
     def compute(self, xp, data):
-        return xp.around(data, self.decimals)
+        steps, ten = abs(self.decimals), data.dtype.type(10)
+        if data.dtype.kind in "biu":           # whole already, or cut to tens toward zero
+            result = data.copy()
+            if self.decimals < 0:
+                result = xp.sign(data) * (xp.abs(data) // ten ** steps) * ten ** steps
+            return result.astype(data.dtype, copy=False)
+        scaled = data
+        for _ in range(steps):
+            scaled = scaled * ten if self.decimals > 0 else scaled / ten
+        half = data.dtype.type(0.5)
+        with numpy.errstate(invalid="ignore"):         # (NaN and inf stay as they are)
+            rounded = _c_round(xp, scaled.astype(xp.float64)).astype(data.dtype)
+            odd = rounded.astype(xp.int64) % 2 != 0
+            rounded = xp.where(odd & (rounded - scaled == half), rounded - 1,
+                               xp.where(odd & (scaled - rounded == half), rounded + 1, rounded))
+        for _ in range(steps):
+            rounded = rounded / ten if self.decimals > 0 else rounded * ten
+        return rounded.astype(data.dtype, copy=False)
 
 
 # -- two inputs, broadcasting -------------------------------------------------------------------
