@@ -141,20 +141,28 @@ class Arctan2(BroadcastBinary):
         return out_grad * rhs / squared, -out_grad * lhs / squared
 
 
+def _signs_agree(xp, lhs, rhs):
+    """MXNet's test for ``copysign``: both ``>= 0`` or both ``< 0`` (so -0 counts as
+    positive, and a NaN agrees with nothing)."""
+    return ((lhs >= 0) & (rhs >= 0)) | ((lhs < 0) & (rhs < 0))
+
+
 @register_op
 class Copysign(BroadcastBinary):
-    """``|lhs|`` with the sign of ``rhs``; the gradient reaches ``lhs`` only (+1 where the
-    signs agree, -1 where they differ)."""
+    """``lhs`` with the sign of ``rhs``, as MXNet's kernel decides it: ``lhs`` where the
+    signs agree (both ``>= 0`` or both ``< 0``), else ``-lhs``.  A -0 counts as positive
+    and a NaN agrees with nothing, so ``copysign(-0, 1)`` is -0 and ``copysign(1, nan)``
+    is -1, where IEEE's (NumPy's) reads the sign bit.  The gradient reaches ``lhs`` only:
+    +1 where the signs agree, -1 elsewhere."""
 
     name = "_npi_copysign"
     test = broadcast_hints(lambda np, a, b: np.copysign(a, b), low=-1.0, high=1.0)
 
     def compute(self, xp, lhs, rhs):
-        return xp.copysign(lhs, rhs)
+        return xp.where(_signs_agree(xp, lhs, rhs), lhs, -lhs)
 
     def grads(self, xp, out_grad, lhs, rhs):
-        agree = ((lhs * rhs) >= 0).astype(out_grad.dtype)
-        return out_grad * (2 * agree - 1), out_grad * 0
+        return xp.where(_signs_agree(xp, lhs, rhs), out_grad, -out_grad), out_grad * 0
 
 
 @register_op
