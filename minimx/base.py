@@ -10,7 +10,8 @@ import numpy as np
 __all__ = [
     "MXNetError", "InvalidShapeError", "InvalidTypeError", "InvalidParameterError",
     "ContextMismatchError", "DeviceUnavailableError", "OperatorFailedError",
-    "OperatorIndexError", "OperatorValueError", "operator_failure", "UnknownNameError",
+    "OperatorIndexError", "OperatorValueError", "OperatorZeroDivisionError",
+    "operator_failure", "UnknownNameError",
     "NotRegisteredError", "ParameterMismatchError", "StateError", "InvalidStorageTypeError",
     "GradientError", "FileFormatError", "ShapeSemanticsError", "NotImplementedForSymbol", "DTYPE_TO_FLAG",
     "FLAG_TO_DTYPE", "normalize_dtype",
@@ -92,11 +93,16 @@ class OperatorValueError(OperatorFailedError, ValueError):
     """An operator failed on a bad value (also a ``ValueError``, as MXNet's)."""
 
 
+class OperatorZeroDivisionError(OperatorFailedError, ZeroDivisionError):
+    """An operator divided integers by zero (also a ``ZeroDivisionError``, Python's kind:
+    MXNet's kernel stops the whole process with SIGFPE)."""
+
+
 def operator_failure(message, cause):
     """The OperatorFailedError for ``cause``, raised inside an operator: MXNet maps an error
     of a builtin kind (``IndexError``, ``ValueError``) to an MXNetError of that kind too, so
     ``except IndexError`` catches an out-of-range index found by a kernel."""
-    for kind in (OperatorIndexError, OperatorValueError):
+    for kind in (OperatorIndexError, OperatorValueError, OperatorZeroDivisionError):
         if isinstance(cause, kind.__bases__[1]):
             return kind(message)
     return OperatorFailedError(message)

@@ -100,6 +100,15 @@ class BroadcastMul(BroadcastBinary):
         return out_grad * rhs, out_grad * lhs
 
 
+def quotient(xp, op, lhs, rhs):
+    """``lhs / rhs``; integers (which divide toward zero, as C's ``/``) refuse a zero
+    divisor: MXNet's kernel stops the process with SIGFPE, numpy would give INT_MIN."""
+    if xp.result_type(lhs, rhs).kind in "iu" and bool((rhs == 0).any()):
+        raise ZeroDivisionError(f"operator {op.name}: integer division by zero")
+    with numpy.errstate(divide="ignore", invalid="ignore"):    # floats: inf and NaN, silently
+        return lhs / rhs
+
+
 @register_op
 class BroadcastDiv(BroadcastBinary):
     """``lhs / rhs`` with broadcasting."""
@@ -107,7 +116,7 @@ class BroadcastDiv(BroadcastBinary):
     test = broadcast_hints(lambda np, a, b: a / b, low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
-        return lhs / rhs
+        return quotient(xp, self, lhs, rhs)
 
     def grads(self, xp, out_grad, lhs, rhs):
         return out_grad / rhs, -out_grad * lhs / (rhs * rhs)
@@ -403,7 +412,7 @@ class DivScalar(ScalarOp):
     saves = ()
 
     def forward(self, xp, data):
-        return _cast_like(xp, data / data.dtype.type(self.scalar), data)
+        return _cast_like(xp, quotient(xp, self, data, data.dtype.type(self.scalar)), data)
 
     def backward(self, xp, out_grad):
         return out_grad / self.scalar
@@ -417,7 +426,7 @@ class RDivScalar(ScalarOp):
     test = _scalar_hints(lambda np, x, scalar: scalar / x)
 
     def forward(self, xp, data):
-        return _cast_like(xp, data.dtype.type(self.scalar) / data, data)
+        return _cast_like(xp, quotient(xp, self, data.dtype.type(self.scalar), data), data)
 
     def derivative(self, xp, data):
         return -self.scalar / (data * data)
