@@ -9,7 +9,8 @@ instead of one per arithmetic step.  Throughout, ``g = clip(rescale_grad * grad,
 clip_gradient)``; a negative ``clip_gradient`` turns clipping off.  The
 ``mp_`` variants keep a float32 master copy (``weight32``) of a float16 weight.
 The ``multi_`` variants (``multi_sgd_update``, ...) update many weights in one call,
-one engine push for all of them, each weight exactly as its one-weight operator would.
+one engine push for all of them, each weight as MXNet's multi kernel computes it (for
+``multi_sgd_update`` a different expression from ``sgd_update``'s, see the SGD steps).
 """
 from ..base import InvalidShapeError
 from .params import REQUIRED, Float32, Float32Tuple, Param
@@ -92,30 +93,74 @@ class UpdateOp(OpDef):
 
 
 # -- SGD and its momentum variants ---------------------------------------------------------------
-# The SGD steps run once per weight per batch: they work in place on their one new array,
-# since each temporary of a large weight costs about as much as the arithmetic itself.
+# The SGD steps run once per weight per batch.  Each follows its MXNet kernel's expression term
+# for term, in the weight's dtype (``_scalars``): ``a * b - c * d`` rounds differently from
+# ``a * (b - c / a * d)``, and a training run compounds a last bit per step into a different
+# curve.  So ``(1 - lr * wd) * w - (lr * rescale) * g`` (``sgd_update``) and ``w + (0 - lr * wd
+# * w - lr * rescale * g)`` (``multi_sgd_update``, which MXNet's SGD optimizer calls) are two
+# steps here, as there.  Without clipping the scalar product ``lr * rescale_grad`` comes first.
+def _scalars(weight, *values):
+    """``values`` as scalars of the weight's dtype (MXNet's kernels cast their ``float``
+    parameters to ``DType`` and compute in it)."""
+    kind = weight.dtype.type
+    return [kind(value) for value in values]
+
+
+def _lr_times_grad(op, xp, weight, grad):
+    """``(lr * rescale_grad) * grad``, or ``lr * clip(rescale_grad * grad)`` when clipping."""
+    lr, rescale = _scalars(weight, op.lr, op.rescale_grad)
+    if op.clip_gradient < 0:
+        return grad * (lr * rescale)
+    bound, = _scalars(weight, op.clip_gradient)
+    step = grad * rescale
+    xp.clip(step, -bound, bound, out=step)
+    step *= lr
+    return step
+
+
 def _sgd_step(op, xp, weight, grad):
-    """``(1 - lr * wd) * weight - lr * g``."""
-    new_weight = op._rescaled(xp, grad, -op.lr)
-    new_weight += weight if op.wd == 0 else (1 - op.lr * op.wd) * weight
+    """``sgd_update``'s kernel: ``(1 - lr * wd) * weight - lr * g``."""
+    one, lr, wd = _scalars(weight, 1, op.lr, op.wd)
+    new_weight = weight * (one - lr * wd)
+    new_weight -= _lr_times_grad(op, xp, weight, grad)
     return new_weight
+
+
+def _multi_sgd_step(op, xp, weight, grad):
+    """``multi_sgd_update``'s kernel without momentum: ``weight + (0 - lr * wd * weight - lr
+    * g)``, its momentum term ``0 * 0`` and all."""
+    zero, lr, wd = _scalars(weight, 0, op.lr, op.wd)
+    step = weight * (lr * wd)
+    xp.subtract(zero, step, out=step)
+    step -= _lr_times_grad(op, xp, weight, grad)
+    return weight + step
 
 
 def _sgd_mom_step(op, xp, weight, grad, mom):
     """``mom = momentum * mom - lr * wd * weight - lr * g``; returns ``weight + mom``."""
-    mom *= op.momentum
-    mom += op._rescaled(xp, grad, -op.lr)
-    if op.wd != 0:
-        mom -= (op.lr * op.wd) * weight
+    momentum, lr, wd = _scalars(weight, op.momentum, op.lr, op.wd)
+    mom *= momentum
+    mom -= weight * (lr * wd)
+    mom -= _lr_times_grad(op, xp, weight, grad)
     return weight + mom
 
 
 def _nag_step(op, xp, weight, grad, mom):
-    """MXNet's kernel: the momentum's last term uses the weight already updated."""
+    """``nag_mom_update``'s kernel: ``mom = momentum * mom``, then ``new = weight - mom +
+    (momentum + 1) * (mom - lr * (g + wd * weight))`` and ``mom -= lr * (g + wd * new)``: the
+    kernel writes the weight before it reads it again (``out=weight``)."""
+    one, momentum, lr, wd = _scalars(weight, 1, op.momentum, op.lr, op.wd)
     g = op._rescaled(xp, grad)
-    mom *= op.momentum
-    new_weight = weight + op.momentum * mom - (1 + op.momentum) * op.lr * (g + op.wd * weight)
-    mom -= op.lr * (g + op.wd * new_weight)
+    mom *= momentum
+    decayed = weight * wd
+    decayed += g
+    decayed *= lr
+    new_weight = weight - mom
+    new_weight += (momentum + one) * (mom - decayed)
+    decayed = new_weight * wd
+    decayed += g
+    decayed *= lr
+    mom -= decayed
     return new_weight
 
 
@@ -301,8 +346,21 @@ def _declare_multi(class_name, single, plain=None, doc=""):
                       test=TestHints(shapes=shapes, params=params, cases=((extra, shapes),)))
 
 
+class _SGDAsInMulti(SGDUpdate):
+    """One weight of ``multi_sgd_update``: MXNet's multi kernel, ``_multi_sgd_step``."""
+
+    def forward(self, xp, weight, grad):
+        return _multi_sgd_step(self, xp, weight, grad)
+
+
+class _MPSGDAsInMulti(MPSGDUpdate):
+    """One float16 weight of ``multi_mp_sgd_update``: the same kernel on the master copy."""
+
+    step = _multi_sgd_step
+
+
 MultiSGDUpdate = _declare_multi(
-    "MultiSGDUpdate", SGDUpdate,
+    "MultiSGDUpdate", _SGDAsInMulti,
     doc="``sgd_update`` of ``num_weights`` weights in one call: inputs ``weight_i, grad_i``.")
 MultiSGDMomUpdate = _declare_multi(
     "MultiSGDMomUpdate", SGDMomUpdate,
@@ -311,7 +369,7 @@ MultiSGDMomUpdate = _declare_multi(
 # As in MXNet, the mp_ variants update a weight that is float32 itself directly (the
 # ``plain`` operator) and leave its ``weight32_i`` alone.
 MultiMPSGDUpdate = _declare_multi(
-    "MultiMPSGDUpdate", MPSGDUpdate, plain=SGDUpdate,
+    "MultiMPSGDUpdate", _MPSGDAsInMulti, plain=_SGDAsInMulti,
     doc="``mp_sgd_update`` of ``num_weights`` weights in one call: inputs ``weight_i, "
         "grad_i, weight32_i`` (the float32 master copies, updated in place; a float32 "
         "weight is updated directly).")
@@ -320,6 +378,12 @@ MultiMPSGDMomUpdate = _declare_multi(
     doc="``mp_sgd_mom_update`` of ``num_weights`` weights in one call: inputs ``weight_i, "
         "grad_i, mom_i, weight32_i``; ``mom_i`` and ``weight32_i`` are updated in place (a "
         "float32 weight directly).")
+
+
+def _signs(xp, values, dtype):
+    """``(v > 0) - (v < 0)`` as MXNet's sign kernels take it: -1, 0 or 1, and 0 for NaN
+    (``numpy.sign`` gives NaN)."""
+    return (values > 0).astype(dtype) - (values < 0).astype(dtype)
 
 
 @register_op
@@ -331,7 +395,10 @@ class SignSGDUpdate(UpdateOp):
     test = _hints(((3, 4), (3, 4)), {"lr": 0.1})
 
     def forward(self, xp, weight, grad):
-        return (1 - self.lr * self.wd) * weight - self.lr * xp.sign(grad)
+        one, lr, wd = _scalars(weight, 1, self.lr, self.wd)
+        new_weight = weight * (one - lr * wd)
+        new_weight -= lr * _signs(xp, grad, weight.dtype)
+        return new_weight
 
 
 @register_op
@@ -345,9 +412,18 @@ class SignumUpdate(UpdateOp):
     test = _hints(((3, 4),) * 3, {"lr": 0.1, "momentum": 0.9, "wd_lh": 0.01})
 
     def forward(self, xp, weight, grad, mom):
-        mom *= self.momentum
-        mom -= (1 - self.momentum) * (self.wd * weight + self._rescaled(xp, grad))
-        return (1 - self.lr * self.wd_lh) * weight + self.lr * xp.sign(mom)
+        one, momentum, lr, wd, wd_lh, rescale = _scalars(
+            weight, 1, self.momentum, self.lr, self.wd, self.wd_lh, self.rescale_grad)
+        rest = one - momentum
+        mom *= momentum
+        mom -= weight * (rest * wd)
+        if self.clip_gradient < 0:
+            mom -= grad * (rest * rescale)
+        else:
+            mom -= rest * self._rescaled(xp, grad)
+        new_weight = weight * (one - lr * wd_lh)
+        new_weight += lr * _signs(xp, mom, weight.dtype)
+        return new_weight
 
 
 # -- adaptive rates ------------------------------------------------------------------------------

@@ -58,6 +58,9 @@ class _MasterCopyLast(Optimizer):
         if isinstance(index, (list, tuple)) or not self._uses_master_copy(weight):
             super().update_multi_precision(index, weight, grad, state)
             return
+        if self.multi_ops is not None and weight.stype == "default" and grad.stype == "default":
+            self._update_many([index], [weight], [grad], [state], multi_precision=True)
+            return
         lr, wd = self._begin_update(index)
         mom, master_copy = state
         args = dict(lr=lr, wd=wd, **self._fused_args())
@@ -124,6 +127,11 @@ class SGD(_MasterCopyLast):
     def update(self, index, weight, grad, state):
         if isinstance(index, (list, tuple)):
             self._update_many(index, weight, grad, state, multi_precision=False)
+            return
+        if weight.stype == "default" and grad.stype == "default":
+            # as MXNet's SGD: a dense weight goes through the multi_ kernel even alone
+            # (``multi_sgd_update`` rounds differently from ``sgd_update`` where wd != 0)
+            self._update_many([index], [weight], [grad], [state], multi_precision=False)
             return
         lr, wd = self._begin_update(index)
         args = dict(lr=lr, wd=wd, lazy_update=self.lazy_update, **self._fused_args())
