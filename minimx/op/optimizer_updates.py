@@ -464,10 +464,11 @@ class RMSPropUpdate(UpdateOp):
     test = _hints(((3, 4),) * 3, {"lr": 0.1, "clip_weights": 1.0}, low=0.1, high=1.0)
 
     def forward(self, xp, weight, grad, n):
+        one, gamma1, lr, epsilon = _scalars(weight, 1, self.gamma1, self.lr, self.epsilon)
         g = self._clip(xp, self.rescale_grad * grad + self.wd * weight)
-        n *= self.gamma1
-        n += (1 - self.gamma1) * g * g
-        return self._clip_weights(xp, weight - self.lr * g / xp.sqrt(n + self.epsilon))
+        n *= gamma1                                 # (as MXNet's kernel groups them)
+        n += (one - gamma1) * (g * g)
+        return self._clip_weights(xp, weight - lr * (g / xp.sqrt(n + epsilon)))
 
 
 @register_op
@@ -537,14 +538,17 @@ class FtmlUpdate(UpdateOp):
                               "clip_grad": 0.5}, ((3, 4),) * 5),))
 
     def forward(self, xp, weight, grad, d, v, z):
+        # MXNet's kernel term for term, in the weight's dtype (its powers are powf's)
+        one, lr, beta1, beta2, epsilon, t = _scalars(
+            weight, 1, self.lr, self.beta1, self.beta2, self.epsilon, self.t)
         g = grad * self.rescale_grad + self.wd * weight
         if self.clip_grad >= 0:
             g = xp.clip(g, -self.clip_grad, self.clip_grad)
-        v *= self.beta2
-        v += (1 - self.beta2) * g * g
-        d_t = (1 - self.beta1 ** self.t) / self.lr * (
-            xp.sqrt(v / (1 - self.beta2 ** self.t)) + self.epsilon)
-        z *= self.beta1
-        z += (1 - self.beta1) * g - (d_t - self.beta1 * d) * weight
+        v *= beta2
+        v += (one - beta2) * (g * g)
+        d_t = (one - beta1 ** t) / lr * (xp.sqrt(v / (one - beta2 ** t)) + epsilon)
+        z *= beta1
+        z += (one - beta1) * g
+        z -= (d_t - beta1 * d) * weight
         d[...] = d_t
         return -z / d_t

@@ -73,12 +73,11 @@ class FTML(Optimizer):
                 self._zeros_like(weight))                                   # d, v, z
 
     def update(self, index, weight, grad, state):
+        # one fused ``ftml_update``, as MXNet's: its kernel's arithmetic, to the bit
         lr, wd = self._begin_update(index)
-        t = self._index_update_count[index]
-        g = self._clip(grad * self.rescale_grad + wd * weight)
+        kwargs = dict(beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+                      rescale_grad=self.rescale_grad, t=self._index_update_count[index])
+        if self.clip_gradient:
+            kwargs["clip_grad"] = self.clip_gradient
         d, v, z = state
-        v[:] = self.beta2 * v + (1 - self.beta2) * g * g
-        d_t = (1 - self.beta1 ** t) / lr * (nd.sqrt(v / (1 - self.beta2 ** t)) + self.epsilon)
-        z[:] = self.beta1 * z + (1 - self.beta1) * g - (d_t - self.beta1 * d) * weight
-        d[:] = d_t
-        weight[:] = -z / d_t
+        nd.ftml_update(weight, grad, d, v, z, out=weight, lr=lr, wd=wd, **kwargs)
