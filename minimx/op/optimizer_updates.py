@@ -118,11 +118,18 @@ def _lr_times_grad(op, xp, weight, grad):
     return step
 
 
+# Without weight decay the decay term is 0 and left out: the same bits for every finite
+# weight (``1 * w`` is ``w``, ``w + (0 - x)`` is ``w - x``), two passes over the weight fewer
+# (an MLP Trainer step, 535K weights: 12 % slower with them).  Only an infinite weight tells:
+# MXNet's ``0 * inf`` makes it NaN, here it stays infinite.
 def _sgd_step(op, xp, weight, grad):
     """``sgd_update``'s kernel: ``(1 - lr * wd) * weight - lr * g``."""
     one, lr, wd = _scalars(weight, 1, op.lr, op.wd)
+    step = _lr_times_grad(op, xp, weight, grad)
+    if op.wd == 0:
+        return xp.subtract(weight, step, out=step)
     new_weight = weight * (one - lr * wd)
-    new_weight -= _lr_times_grad(op, xp, weight, grad)
+    new_weight -= step
     return new_weight
 
 
@@ -130,6 +137,9 @@ def _multi_sgd_step(op, xp, weight, grad):
     """``multi_sgd_update``'s kernel without momentum: ``weight + (0 - lr * wd * weight - lr
     * g)``, its momentum term ``0 * 0`` and all."""
     zero, lr, wd = _scalars(weight, 0, op.lr, op.wd)
+    if op.wd == 0:
+        step = _lr_times_grad(op, xp, weight, grad)
+        return xp.subtract(weight, step, out=step)
     step = weight * (lr * wd)
     xp.subtract(zero, step, out=step)
     step -= _lr_times_grad(op, xp, weight, grad)
@@ -140,7 +150,8 @@ def _sgd_mom_step(op, xp, weight, grad, mom):
     """``mom = momentum * mom - lr * wd * weight - lr * g``; returns ``weight + mom``."""
     momentum, lr, wd = _scalars(weight, op.momentum, op.lr, op.wd)
     mom *= momentum
-    mom -= weight * (lr * wd)
+    if op.wd != 0:
+        mom -= weight * (lr * wd)
     mom -= _lr_times_grad(op, xp, weight, grad)
     return weight + mom
 
