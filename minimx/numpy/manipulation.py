@@ -6,6 +6,7 @@ Lesson: 03-two-frontends-one-engine.  Each is one call of a registered operator 
 ``stack``, ``_split_v2``, ``tile``, ``repeat``, ``where``, ``clip``, ...) with NumPy's
 keyword names translated to the operator's parameters.
 """
+import math
 import numbers
 
 import numpy as onp
@@ -354,15 +355,26 @@ def dstack(tup):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002 (NumPy's name)
-    """The ``n``-th difference along ``axis``: ``a[1:] - a[:-1]``, ``n`` times (each a pair of
-    ``slice_axis`` calls, so the gradient comes with them)."""
+    """The ``n``-th difference along ``axis``, summed as MXNet's kernel sums it: from 0, the
+    shifted copies ``a[k:]`` for ``k = n, n-1, ..., 0``, each times ``(-1)**(n-k) * C(n, k)``
+    (``slice_axis`` calls, so the gradient comes with them).  NumPy differences ``n`` times,
+    ``(a2 - a1) - (a1 - a0)`` where MXNet adds ``(0 + a2 - 2 a1) + a0``: the last bit differs."""
     if prepend is not None or append is not None:
         raise NotImplementedError("diff: prepend= and append= are not supported")
     a = operand(a)
-    for _ in range(n):
-        a = call_np("slice_axis", a, axis=axis, begin=1, end=None) - \
-            call_np("slice_axis", a, axis=axis, begin=0, end=-1)
-    return a
+    if n <= 0 or (not is_symbolic(a) and (not a.ndim or a.shape[axis] <= n)):
+        for _ in range(n):                  # nothing to sum: differences of what is left
+            a = call_np("slice_axis", a, axis=axis, begin=1, end=None) - \
+                call_np("slice_axis", a, axis=axis, begin=0, end=-1)
+        return a
+    total = None
+    for k in range(n, -1, -1):              # a[k:len - (n - k)], no shape needed
+        term = call_np("slice_axis", a, axis=axis, begin=k, end=k - n if k < n else None)
+        factor = (-1) ** (n - k) * math.comb(n, k)
+        if factor != 1:
+            term = term * factor
+        total = term + 0 if total is None else total + term
+    return total
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
