@@ -604,7 +604,7 @@ class Pooling(OpDef):
             return pool_kernels.sum_pool_grad(xp, scale, data.shape, geometry, after)
         # a window whose maximum is the lowest finite value (nothing beat MXNet's start, or
         # a tap holds it) takes the general path below (``pool_max.first_winner``)
-        if self._by_taps() and (output > pool_max.lowest_finite(xp, data.dtype)).all():
+        if self._by_taps() and (output > pool_max.lowest_finite(data.dtype)).all():
             geometry, _, after = self._tap_layout(data.shape)
             return pool_kernels.max_pool_grad(xp, out_grad, data, output, geometry, after,
                                               _lowest(xp, data))

@@ -107,10 +107,10 @@ class Around(ZeroGradient):
     def compute(self, xp, data):
         steps, ten = abs(self.decimals), data.dtype.type(10)
         if data.dtype.kind in "biu":           # whole already, or cut to tens toward zero
-            result = data.copy()
-            if self.decimals < 0:
-                result = xp.sign(data) * (xp.abs(data) // ten ** steps) * ten ** steps
-            return result.astype(data.dtype, copy=False)
+            if self.decimals >= 0:
+                return data.copy()
+            power = ten ** steps
+            return (xp.sign(data) * (xp.abs(data) // power) * power).astype(data.dtype)
         scaled = data
         for _ in range(steps):
             scaled = scaled * ten if self.decimals > 0 else scaled / ten

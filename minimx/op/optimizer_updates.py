@@ -15,6 +15,7 @@ one engine push for all of them, each weight as MXNet's multi kernel computes it
 from ..base import InvalidShapeError
 from .params import REQUIRED, Float32, Float32Tuple, Param
 from .registry import OpDef, TestHints, declare_op, register_op
+from .rounding import mxnet_sign
 
 __all__ = []
 
@@ -58,6 +59,13 @@ def _hints(shapes, params, low=-1.0, high=1.0):
     return TestHints(shapes=shapes, params=params, cases=((extra, shapes),), low=low, high=high)
 
 
+def _scalars(array, *values):
+    """``values`` as scalars of ``array``'s dtype (MXNet's kernels cast their ``float``
+    parameters to ``DType`` and compute in it)."""
+    kind = array.dtype.type
+    return [kind(value) for value in values]
+
+
 class UpdateOp(OpDef):
     """Shared shape rules and gradient preparation of the update operators."""
 
@@ -78,10 +86,13 @@ class UpdateOp(OpDef):
         return values
 
     def _rescaled(self, xp, grad, scale=1.0):
-        """``scale * clip(rescale_grad * grad)``, computed into one new array."""
+        """``scale * clip(rescale_grad * grad)``, computed into one new array; without
+        clipping ``(rescale_grad * scale) * grad``, the scalar product first and in the
+        gradient's dtype, as MXNet's kernels take ``lr * rescale_grad``."""
+        rescale, scale = _scalars(grad, self.rescale_grad, scale)
         if self.clip_gradient < 0:
-            return grad * (self.rescale_grad * scale)
-        g = grad * self.rescale_grad
+            return grad * (rescale * scale)
+        g = grad * rescale
         xp.clip(g, -self.clip_gradient, self.clip_gradient, out=g)
         g *= scale
         return g
@@ -99,25 +110,6 @@ class UpdateOp(OpDef):
 # curve.  So ``(1 - lr * wd) * w - (lr * rescale) * g`` (``sgd_update``) and ``w + (0 - lr * wd
 # * w - lr * rescale * g)`` (``multi_sgd_update``, which MXNet's SGD optimizer calls) are two
 # steps here, as there.  Without clipping the scalar product ``lr * rescale_grad`` comes first.
-def _scalars(weight, *values):
-    """``values`` as scalars of the weight's dtype (MXNet's kernels cast their ``float``
-    parameters to ``DType`` and compute in it)."""
-    kind = weight.dtype.type
-    return [kind(value) for value in values]
-
-
-def _lr_times_grad(op, xp, weight, grad):
-    """``(lr * rescale_grad) * grad``, or ``lr * clip(rescale_grad * grad)`` when clipping."""
-    lr, rescale = _scalars(weight, op.lr, op.rescale_grad)
-    if op.clip_gradient < 0:
-        return grad * (lr * rescale)
-    bound, = _scalars(weight, op.clip_gradient)
-    step = grad * rescale
-    xp.clip(step, -bound, bound, out=step)
-    step *= lr
-    return step
-
-
 # Without weight decay the decay term is 0 and left out: the same bits for every finite
 # weight (``1 * w`` is ``w``, ``w + (0 - x)`` is ``w - x``), two passes over the weight fewer
 # (an MLP Trainer step, 535K weights: 12 % slower with them).  Only an infinite weight tells:
@@ -125,7 +117,7 @@ def _lr_times_grad(op, xp, weight, grad):
 def _sgd_step(op, xp, weight, grad):
     """``sgd_update``'s kernel: ``(1 - lr * wd) * weight - lr * g``."""
     one, lr, wd = _scalars(weight, 1, op.lr, op.wd)
-    step = _lr_times_grad(op, xp, weight, grad)
+    step = op._rescaled(xp, grad, op.lr)
     if op.wd == 0:
         return xp.subtract(weight, step, out=step)
     new_weight = weight * (one - lr * wd)
@@ -138,11 +130,11 @@ def _multi_sgd_step(op, xp, weight, grad):
     * g)``, its momentum term ``0 * 0`` and all."""
     zero, lr, wd = _scalars(weight, 0, op.lr, op.wd)
     if op.wd == 0:
-        step = _lr_times_grad(op, xp, weight, grad)
+        step = op._rescaled(xp, grad, op.lr)
         return xp.subtract(weight, step, out=step)
     step = weight * (lr * wd)
     xp.subtract(zero, step, out=step)
-    step -= _lr_times_grad(op, xp, weight, grad)
+    step -= op._rescaled(xp, grad, op.lr)
     return weight + step
 
 
@@ -152,7 +144,7 @@ def _sgd_mom_step(op, xp, weight, grad, mom):
     mom *= momentum
     if op.wd != 0:
         mom -= weight * (lr * wd)
-    mom -= _lr_times_grad(op, xp, weight, grad)
+    mom -= op._rescaled(xp, grad, op.lr)
     return weight + mom
 
 
@@ -391,12 +383,6 @@ MultiMPSGDMomUpdate = _declare_multi(
         "float32 weight directly).")
 
 
-def _signs(xp, values, dtype):
-    """``(v > 0) - (v < 0)`` as MXNet's sign kernels take it: -1, 0 or 1, and 0 for NaN
-    (``numpy.sign`` gives NaN)."""
-    return (values > 0).astype(dtype) - (values < 0).astype(dtype)
-
-
 @register_op
 class SignSGDUpdate(UpdateOp):
     """signSGD step: ``(1 - lr * wd) * weight - lr * sign(grad)``."""
@@ -408,7 +394,7 @@ class SignSGDUpdate(UpdateOp):
     def forward(self, xp, weight, grad):
         one, lr, wd = _scalars(weight, 1, self.lr, self.wd)
         new_weight = weight * (one - lr * wd)
-        new_weight -= lr * _signs(xp, grad, weight.dtype)
+        new_weight -= lr * mxnet_sign(xp, grad)
         return new_weight
 
 
@@ -433,7 +419,7 @@ class SignumUpdate(UpdateOp):
         else:
             mom -= rest * self._rescaled(xp, grad)
         new_weight = weight * (one - lr * wd_lh)
-        new_weight += lr * _signs(xp, mom, weight.dtype)
+        new_weight += lr * mxnet_sign(xp, mom)
         return new_weight
 
 

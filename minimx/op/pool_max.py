@@ -26,9 +26,10 @@ tap is padding).  minimx does the same as each.
 import numpy
 
 
-def lowest_finite(xp, dtype):
+def lowest_finite(dtype):
     """Where MXNet's max pooling starts a window: the type's lowest finite value."""
-    return xp.finfo(dtype).min if xp.dtype(dtype).kind == "f" else xp.iinfo(dtype).min
+    kind = numpy.dtype(dtype)
+    return numpy.finfo(kind).min if kind.kind == "f" else numpy.iinfo(kind).min
 
 
 def nan_skipping_max(xp, windows, axes):
@@ -40,10 +41,10 @@ def nan_skipping_max(xp, windows, axes):
     return xp.where(xp.isnan(windows), -xp.inf, windows).max(axis=axes)
 
 
-def _holds_negative_zero(xp, data):
+def _holds_negative_zero(data):
     """Whether float ``data`` holds a -0 (its bits are the lowest integer of their width)."""
     integers = data.view(f"i{data.dtype.itemsize}")
-    return bool(integers.size) and int(integers.min()) == int(xp.iinfo(integers.dtype).min)
+    return bool(integers.size) and int(integers.min()) == int(numpy.iinfo(integers.dtype).min)
 
 
 def follow_mxnet(xp, result, data, windows):
@@ -52,14 +53,14 @@ def follow_mxnet(xp, result, data, windows):
     with anything but 0; it is asked for only when tied zeros may differ in sign."""
     if result.dtype.kind != "f" or result.size == 0:
         return result
-    start, low = lowest_finite(xp, result.dtype), result.min()
+    start, low = lowest_finite(result.dtype), result.min()
     if not bool(low >= start):                  # a window of NaN or -inf only
         xp.fmax(result, start, out=result)
         low = start
     if not bool(low <= 0):                      # (one reduction, where all are above 0)
         return result
     zero = result == 0
-    if bool(zero.any()) and _holds_negative_zero(xp, data):
+    if bool(zero.any()) and _holds_negative_zero(data):
         taps = windows()
         taps = taps.reshape(taps.shape[:result.ndim] + (-1,))
         first = (taps == 0).argmax(axis=-1)[..., None]

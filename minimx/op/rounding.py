@@ -18,10 +18,16 @@ class Sign(ZeroGradient):
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.sign(x))
 
     def compute(self, xp, data):
-        signs = xp.asarray(xp.sign(data))      # (numpy gives a scalar for a 0-d array)
-        if signs.dtype.kind in "fc":
-            signs[xp.isnan(signs)] = 0
-        return signs
+        return mxnet_sign(xp, data)
+
+
+def mxnet_sign(xp, data):
+    """MXNet's sign kernel: ``x > 0 ? 1 : x < 0 ? -1 : 0``, so 0 for NaN (also the sign
+    that ``signsgd_update`` and ``signum_update`` step by)."""
+    signs = xp.asarray(xp.sign(data))      # (numpy gives a scalar for a 0-d array)
+    if signs.dtype.kind in "fc":
+        signs[xp.isnan(signs)] = 0
+    return signs
 
 
 # -- rounding: zero gradient ----------------------------------------------------------------------
