@@ -34,6 +34,7 @@ import math
 
 import numpy
 
+from . import pool_tiles
 from .conv_kernels import tap_slices
 
 # Input bytes per chunk of planes: measured on GoogLeNet's pooling layers (batch 128), 256 kB
@@ -152,26 +153,6 @@ def _tiles(geometry, out_size, after, in_size):
     return len(in_size) == 2 and not any(geometry.pad) and not any(after) and all(
         d == 1 and s == k and o * s == n for k, s, d, o, n in
         zip(geometry.kernel, geometry.stride, geometry.dilate, out_size, in_size))
-
-
-def _max_of_tiles(xp, planes, kernel, out_size):
-    """Max pooling of planes ``(P, H, W)`` tiled by ``kernel`` windows: first down each
-    window's kernel rows (whole rows of ``W`` contiguous values at a time), then along the
-    rows: the maximum of every run of ``kernel[1]`` neighbours, each tap one contiguous
-    pass over all of them, of which every ``kernel[1]``-th run is a window's.  Contiguous
-    passes run numpy's vector loops: 1.2-1.4x faster than taking every ``kernel[1]``-th
-    element first (2x2/2, 64 x 6 planes of 24x24: 94 against 131 us, 64 x 16 of 8x8: 49
-    against 65).  ``fmax`` gives the same maximum in any order (``pool_max`` mends the sign
-    of tied zeros)."""
-    height, width = kernel
-    rows = _max_along(xp, planes.reshape(-1, height, planes.shape[-1])).reshape(-1)
-    if width > 1:
-        runs = rows.size - width + 1
-        tops = xp.fmax(rows[:runs], rows[1:runs + 1])
-        for tap in range(2, width):
-            xp.fmax(tops, rows[tap:tap + runs], out=tops)
-        rows = tops[::width]
-    return xp.ascontiguousarray(rows).reshape(planes.shape[:1] + tuple(out_size))
 
 
 def _max_along(xp, taps):
@@ -343,7 +324,7 @@ def pool(xp, data, geometry, out_size, after, kind, fill):
     overhangs); ``fill`` is what padding holds."""
     planes = _as_planes(data)
     if kind == "max" and _tiles(geometry, out_size, after, planes.shape[1:]):
-        return _max_of_tiles(xp, planes, geometry.kernel, out_size).reshape(
+        return pool_tiles.max_of_tiles(xp, planes, geometry.kernel, out_size).reshape(
             data.shape[:2] + tuple(out_size))
     result = xp.empty(planes.shape[:1] + tuple(out_size), dtype=data.dtype)
     last, taps = _taps(geometry, out_size, after, planes)
@@ -394,10 +375,6 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
     planes, outputs, grads = _as_planes(data), _as_planes(output), _as_planes(out_grad)
     result = xp.empty(planes.shape, dtype=out_grad.dtype)
     last, taps = _taps(geometry, output.shape[2:], after, planes)
-    select = not bool(xp.isfinite(grads.sum()))
-    if xp is numpy and not select and _phased(geometry, planes, last):
-        return _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill,
-                                     result).reshape(data.shape)
     # windows apart (stride >= window): each element is in one window at most, and a tap's
     # gradient can be written into place instead of added
     apart = _apart(geometry)
@@ -410,6 +387,15 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
     # CPU time: 0.28 ms against 0.32; 256 x 6: 1.05 against 1.25), up to WHOLE_TILED_BELOW
     whole = as_is and tiled and planes.nbytes < WHOLE_TILED_BELOW
     chunks = [slice(0, planes.shape[0])] if whole else _chunks(xp, planes)
+    if xp is numpy and as_is and tiled and pool_tiles.pairs_suit(geometry.kernel, data.dtype):
+        for chunk in chunks:                            # (2x2 windows: pool_tiles.py)
+            pool_tiles.max_pairs_grad(grads[chunk], planes[chunk], outputs[chunk],
+                                      result[chunk])
+        return result.reshape(data.shape)
+    select = not bool(xp.isfinite(grads.sum()))
+    if xp is numpy and not select and _phased(geometry, planes, last):
+        return _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill,
+                                     result).reshape(data.shape)
     for chunk in chunks:
         padded, inner = _padded(xp, planes[chunk], geometry.pad, after, fill, last)
         peak, given = _arranged(xp, outputs[chunk], last), _arranged(xp, grads[chunk], last)
@@ -439,6 +425,8 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
                 canvas[tap] += taken
         if not as_is:
             result[chunk] = _restored(xp, canvas[inner], last)
+    if apart:       # MXNet adds each share to a 0: +0 where a product with 0 gave -0
+        xp.add(result, 0, out=result)
     return result.reshape(data.shape)
 
 

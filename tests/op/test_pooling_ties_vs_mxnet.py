@@ -41,14 +41,25 @@ def _special(shape, dtype, seed):
                       p=[.1, .1, .2, .2, .2, .1, .1]).astype(dtype)
 
 
-def _shape(params):
+# Windows that tile their planes (stride = window, no padding: ``pool_tiles.py``), on
+# planes of 12 (a multiple of each window) and a batch of 11 (64 x 6 planes take 8 MB
+# chunks: ``test_tiling_windows_in_chunks``).
+TILING = [dict(kernel=(2, 2), stride=(2, 2)), dict(kernel=(3, 3), stride=(3, 3)),
+          dict(kernel=(2, 3), stride=(2, 3)), dict(kernel=(2,), stride=(2,))]
+
+
+def _shape(params, side=7, batch=2):
     rank = 2 if params.get("global_pool") else len(params["kernel"])
-    return (2, 3) + (7,) * rank
+    return (batch, 3) + (side,) * rank
 
 
 def _head(shape, dtype):
-    """An output gradient that tells windows apart, its sums exact even in float16."""
-    return (np.arange(int(np.prod(shape))) % 13 + 1).reshape(shape).astype(dtype)
+    """An output gradient that tells windows apart, its sums exact even in float16; of
+    both signs, with some -0 (MXNet adds each window's gradient to a 0: +0 comes out)."""
+    count = np.arange(int(np.prod(shape)))
+    head = np.where(count % 2, -1.0, 1.0) * (count % 13 + 1)
+    head[count % 11 == 5] = -0.0
+    return head.reshape(shape).astype(dtype)
 
 
 def _rule(x, params, empty_to_first, head=None):
@@ -105,7 +116,30 @@ def test_max_pooling_follows_mxnets_rule(params, dtype):
     value, grad, _ = _minimx(x, params)
     expected_value, expected_grad = _rule(x, params, empty_to_first=dtype == "float32")
     _same_bits(value, expected_value)
-    np.testing.assert_array_equal(grad, expected_grad)
+    _same_bits(grad, expected_grad)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("params", TILING)
+def test_tiling_windows_follow_mxnets_rule(params, dtype):
+    x = _special(_shape(params, side=12, batch=11), dtype, seed=len(str(params)))
+    value, grad, _ = _minimx(x, params)
+    expected_value, expected_grad = _rule(x, params, empty_to_first=dtype == "float32")
+    _same_bits(value, expected_value)
+    _same_bits(grad, expected_grad)
+
+
+def test_tiling_windows_in_chunks(monkeypatch):
+    """Large batches go through ``pool_tiles`` a cache-sized chunk of planes at a time."""
+    from minimx.op import pool_kernels
+    params = TILING[0]
+    x = _special(_shape(params, side=12, batch=11), "float32", seed=7)
+    value, grad, _ = _minimx(x, params)
+    monkeypatch.setattr(pool_kernels, "WHOLE_TILED_BELOW", 0)
+    monkeypatch.setattr(pool_kernels, "CHUNK_BYTES", 5 * 12 * 12 * 4)
+    chunked_value, chunked_grad, _ = _minimx(x, params)
+    _same_bits(chunked_value, value)
+    _same_bits(chunked_grad, grad)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -116,7 +150,7 @@ def test_channels_last_windows_with_nothing_above_the_start_send_no_gradient(dty
     expected_value, expected_grad = _rule(x, params, empty_to_first=False,
                                           head=head.transpose(0, 3, 1, 2))
     _same_bits(value, expected_value.transpose(0, 2, 3, 1))
-    np.testing.assert_array_equal(grad, expected_grad.transpose(0, 2, 3, 1))
+    _same_bits(grad, expected_grad.transpose(0, 2, 3, 1))
 
 
 @requires_mxnet
@@ -130,4 +164,16 @@ def test_max_pooling_matches_mxnet_on_ties_nan_and_infinity(tmp_path, params, dt
     expected, expected_grads, _ = run_mxnet(tmp_path, "Pooling", [x],
                                             dict(params, pool_type="max"), [head], (0,))
     _same_bits(value, expected[0])
-    np.testing.assert_array_equal(grad, expected_grads[0])
+    _same_bits(grad, expected_grads[0])
+
+
+@requires_mxnet
+@pytest.mark.parametrize("params,dtype", [(TILING[0], "float32"), (TILING[0], "float16"),
+                                          (TILING[1], "float64")])
+def test_tiling_windows_match_mxnet(tmp_path, params, dtype):
+    x = _special(_shape(params, side=12, batch=11), dtype, seed=len(str(params)))
+    value, grad, head = _minimx(x, params)
+    expected, expected_grads, _ = run_mxnet(tmp_path, "Pooling", [x],
+                                            dict(params, pool_type="max"), [head], (0,))
+    _same_bits(value, expected[0])
+    _same_bits(grad, expected_grads[0])
