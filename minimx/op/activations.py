@@ -70,16 +70,20 @@ class HardSigmoid(Unary):
     method = False
     params = {"alpha": Param(float, default=0.2, doc="slope"),
               "beta": Param(float, default=0.5, doc="offset")}
-    saves = ("output",)
     test = TestHints(low=-4.0, high=4.0,
                      reference=lambda np, x, alpha=0.2, beta=0.5: np.clip(alpha * x + beta, 0, 1))
 
     def compute(self, xp, data):
         return xp.clip(data * self.alpha + self.beta, 0, 1)
 
-    def backward(self, xp, out_grad, output):
-        inside = as_mask(output > 0, output) * as_mask(output < 1, output)
-        return out_grad * inside * self.alpha
+    def backward(self, xp, out_grad, data):
+        # MXNet's hard_sigmoid_backward: with alpha and beta (float params) in the dtype,
+        # alpha * x + beta strictly inside (0, 1) gives g * alpha, elsewhere a +0 (not g * 0,
+        # which is -0 for a negative head)
+        alpha = data.dtype.type(numpy.float32(self.alpha))
+        value = data * alpha + data.dtype.type(numpy.float32(self.beta))
+        inside = (value > 0) & (value < 1)
+        return xp.where(inside, out_grad * alpha, xp.zeros((), dtype=out_grad.dtype))
 
 
 @register_op
@@ -102,9 +106,12 @@ class SmoothL1(Unary):
         return xp.where(xp.abs(data) < 1.0 / sigma2, quadratic, xp.abs(data) - 0.5 / sigma2)
 
     def derivative(self, xp, data):
-        sigma2 = self.scalar * self.scalar
-        inside = as_mask(xp.abs(data) < 1.0 / sigma2, data)
-        return inside * data * sigma2 + (1.0 - inside) * xp.sign(data)
+        # MXNet's smooth_l1_gradient: sign(x) beyond 1 / sigma**2, else sigma**2 * x, chosen
+        # (not mixed by a 0/1 mask, whose sum turns sigma**2 * -0 into +0); sigma in the dtype
+        sigma = data.dtype.type(self.scalar)
+        sigma2 = sigma * sigma
+        return xp.where(xp.abs(data) > data.dtype.type(1) / sigma2, xp.sign(data),
+                        data * sigma2)
 
 
 # -- layers ----------------------------------------------------------------------------------
@@ -156,17 +163,46 @@ def _relu(xp, x):
     return result
 
 
+def _tanh_derivative(xp, output):
+    """``1 - y * y``, in float for float16 (MXNet's tanh_grad computes in float)."""
+    if output.dtype == "float16":
+        wide = output.astype("float32")
+        return (1 - wide * wide).astype("float16")
+    return 1 - output * output
+
+
+def _softrelu_derivative(xp, data, output):
+    """float32 runs oneDNN's soft_relu backward, ``sigmoid(x)`` of the input; the other
+    dtypes MXNet's softrelu_grad, ``-expm1(-y)`` of the output (in float for float16)."""
+    if data.dtype == "float32":
+        return sigmoid(xp, data)
+    if output.dtype == "float16":
+        return (-xp.expm1(-output.astype("float32"))).astype("float16")
+    return -xp.expm1(-output)
+
+
+def _in_float(derivative):
+    """``derivative(xp, array)``, computed in float32 for float16 (MXNet's sigmoid_grad and
+    softsign_grad compute in float and round once)."""
+    def computed(xp, array):
+        if array.dtype == "float16":
+            return derivative(xp, array.astype("float32")).astype("float16")
+        return derivative(xp, array)
+    return computed
+
+
 _ACTIVATIONS = {
     # name: (forward(xp, x), derivative(xp, x, y))
     # fmax: a nan gives 0, as MXNet's Activation kernel (nd.relu keeps the nan)
     # relu's from the output, as MXNet's: an executor output changed in place before
     # backward (``outputs[i] += ...``) changes the gradient there too (Executor._as_now)
     "relu": (_relu, lambda xp, x, y: (y > 0).astype(x.dtype)),
-    "sigmoid": (sigmoid, lambda xp, x, y: _sigmoid_derivative(xp, y)),
-    "tanh": (lambda xp, x: xp.tanh(x), lambda xp, x, y: 1 - y * y),
+    "sigmoid": (sigmoid, lambda xp, x, y: _in_float(_sigmoid_derivative)(xp, y)),
+    "tanh": (lambda xp, x: xp.tanh(x), lambda xp, x, y: _tanh_derivative(xp, y)),
     "softrelu": (lambda xp, x: xp.logaddexp(x, 0).astype(x.dtype, copy=False),
-                 lambda xp, x, y: sigmoid(xp, x)),
-    "softsign": (lambda xp, x: x / (1 + xp.abs(x)), lambda xp, x, y: 1 / (1 + xp.abs(x)) ** 2),
+                 _softrelu_derivative),
+    "softsign": (lambda xp, x: x / (1 + xp.abs(x)),
+                 lambda xp, x, y: _in_float(lambda xp, x: 1 / (1 + xp.abs(x)) ** 2)(xp, x)),
 }
 
 
@@ -309,14 +345,28 @@ class LeakyReLU(OpDef):
                 axes = tuple(a for a in range(data.ndim) if gamma.size == 1 or a != 1)
                 grad_gamma = grad_gamma.sum(axis=axes).reshape(gamma.shape)
             slope = self._slope(xp, data, gamma)
-            return xp.where(positive, out_grad, out_grad * slope), grad_gamma
+            grad_data = xp.where(positive, out_grad, out_grad * slope)
+            if gamma.size != data.size:
+                # gamma broadcasts: MXNet's broadcast backward sums both gradients from +0,
+                # so a -0 comes back +0 (0 + -0), the data's gradient too
+                grad_data, grad_gamma = grad_data + 0, grad_gamma + 0
+            return grad_data, grad_gamma
+        # MXNet casts the float slope param to the dtype: float64 gets float32's 0.1
+        slope = float(numpy.float32(self.slope)) if data.dtype == "float64" else self.slope
         if self._leaky_by_maximum():
-            return out_grad * xp.maximum(positive.astype(out_grad.dtype), self.slope)
+            return out_grad * xp.maximum(positive.astype(out_grad.dtype), slope)
         if kind == "leaky":
-            return xp.where(positive, out_grad, out_grad * self.slope)
+            return xp.where(positive, out_grad, out_grad * slope)
         if kind == "rrelu":
             return xp.where(positive, out_grad, out_grad * mask)
+        if kind == "elu" and data.dtype != "float32":
+            # MXNet's elu_grad of the output y (float32 runs oneDNN's, below):
+            # g * (y + slope) on the negative side, the slope in the dtype
+            output = self.forward(xp, data)
+            return xp.where(positive, out_grad,
+                            out_grad * (output + output.dtype.type(numpy.float32(self.slope))))
         if kind == "elu":
+            # oneDNN's elu backward (MXNet 1.9.1's for float32): g * slope * exp(x)
             return xp.where(positive, out_grad, out_grad * self.slope * xp.exp(
                 xp.minimum(data, 0)))
         if kind == "selu":

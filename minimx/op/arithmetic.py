@@ -26,9 +26,36 @@ def _same_shape_hints(reference, **hints):
 
 
 def _needed(xp, needs, *grads_and_shapes):
-    """Each gradient summed down to its input's shape, or None where nobody needs it."""
-    return tuple(sum_to_shape(xp, grad, shape) if needs[position] else None
+    """Each gradient summed down to its input's shape, or None where nobody needs it.
+
+    Inputs of two shapes take MXNet's broadcast backward, which sums every gradient, the
+    one of the full-shape input too, over its broadcast axes (none for that one) starting
+    from +0: so a -0 gradient (a -0 head, or a head times a 0 mask) comes back +0 on both
+    sides (``-0 + 0``); numpy's sum keeps it.  Inputs of one shape take the element-wise
+    backward, which keeps it, and so do MXNet's scalar operators: the np frontend hands
+    this operator a Python number as a 0-d array (``np.mod(x, 2.0)``; MXNet's
+    ``_npi_mod_scalar``), so a 0-d operand counts as a scalar."""
+    (_, lhs_shape), (_, rhs_shape) = grads_and_shapes
+    broadcast = tuple(lhs_shape) != tuple(rhs_shape) and len(lhs_shape) and len(rhs_shape)
+    return tuple((_from_plus_zero(sum_to_shape(xp, grad, shape)) if broadcast else grad)
+                 if needs[position] else None
                  for position, (grad, shape) in enumerate(grads_and_shapes))
+
+
+def _from_plus_zero(grad):
+    """``0 + grad``: a -0 becomes +0, every other value stays."""
+    if grad.dtype.kind not in "fc":
+        return grad
+    return grad + 0
+
+
+def half_in_float32(function, *arrays):
+    """``function(*arrays)``, for float16 arrays in float32 and rounded to float16 once:
+    MXNet's binary gradient functors (``DType(expr)`` of ``math::`` functions) compute in
+    float for half_t."""
+    if arrays[0].dtype != "float16":
+        return function(*arrays)
+    return function(*(a.astype("float32") for a in arrays)).astype("float16")
 
 
 class BroadcastBinary(OpDef):
@@ -119,7 +146,10 @@ class BroadcastDiv(BroadcastBinary):
         return quotient(xp, self, lhs, rhs)
 
     def grads(self, xp, out_grad, lhs, rhs):
-        return out_grad / rhs, -out_grad * lhs / (rhs * rhs)
+        # MXNet's div_grad and div_rgrad, each times the head gradient: g * (1 / b) and
+        # g * (-a / (b * b)) (not g / b and -g * a / (b * b), which round differently)
+        return (out_grad * half_in_float32(lambda b: 1.0 / b, rhs),
+                out_grad * half_in_float32(lambda a, b: -a / (b * b), lhs, rhs))
 
 
 def floor_mod(xp, lhs, rhs):
@@ -189,8 +219,11 @@ class BroadcastPower(BroadcastBinary):
         return integer_safe_power(xp, lhs, rhs)
 
     def grads(self, xp, out_grad, lhs, rhs):
-        return (out_grad * rhs * xp.power(lhs, rhs - 1),
-                out_grad * xp.power(lhs, rhs) * xp.log(lhs))
+        # MXNet's power_grad and power_rgrad, each times the head gradient:
+        # g * (a ** (b - 1) * b) and g * (a ** b * log(a))
+        return (out_grad * half_in_float32(lambda a, b: xp.power(a, b - 1) * b, lhs, rhs),
+                out_grad * half_in_float32(lambda a, b: xp.power(a, b) * xp.log(a),
+                                                lhs, rhs))
 
 
 @register_op
@@ -227,14 +260,16 @@ class BroadcastMinimum(BroadcastBinary):
 class BroadcastHypot(BroadcastBinary):
     """``sqrt(lhs**2 + rhs**2)`` with broadcasting."""
     name = "broadcast_hypot"
+    xp_name = "hypot"
     test = broadcast_hints(lambda np, a, b: np.sqrt(a * a + b * b), low=0.5, high=2.0)
 
     def compute(self, xp, lhs, rhs):
         return xp.hypot(lhs, rhs)
 
     def grads(self, xp, out_grad, lhs, rhs):
-        norm = xp.hypot(lhs, rhs)
-        return out_grad * lhs / norm, out_grad * rhs / norm
+        # MXNet's hypot_grad_left/right, each times the head gradient: g * (a / hypot(a, b))
+        return (out_grad * half_in_float32(lambda a, b: a / xp.hypot(a, b), lhs, rhs),
+                out_grad * half_in_float32(lambda a, b: b / xp.hypot(a, b), lhs, rhs))
 
 
 class ElemwiseBinary(BroadcastBinary):
@@ -340,7 +375,7 @@ class ScalarOp(OpDef):
         return (0,)
 
     def backward(self, xp, out_grad, data):
-        return out_grad * self.derivative(xp, data)
+        return out_grad * half_in_float32(lambda x: self.derivative(xp, x), data)
 
 
 def _cast_like(xp, value, data):
@@ -491,7 +526,12 @@ class RPowerScalar(ScalarOp):
                           data)
 
     def backward(self, xp, out_grad, output):
-        return out_grad * output * math.log(self.scalar)
+        # MXNet's rpower_grad: g * (y * log(scalar)), log in the dtype's precision (logf of
+        # the float scalar below float64; float16 computes in float)
+        if output.dtype == "float64":
+            return out_grad * (output * math.log(self.scalar))
+        log = float(numpy.log(numpy.float32(self.scalar)))
+        return out_grad * half_in_float32(lambda y: y * log, output)
 
 
 @register_op

@@ -16,6 +16,14 @@ from .params import Param
 from .registry import TestHints, register_op
 
 
+def _by_dtype(data, for_float64, for_others):
+    """The constant MXNet's gradient kernel writes for ``data``'s dtype: its float64
+    specialisation has a double literal, the others a float literal (rounded to float32)."""
+    if data.dtype == "float64":
+        return for_float64
+    return float(np.float32(for_others))
+
+
 # -- exponentials and logarithms ---------------------------------------------------------------
 @register_op
 class Exp(UnaryFromOutput):
@@ -32,7 +40,7 @@ class Exp(UnaryFromOutput):
 
 
 @register_op
-class Expm1(UnaryFromOutput):
+class Expm1(Unary):
     """``exp(x) - 1``, accurate for small ``x``."""
     name = "expm1"
     xp_name = "expm1"
@@ -41,8 +49,9 @@ class Expm1(UnaryFromOutput):
     def compute(self, xp, data):
         return xp.expm1(data)
 
-    def derivative_from_output(self, xp, output):
-        return output + 1.0
+    def derivative(self, xp, data):
+        # exp(x) of the input, as MXNet's _backward_expm1; expm1(x) + 1 rounds twice
+        return xp.exp(data)
 
 
 @register_op
@@ -69,7 +78,9 @@ class Log10(Unary):
         return xp.log10(data)
 
     def derivative(self, xp, data):
-        return 1.0 / (data * math.log(10.0))
+        # MXNet's log10_grad: a constant 1/log(10) over x, the constant float32's
+        # 0.4342944819f below float64 (one rounding, not x * log(10) then 1 / that)
+        return _by_dtype(data, 0.43429448190325182765, 0.4342944819) / data
 
 
 @register_op
@@ -82,7 +93,8 @@ class Log2(Unary):
         return xp.log2(data)
 
     def derivative(self, xp, data):
-        return 1.0 / (data * math.log(2.0))
+        # MXNet's log2_grad: 1/log(2) over x (1.442695041f below float64)
+        return _by_dtype(data, 1.44269504088896340737, 1.442695041) / data
 
 
 @register_op
@@ -115,7 +127,7 @@ class Sqrt(UnaryFromOutput):
 
 
 @register_op
-class Rsqrt(UnaryFromOutput):
+class Rsqrt(Unary):
     """``1 / sqrt(x)``, element-wise."""
     name = "rsqrt"
     test = TestHints(low=0.5, high=2.0, reference=lambda np, x: 1 / np.sqrt(x))
@@ -123,25 +135,29 @@ class Rsqrt(UnaryFromOutput):
     def compute(self, xp, data):
         return 1.0 / xp.sqrt(data)
 
-    def derivative_from_output(self, xp, output):
-        return -0.5 * output * output * output
+    def derivative(self, xp, data):
+        # MXNet's _backward_rsqrt works on the input: -0.5 / (sqrt(x) * x).  At x = -0 that
+        # is -0.5 / (-0 * -0) = -inf, where -0.5 * y**3 of the output y = -inf gives +inf
+        return -0.5 / (xp.sqrt(data) * data)
 
 
 @register_op
 class Cbrt(UnaryFromOutput):
     """Cube root, element-wise."""
     name = "cbrt"
+    xp_name = "cbrt"
     test = TestHints(low=0.5, high=2.0, reference=lambda np, x: np.cbrt(x))
 
     def compute(self, xp, data):
         return xp.cbrt(data)
 
     def derivative_from_output(self, xp, output):
-        return 1.0 / (3.0 * output * output)
+        # MXNet's cube_root_grad: 1 / (3 * (y * y)), the square first
+        return 1.0 / (3.0 * (output * output))
 
 
 @register_op
-class Rcbrt(UnaryFromOutput):
+class Rcbrt(Unary):
     """``1 / cbrt(x)``, element-wise."""
     name = "rcbrt"
     test = TestHints(low=0.5, high=2.0, reference=lambda np, x: 1 / np.cbrt(x))
@@ -149,9 +165,10 @@ class Rcbrt(UnaryFromOutput):
     def compute(self, xp, data):
         return 1.0 / xp.cbrt(data)
 
-    def derivative_from_output(self, xp, output):
-        # y = x ** (-1/3), so dy/dx = -(1/3) x ** (-4/3) = -y**4 / 3
-        return output * output * output * output * (-1.0 / 3.0)
+    def derivative(self, xp, data):
+        # d/dx x ** (-1/3) = -1 / (3 * cbrt(x) * x), written on the input as MXNet's
+        # _backward_rcbrt (-y**4 / 3 from the output rounds differently)
+        return -1.0 / (3.0 * xp.cbrt(data) * data)
 
 
 @register_op

@@ -13,7 +13,7 @@ import math
 import numpy
 
 from ..base import normalize_dtype
-from .arithmetic import BroadcastBinary, broadcast_hints
+from .arithmetic import BroadcastBinary, half_in_float32, broadcast_hints
 from .elemwise import Unary, ZeroGradient
 from .params import Param
 from .registry import TestHints, declare_op, register_op
@@ -137,8 +137,10 @@ class Arctan2(BroadcastBinary):
         return xp.arctan2(lhs, rhs)
 
     def grads(self, xp, out_grad, lhs, rhs):
-        squared = lhs * lhs + rhs * rhs
-        return out_grad * rhs / squared, -out_grad * lhs / squared
+        # MXNet's arctan2_grad and arctan2_rgrad, each times the head gradient:
+        # g * (b / (a * a + b * b)) and g * (-a / (a * a + b * b)), in float for float16
+        return (out_grad * half_in_float32(lambda a, b: b / (a * a + b * b), lhs, rhs),
+                out_grad * half_in_float32(lambda a, b: -a / (a * a + b * b), lhs, rhs))
 
 
 def _signs_agree(xp, lhs, rhs):
@@ -177,7 +179,11 @@ class Ldexp(BroadcastBinary):
 
     def grads(self, xp, out_grad, lhs, rhs):
         scale = xp.power(2.0, rhs).astype(out_grad.dtype)
-        return out_grad * scale, out_grad * lhs * scale * math.log(2.0)
+        # MXNet's ldexp_rgrad: g * (a * 2 ** b * log(2.0f)), logf's float32 log 2 in every
+        # dtype (math::log of a float literal), float64 included
+        log2 = float(numpy.log(numpy.float32(2.0)))
+        return out_grad * scale, out_grad * half_in_float32(
+            lambda a, s: a * s * log2, lhs, scale)
 
 
 class IntegerBinary(BroadcastBinary):

@@ -20,6 +20,12 @@ class Sign(ZeroGradient):
     def compute(self, xp, data):
         return mxnet_sign(xp, data)
 
+    def backward(self, xp, out_grad):
+        # MXNet's _backward_sign multiplies the head gradient by sign_grad's 0: a negative
+        # (or -0) head gives -0, an infinite or NaN one NaN (the other rounding functions
+        # give a plain +0 zero gradient)
+        return out_grad * 0
+
 
 def mxnet_sign(xp, data):
     """MXNet's sign kernel: ``x > 0 ? 1 : x < 0 ? -1 : 0``, so 0 for NaN (also the sign

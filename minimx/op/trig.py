@@ -6,6 +6,8 @@ Lesson: 02-ndarray-and-context (and 04-autograd for their gradients).  Mirrors
 """
 import math
 
+import numpy
+
 from .elemwise import Unary, UnaryFromOutput
 from .registry import TestHints, register_op
 
@@ -145,7 +147,8 @@ class Arcsinh(Unary):
         return xp.arcsinh(data)
 
     def derivative(self, xp, data):
-        return 1.0 / xp.sqrt(data * data + 1.0)
+        # MXNet's arcsinh_grad: 1 / hypot(x, 1) (sqrt(x * x + 1) rounds x * x first)
+        return 1.0 / xp.hypot(data, xp.ones_like(data))
 
 
 @register_op
@@ -191,7 +194,9 @@ class ConstantFactor(Unary):
 class Degrees(ConstantFactor):
     """Radians to degrees, element-wise."""
     name = "degrees"
-    factor = 180.0 / math.pi
+    # MXNet's kernels (degrees and degrees_grad) write 180.0f / PI with PI a float: the
+    # factor is float32's quotient in every dtype, float64 included (57.2957763671875)
+    factor = float(numpy.float32(180.0) / numpy.float32(math.pi))
     test = TestHints(low=-3.0, high=3.0, reference=lambda np, x: np.degrees(x))
 
 
@@ -199,5 +204,5 @@ class Degrees(ConstantFactor):
 class Radians(ConstantFactor):
     """Degrees to radians, element-wise."""
     name = "radians"
-    factor = math.pi / 180.0
+    factor = float(numpy.float32(math.pi) / numpy.float32(180.0))    # PI / 180.0f, as degrees
     test = TestHints(low=-180.0, high=180.0, reference=lambda np, x: np.radians(x))
