@@ -16,7 +16,7 @@ from ..context import current_context
 from ..op import get_op
 from ..op.call import op_call, own_buffers
 from ..tape import recording
-from ..tape.nodes import OpNode, VariableNode, live_entry
+from ..tape.nodes import OpNode, live_entry
 from ..util import is_np_shape
 from .ndarray import NDArray
 
@@ -254,30 +254,6 @@ def push_backward(node, out_grads, into=None):
                         needs, node.input_shapes, node.input_dtypes, _grad_classes(call, ctx))]
     if into is not None:
         in_grads = gradient_targets(in_grads, into, reads)
-    for part in _backward_parts(node, needs):
-        _push_backward_part(node, call, out_grads, reads, [
-            grad if wanted else None for grad, wanted in zip(in_grads, part)], part)
-    return in_grads
-
-
-def _backward_parts(node, needs):
-    """``needs`` split in two where the operator computes each input's gradient on its own
-    (``OpDef.independent_grads``) and some of them end at variables (a layer's weight and
-    bias) while others flow on back (its data): two operations, and the engine runs the
-    variables' part beside the rest of the backward pass instead of before it.  (LeNet's
-    second convolution: its weight gradient, 0.45 ms, then runs while the layers below
-    take their gradients.)"""
-    if not node.op.independent_grads:
-        return [needs]
-    ends = [entry is not None and isinstance(entry[0], VariableNode) for entry in node.inputs]
-    flowing = tuple(need and not end for need, end in zip(needs, ends))
-    ending = tuple(need and end for need, end in zip(needs, ends))
-    return [flowing, ending] if any(flowing) and any(ending) else [needs]
-
-
-def _push_backward_part(node, call, out_grads, reads, in_grads, needs):
-    """Push the operation that computes the gradients ``needs`` marks into ``in_grads``."""
-    ctx, saved = node.ctx, node.saved
     xp = backend.get_xp(ctx)
     is_train = recording.is_training()          # the backward pass's mode, as MXNet's
 
@@ -296,6 +272,7 @@ def _push_backward_part(node, call, out_grads, reads, in_grads, needs):
     engine.push(run, reads, writes, ctx,
                 f"_backward_{node.op.name}", work,
                 engine.is_small(node.input_shapes, work) and not node.op.meets)
+    return in_grads
 
 
 def gradient_targets(in_grads, into, reads):

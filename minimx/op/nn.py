@@ -20,7 +20,6 @@ class FullyConnected(OpDef):
     first; otherwise the layer acts on the last axis only.  ``bias`` has shape
     ``(num_hidden,)`` or, as MXNet also accepts, ``(num_hidden, 1)``.
     """
-    independent_grads = True        # (data, weight, bias: registry.py)
     name = "FullyConnected"
     family = "layer"
     inputs = ("data", "weight", "bias")

@@ -151,11 +151,6 @@ class OpDef:
     devices), so its callers never push it as an engine ``small`` operation, which could
     run inline in the very thread that is to push the others.
 
-    ``independent_grads``: its backward computes each input's gradient on its own (none
-    reuses another's work), so autograd may push the gradients of a layer's variables (its
-    weight and bias) as an operation apart from the gradient that flows on to its data,
-    and the engine runs the two at once (``ndarray/dispatch.py``, ``_backward_parts``).
-
     The rules for *calling* a declared operator (which extras it gets, what backward
     receives, which inputs get gradients) live in ``op/call.py``.
 
@@ -187,7 +182,6 @@ class OpDef:
     identity_at_inference = False
     host_compute = False
     meets = False
-    independent_grads = False
     xp_name = None
     family = None
     partial_shapes = True
