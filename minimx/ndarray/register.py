@@ -9,6 +9,7 @@ import inspect
 
 from ..base import InvalidParameterError, is_attribute_key
 from ..op import get_op
+from ..op.registry import params_key
 from .dispatch import invoke
 from .ndarray import NDArray
 
@@ -104,7 +105,7 @@ def _instance(op_cls, params):
     """``op_cls.create(**params)``, found by the call's own order of the parameters."""
     if not params:
         return op_cls.create()
-    key = (op_cls, tuple(params.items()))
+    key = (op_cls, params_key(params.items()))
     try:
         instance = _BY_CALL_ORDER.get(key)
     except TypeError:                   # an unhashable value (a list): not kept here either

@@ -10,6 +10,7 @@ per-operator tests.  ``forward`` and ``backward`` take ``xp`` (numpy or CuPy)
 and raw arrays, and return raw arrays: no NDArray, engine or global state.
 """
 import inspect
+import math
 from dataclasses import dataclass, field
 
 from ..base import InvalidParameterError, InvalidShapeError, InvalidTypeError, normalize_dtype
@@ -22,6 +23,19 @@ __all__ = ["OpDef", "Param", "TestHints", "register_op", "declare_op", "get_op",
 OPS = {}            # name or alias -> OpDef subclass
 _INSTANCE_CACHE = {}
 _INSTANCE_CACHE_LIMIT = 4096
+
+
+def params_key(items):
+    """``items`` (name, value) as a cache key.  ``-0.0 == 0.0`` and both hash alike, but
+    they are two parameters (``maximum(x, -0.0)`` gives ``-0`` where ``maximum(x, 0.0)``
+    gives ``+0``, as in MXNet): a negative zero is keyed as ``(-0.0, "-0")``."""
+    items = tuple(items)
+    for _, value in items:
+        if type(value) is float and value == 0 and math.copysign(1.0, value) < 0:
+            return tuple((name, (value, "-0") if type(value) is float and value == 0
+                          and math.copysign(1.0, value) < 0 else value)
+                         for name, value in items)
+    return items
 
 
 class _EveryInput:
@@ -226,7 +240,7 @@ class OpDef:
     def create(cls, **kwargs):
         """An instance for these parameters, shared between calls with equal ones."""
         try:
-            key = (cls, tuple(sorted(kwargs.items())))
+            key = (cls, params_key(sorted(kwargs.items())))
             hash(key)
         except TypeError:
             return cls(**kwargs)
