@@ -10,7 +10,7 @@ import math
 
 import numpy
 
-from .common import channel_view, sigmoid, sum_to_shape
+from .common import channel_view, holds_negative_zero, sigmoid, sum_to_shape
 from .error_function import erf as _erf
 from .elemwise import Unary, UnaryFromOutput, as_mask
 from .params import Choice, Param
@@ -43,7 +43,12 @@ class Relu(UnaryFromOutput):
     test = TestHints(reference=lambda np, x: np.maximum(x, 0))
 
     def compute(self, xp, data):
-        return xp.maximum(data, 0)
+        # MXNet's relu: ``isnan(a) || a > 0 ? a : 0``, so -0 gives +0; numpy's float16
+        # ``maximum`` keeps the -0 (of equal values its left one): then adding +0 mends it
+        result = xp.maximum(data, 0)
+        if holds_negative_zero(xp, result):
+            result += 0                     # -0 + 0 is +0; any other value stays
+        return result
 
     def derivative_from_output(self, xp, output):
         return xp.where(output != output, output, as_mask(output > 0, output))
@@ -74,7 +79,20 @@ class HardSigmoid(Unary):
                      reference=lambda np, x, alpha=0.2, beta=0.5: np.clip(alpha * x + beta, 0, 1))
 
     def compute(self, xp, data):
-        return xp.clip(data * self.alpha + self.beta, 0, 1)
+        # MXNet's hard_sigmoid_forward: ``DType(alpha * x + beta)``, alpha and beta floats.
+        # float64 computes in double with their float32 values (0.2 is 0.200000003);
+        # float16 in float, rounding to half after the product and after the sum (mshadow's
+        # half_t operators).  Then ``1 < r ? 1 : r`` and ``0 > r ? 0 : r``: a NaN stays
+        alpha, beta = numpy.float32(self.alpha), numpy.float32(self.beta)
+        if data.dtype == "float16":
+            scaled = (data.astype("float32") * alpha).astype("float16")
+            result = (scaled.astype("float32") + beta).astype("float16")
+        elif data.dtype.kind == "f":
+            result = data * data.dtype.type(alpha) + data.dtype.type(beta)
+        else:
+            result = data * self.alpha + self.beta
+        result = xp.where(result > 1, result.dtype.type(1), result)
+        return xp.where(result < 0, result.dtype.type(0), result)
 
     def backward(self, xp, out_grad, data):
         # MXNet's hard_sigmoid_backward: with alpha and beta (float params) in the dtype,
@@ -242,6 +260,20 @@ class Activation(OpDef):
         return xp.multiply(out_grad, derivative, out=derivative)
 
 
+def _xelu(xp, data, slope):
+    """MXNet's ``xelu`` kernel (leaky, prelu, rrelu): ``a > 0 ? a : DType(float(a) *
+    float(b))``, ``b`` the slope in the dtype.  The product is a float32 one: float16
+    rounds it once (as numpy's float16 product), and float64 rounds both factors to float32
+    first -- ``-3 * 0.1`` is -0.30000001192092896 there, not -0.30000000000000004."""
+    if data.dtype == "float64":
+        slope = xp.asarray(slope, dtype="float64").astype("float32")
+        with numpy.errstate(over="ignore"):     # beyond float32's range: inf, as MXNet
+            product = (data.astype("float32") * slope).astype("float64")
+    else:
+        product = slope * data
+    return xp.where(data > 0, data, product)
+
+
 @register_op
 class LeakyReLU(OpDef):
     """Leaky rectifiers: ``leaky``, ``prelu`` (learned slope ``gamma``), ``elu``, ``selu``,
@@ -315,10 +347,15 @@ class LeakyReLU(OpDef):
 
     def forward(self, xp, data, gamma=None, rng=None, is_train=False):
         kind = self.act_type
-        if self._leaky_by_maximum():
+        if kind == "leaky" and self.slope == 0 and data.dtype == "float32" \
+                and 1 <= data.ndim <= 5:
+            # MXNet 1.9.1 runs oneDNN's relu here, which for a slope of 0 is max(x, 0):
+            # a NaN and -0 give +0 (not xelu's x * 0, which is -0 for x < 0)
+            return _relu(xp, data)
+        if self._leaky_by_maximum() and data.dtype != "float64":
             return xp.maximum(data, self.slope * data)
         if kind in ("leaky", "prelu"):
-            return xp.where(data > 0, data, self._slope(xp, data, gamma) * data)
+            return _xelu(xp, data, self._slope(xp, data, gamma))
         if kind == "elu":
             return xp.where(data > 0, data, self.slope * xp.expm1(xp.minimum(data, 0)))
         if kind == "selu":
@@ -328,10 +365,11 @@ class LeakyReLU(OpDef):
             return 0.5 * data * (1 + _erf(xp, data / math.sqrt(2)))
         if is_train:
             mask = rng.uniform(self.lower_bound, self.upper_bound, data.shape)
-        else:
-            mask = xp.full(data.shape, (self.lower_bound + self.upper_bound) / 2)
+        else:       # MXNet: (lower_bound + upper_bound) / 2.0f, in float
+            lower, upper = numpy.float32(self.lower_bound), numpy.float32(self.upper_bound)
+            mask = xp.full(data.shape, (lower + upper) / numpy.float32(2))
         mask = mask.astype(data.dtype)
-        return xp.where(data > 0, data, mask * data), mask
+        return _xelu(xp, data, mask), mask
 
     def backward(self, xp, out_grad, data, gamma=None, mask=None):
         kind = self.act_type

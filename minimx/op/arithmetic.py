@@ -10,9 +10,28 @@ import math
 
 import numpy
 
-from .common import broadcast_shape, sum_to_shape
+from .common import broadcast_shape, holds_negative_zero, sum_to_shape
 from .params import Param
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
+
+
+def extremum(xp, lhs, rhs, larger):
+    """MXNet's ``maximum`` (``larger``; else ``minimum``): ``isnan(a) ? a : (a > b ? a : b)``
+    (``a < b`` for the minimum), so of two equal values the right-hand one, ``b``.
+
+    numpy's ``maximum`` gives the same values but for +0 against -0, where its loops pick
+    differently (float16's the left one, float32's vector loop the right one).  Only an
+    input holding a -0 can tie two zeros of opposite signs: one integer ``min`` over its
+    bits tells (``holds_negative_zero``), and then every zero of the result is chosen
+    again by MXNet's rule.  ``rhs`` may be a scalar of ``lhs``'s dtype."""
+    result = (xp.maximum if larger else xp.minimum)(lhs, rhs)
+    if result.dtype.kind == "f" and (holds_negative_zero(xp, rhs)
+                                     or holds_negative_zero(xp, lhs)):
+        zero = result == 0
+        beats = (lhs > rhs) if larger else (lhs < rhs)
+        result = xp.asarray(result)
+        result[zero] = xp.broadcast_to(xp.where(beats, lhs, rhs), result.shape)[zero]
+    return result
 
 
 def broadcast_hints(reference, **hints):
@@ -234,7 +253,7 @@ class BroadcastMaximum(BroadcastBinary):
     test = broadcast_hints(lambda np, a, b: np.maximum(a, b))
 
     def compute(self, xp, lhs, rhs):
-        return xp.maximum(lhs, rhs)
+        return extremum(xp, lhs, rhs, larger=True)
 
     def grads(self, xp, out_grad, lhs, rhs):
         mask = (lhs >= rhs).astype(out_grad.dtype)
@@ -249,7 +268,7 @@ class BroadcastMinimum(BroadcastBinary):
     test = broadcast_hints(lambda np, a, b: np.minimum(a, b))
 
     def compute(self, xp, lhs, rhs):
-        return xp.minimum(lhs, rhs)
+        return extremum(xp, lhs, rhs, larger=False)
 
     def grads(self, xp, out_grad, lhs, rhs):
         mask = (lhs <= rhs).astype(out_grad.dtype)
@@ -534,6 +553,14 @@ class RPowerScalar(ScalarOp):
         return out_grad * half_in_float32(lambda y: y * log, output)
 
 
+def _scalar_extremum(xp, data, scalar, larger):
+    """``extremum(data, scalar)``; a scalar other than 0 cannot tie a zero: numpy's alone."""
+    scalar = data.dtype.type(scalar)
+    if scalar == 0 and data.dtype.kind == "f":
+        return extremum(xp, data, scalar, larger)
+    return (xp.maximum if larger else xp.minimum)(data, scalar)
+
+
 @register_op
 class MaximumScalar(ScalarOp):
     """``maximum(data, scalar)``."""
@@ -543,7 +570,8 @@ class MaximumScalar(ScalarOp):
                          high=1.0)
 
     def forward(self, xp, data):
-        return xp.maximum(data, data.dtype.type(self.scalar))
+        # MXNet's maximum(data, scalar) (``maximum(0, x)`` too): of equal values the scalar
+        return _scalar_extremum(xp, data, self.scalar, larger=True)
 
     def derivative(self, xp, data):
         return (data >= self.scalar).astype(data.dtype)
@@ -558,7 +586,7 @@ class MinimumScalar(ScalarOp):
                          high=1.0)
 
     def forward(self, xp, data):
-        return xp.minimum(data, data.dtype.type(self.scalar))
+        return _scalar_extremum(xp, data, self.scalar, larger=False)
 
     def derivative(self, xp, data):
         return (data <= self.scalar).astype(data.dtype)

@@ -3,7 +3,7 @@
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_op.h``.
 """
 __all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "normalize_axis", "reduced_shape",
-           "channel_view", "on_host", "to_device"]
+           "channel_view", "on_host", "to_device", "holds_negative_zero", "first_zero_along"]
 
 import numpy as np
 
@@ -107,3 +107,26 @@ def sigmoid(xp, x):
     result += 1
     xp.divide(1, result, out=result)    # as reciprocal (both round 1/x once), but vectorised
     return result
+
+
+def holds_negative_zero(xp, data):
+    """Whether ``data`` (an array of floats) holds a -0: read as integers of the same width,
+    its bits (the sign bit alone) are the lowest integer, so one integer ``min`` tells.
+    The cheap test that lets an operator skip the work of choosing between tied zeros."""
+    data = xp.asarray(data)
+    if data.dtype.kind != "f" or data.size == 0:
+        return False
+    integers = data.view(f"i{data.dtype.itemsize}")
+    return int(integers.min()) == int(np.iinfo(integers.dtype).min)
+
+
+def first_zero_along(xp, data, axes):
+    """The first zero (its sign kept) of ``data`` over ``axes`` in row-major order, with the
+    axes kept as size 1 (0 where there is none): the zero a sequential ``if (v > best)``
+    or ``if (!(best >= v))`` loop keeps when the extremum is 0."""
+    kept = [axis for axis in range(data.ndim) if axis not in axes]
+    taps = xp.transpose(data, kept + list(axes))
+    taps = taps.reshape(taps.shape[:len(kept)] + (-1,))
+    first = (taps == 0).argmax(axis=-1)[..., None]
+    result = xp.take_along_axis(taps, first, axis=-1)[..., 0]
+    return result.reshape([1 if axis in axes else n for axis, n in enumerate(data.shape)])

@@ -8,7 +8,7 @@ gradient spreads the output gradient back over the reduced axes by broadcasting.
 """
 import math
 
-from .common import normalize_axes, reduced_shape
+from .common import first_zero_along, holds_negative_zero, normalize_axes, reduced_shape
 from .params import Axis, DType, Optional, Param
 from .registry import OpDef, TestHints, register_op
 
@@ -129,6 +129,19 @@ class Extremum(Reduce):
         chosen = (data == output.reshape(kept)).astype(data.dtype)
         return chosen * out_grad.reshape(kept)
 
+    @staticmethod
+    def first_of_tied_zeros(xp, result, data, axes):
+        """MXNet's reducers walk each output's elements in row-major order and take one
+        only when it is strictly beyond (``if (!(best >= v)) best = v`` for max): of tied
+        +0 and -0 the first one stays.  numpy's (vector) reductions may give the other, so
+        an extremum of 0 is taken again from its first zero -- only when the data holds a
+        -0 at all (else every zero is +0 either way) and some result is 0."""
+        if result.dtype.kind == "f" and bool((result == 0).any()) \
+                and holds_negative_zero(xp, data):
+            result, zero = xp.asarray(result), result == 0     # (a 0-d result: an array)
+            result[zero] = first_zero_along(xp, data, axes)[zero]
+        return result
+
 
 @register_op
 class Max(Extremum):
@@ -138,7 +151,7 @@ class Max(Extremum):
     test = TestHints(cases=_CASES, reference=_numpy_reduce(lambda np: np.max))
 
     def reduce(self, xp, data, axes):
-        return xp.max(data, axis=axes, keepdims=True)
+        return self.first_of_tied_zeros(xp, xp.max(data, axis=axes, keepdims=True), data, axes)
 
 
 @register_op
@@ -149,7 +162,7 @@ class Min(Extremum):
     test = TestHints(cases=_CASES, reference=_numpy_reduce(lambda np: np.min))
 
     def reduce(self, xp, data, axes):
-        return xp.min(data, axis=axes, keepdims=True)
+        return self.first_of_tied_zeros(xp, xp.min(data, axis=axes, keepdims=True), data, axes)
 
 
 @register_op

@@ -111,14 +111,17 @@ def numeric_grads(op_name, inputs, params, out_grad, grad_inputs, eps=1e-6, trai
     return grads
 
 
-def check_grads(op_name, inputs, params, grad_inputs, seed=0, train=True, rtol=1e-4, atol=1e-6):
-    """minimx's analytic gradients against central differences, in float64."""
+def check_grads(op_name, inputs, params, grad_inputs, seed=0, train=True, rtol=1e-4, atol=1e-6,
+                eps=1e-6):
+    """minimx's analytic gradients against central differences (steps of ``eps``), in
+    float64."""
     rng = np.random.default_rng(seed)
     inputs = [x.astype(np.float64) for x in inputs]
     outputs, _, _ = run_minimx(op_name, inputs, params, train=train)
     out_grad = rng.standard_normal(outputs[0].shape)
     _, grads, _ = run_minimx(op_name, inputs, params, [out_grad], grad_inputs, train=train)
-    expected = numeric_grads(op_name, inputs, params, out_grad, grad_inputs, train=train)
+    expected = numeric_grads(op_name, inputs, params, out_grad, grad_inputs, eps=eps,
+                             train=train)
     for index in grad_inputs:
         np.testing.assert_allclose(grads[index], expected[index], rtol=rtol, atol=atol,
                                    err_msg=f"{op_name} gradient of input {index}")

@@ -147,7 +147,10 @@ def test_gradients_numerically(name, shapes, params):
     count = 3 if name == "BatchNorm" else len(inputs)     # moving statistics get none
     if name == "BatchNorm":
         inputs[4] = np.abs(inputs[4]) + 0.5
-    check_grads(name, inputs, params, tuple(range(count)))
+    # prelu's float64 product is a float32 one, as MXNet's xelu kernel: steps of 1e-6
+    # would measure its rounding; it is linear on each side of 0, so longer ones are exact
+    eps = 1e-2 if params.get("act_type") == "prelu" else 1e-6
+    check_grads(name, inputs, params, tuple(range(count)), eps=eps)
 
 
 def test_batchnorm_gradient_with_global_statistics():
@@ -211,7 +214,8 @@ def test_batchnorm_per_channel_plane_multiplies_as_the_channel_view():
 def test_leaky_relu_branch_free_form_equals_the_choice(slope):
     """``leaky`` with a slope in (0, 1] runs as ``max(x, slope * x)`` and ``g * max(x > 0,
     slope)`` (a speed form); the values, signed zeros and nans are those of choosing with
-    ``where``; other slopes take ``where`` itself."""
+    ``where``; other slopes take ``where`` itself.  (A slope of 0 in float32 is oneDNN's
+    relu in MXNet 1.9.1, ``x > 0 ? x : +0``: a nan and -inf give +0 there.)"""
     rng = np.random.default_rng(0)
     x = rng.standard_normal(200).astype(np.float32)
     x[:5] = [np.nan, -0.0, 0.0, np.inf, -np.inf]
@@ -219,7 +223,8 @@ def test_leaky_relu_branch_free_form_equals_the_choice(slope):
     g[5:8] = [-0.0, np.inf, np.nan]
     op = get_op("LeakyReLU")(act_type="leaky", slope=slope)
     assert op._leaky_by_maximum() == (0 < slope <= 1)
-    for got, want in ((op.forward(np, x), np.where(x > 0, x, slope * x)),
+    forward = np.where(x > 0, x, np.float32(0) if slope == 0 else slope * x)
+    for got, want in ((op.forward(np, x), forward),
                       (op.backward(np, g, x), np.where(x > 0, g, g * slope))):
         assert got.dtype == np.float32
         np.testing.assert_array_equal(got, want)
