@@ -10,6 +10,8 @@ MXNet's CPU operator does) its *backward* pass updates them, not its forward pas
 """
 import math
 
+import numpy
+
 from ..backend import to_numpy
 from .common import channel_view
 from .meeting import meet
@@ -37,6 +39,37 @@ def _channel_axis(op, shape):
         raise op.shape_error(f"channel axis {op.axis} is out of range for data of shape "
                              f"{tuple(shape)}")
     return op.axis % ndim
+
+
+def _sum_in_order(xp, values, axis):
+    """The sum along ``axis`` (kept, size 1) added one term after the other, as a plain C
+    loop does (numpy's own sum adds pairwise): one slice of terms at a time."""
+    terms = xp.moveaxis(values, axis, -1)
+    total = terms[..., 0].copy()
+    for k in range(1, terms.shape[-1]):
+        total += terms[..., k]
+    return xp.expand_dims(total, axis)
+
+
+def _mxnet_sum(xp, values, axes):
+    """MXNet's sum reducer (``broadcast::Reduce`` with ``mshadow_op::sum``), ``axes`` kept
+    as size 1: each output adds its terms one by one in row-major order, compensated
+    (Kahan), in double, then rounds to the dtype.  For float32 terms numpy's float64 sum
+    gives the same float32 (the two double sums differ far below float32's last bit);
+    float64 terms are added as MXNet adds them, one slice of terms at a time."""
+    if values.dtype != "float64":
+        return values.sum(axis=axes, keepdims=True, dtype="float64").astype(values.dtype)
+    kept = [a for a in range(values.ndim) if a not in axes]
+    size = math.prod(values.shape[a] for a in kept)
+    terms = xp.ascontiguousarray(xp.transpose(values, list(axes) + kept)).reshape(-1, size)
+    total, added, term, residual = (xp.zeros(size, values.dtype) for _ in range(4))
+    for row in terms:                   # (in place: a loop of small steps, float64 only)
+        xp.subtract(row, residual, out=term)
+        xp.add(total, term, out=added)
+        xp.subtract(added, total, out=residual)
+        residual -= term                # the part of ``term`` that ``added`` lost
+        total, added = added, total
+    return total.reshape([1 if a in axes else n for a, n in enumerate(values.shape)])
 
 
 def _moments(data, axes):
@@ -514,20 +547,55 @@ class LayerNorm(OpDef):
 
     def forward(self, xp, data, gamma, beta):
         axis = _channel_axis(self, data.shape)
-        mean, var = _moments(data, axis)
-        std = xp.sqrt(var + self.eps)
-        xhat = (data - mean) / std
-        output = xhat * channel_view(gamma, data.ndim, axis) + channel_view(
-            beta, data.ndim, axis)
-        return output.astype(data.dtype), mean, std
+        if data.dtype not in ("float32", "float64"):
+            mean, var = _moments(data, axis)
+            std = xp.sqrt(var + self.eps)
+            xhat = (data - mean) / std
+            output = xhat * channel_view(gamma, data.ndim, axis) + channel_view(
+                beta, data.ndim, axis)
+            return output.astype(data.dtype), mean, std
+        # MXNet's eps is a float parameter: float64 gets float32's 1e-5, 9.99999975e-06
+        kind, count = data.dtype.type, data.shape[axis]
+        eps = kind(numpy.float32(self.eps))
+        gamma, beta = channel_view(gamma, data.ndim, axis), channel_view(beta, data.ndim, axis)
+        if axis == data.ndim - 1:
+            # LayerNormCPUKernel (the last axis): sums added one by one in the dtype, then
+            # ``(x - mean) * gamma / sigma + beta``.  numpy's float32 sum is a pairwise one
+            # (the same where the sum is exact); a one-by-one float32 sum would cost more
+            # than the whole layer, so only float64 follows it
+            if data.dtype == "float64":
+                mean = _sum_in_order(xp, data, axis) / kind(count)
+                centered = data - mean
+                squares = _sum_in_order(xp, centered * centered, axis)
+            else:
+                mean = data.sum(axis=axis, keepdims=True) / kind(count)
+                centered = data - mean
+                squares = (centered * centered).sum(axis=axis, keepdims=True)
+            std = xp.sqrt(squares / kind(count) + eps)
+            return centered * gamma / std + beta, mean, std
+        # LayerNormComputeGeneral: MXNet's sum reducer, then (x - mean) / std * gamma + beta
+        mean = _mxnet_sum(xp, data, (axis,)) / kind(count)
+        centered = data - mean
+        std = xp.sqrt(_mxnet_sum(xp, centered * centered, (axis,)) / kind(count) + eps)
+        return centered / std * gamma + beta, mean, std
 
     def backward(self, xp, out_grad, *unused, data, gamma, mean, std):
         axis = _channel_axis(self, data.shape)
         others = tuple(a for a in range(data.ndim) if a != axis)
         xhat = (data - mean) / std
-        grad_xhat = out_grad * channel_view(gamma, data.ndim, axis)
-        grad_data = _normalize_grad(xp, grad_xhat, xhat, 1 / std, axis)
-        return grad_data, (out_grad * xhat).sum(axis=others), out_grad.sum(axis=others)
+        if data.dtype not in ("float32", "float64"):
+            grad_xhat = out_grad * channel_view(gamma, data.ndim, axis)
+            grad_data = _normalize_grad(xp, grad_xhat, xhat, 1 / std, axis)
+            return grad_data, (out_grad * xhat).sum(axis=others), out_grad.sum(axis=others)
+        # LayerNormGradComputeGeneral, step by step in its order (each step rounds):
+        # g = ograd * gamma / std;  dx = g - sum(g) / C + xhat * (sum(g * xhat) / -C)
+        kind, count = data.dtype.type, data.shape[axis]
+        grad_beta = _mxnet_sum(xp, out_grad, others).reshape(-1)
+        grad_gamma = _mxnet_sum(xp, xhat * out_grad, others).reshape(-1)
+        scaled = out_grad * channel_view(gamma, data.ndim, axis) / std
+        grad_data = scaled - _mxnet_sum(xp, scaled, (axis,)) / kind(count)
+        grad_data += xhat * (_mxnet_sum(xp, scaled * xhat, (axis,)) / kind(-count))
+        return grad_data, grad_gamma, grad_beta
 
 
 @register_op
