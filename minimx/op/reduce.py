@@ -264,7 +264,9 @@ class Norm(Reduce):
         kept = self.kept_shape(data.shape)
         if self.ord == 1:
             return xp.sign(data) * out_grad.reshape(kept)
-        return data * (out_grad.reshape(kept) / output.reshape(kept))
+        # MXNet's _backward_norm (ReduceAxesBackwardUseInOut with div): g * (x / norm)
+        return out_grad.reshape(kept).astype(data.dtype, copy=False) * (
+            data / output.reshape(kept).astype(data.dtype, copy=False))
 
 
 class ArgReduce(OpDef):
