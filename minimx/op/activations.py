@@ -10,7 +10,8 @@ import math
 
 import numpy
 
-from .common import channel_view, holds_negative_zero, sigmoid, sum_to_shape
+from .common import (channel_view, holds_negative_zero, numpy_keeps_right_zero, sigmoid,
+                     sum_to_shape)
 from .error_function import erf as _erf
 from .elemwise import Unary, UnaryFromOutput, as_mask
 from .params import Choice, Param
@@ -46,7 +47,9 @@ class Relu(UnaryFromOutput):
         # MXNet's relu: ``isnan(a) || a > 0 ? a : 0``, so -0 gives +0; numpy's float16
         # ``maximum`` keeps the -0 (of equal values its left one): then adding +0 mends it
         result = xp.maximum(data, 0)
-        if holds_negative_zero(xp, result):
+        if result.dtype.kind == "f" and not (
+                xp is numpy and numpy_keeps_right_zero(result.dtype, True, True)) \
+                and holds_negative_zero(xp, result):
             result += 0                     # -0 + 0 is +0; any other value stays
         return result
 

@@ -10,7 +10,7 @@ import math
 
 import numpy
 
-from .common import broadcast_shape, holds_negative_zero, sum_to_shape
+from .common import broadcast_shape, holds_negative_zero, numpy_keeps_right_zero, sum_to_shape
 from .params import Param
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
@@ -25,8 +25,9 @@ def extremum(xp, lhs, rhs, larger):
     bits tells (``holds_negative_zero``), and then every zero of the result is chosen
     again by MXNet's rule.  ``rhs`` may be a scalar of ``lhs``'s dtype."""
     result = (xp.maximum if larger else xp.minimum)(lhs, rhs)
-    if result.dtype.kind == "f" and (holds_negative_zero(xp, rhs)
-                                     or holds_negative_zero(xp, lhs)):
+    if result.dtype.kind == "f" and not (xp is numpy and numpy_keeps_right_zero(
+            result.dtype, larger, numpy.ndim(rhs) == 0)) and (
+                holds_negative_zero(xp, rhs) or holds_negative_zero(xp, lhs)):
         zero = result == 0
         beats = (lhs > rhs) if larger else (lhs < rhs)
         result = xp.asarray(result)

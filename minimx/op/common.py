@@ -3,7 +3,10 @@
 Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_op.h``.
 """
 __all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "normalize_axis", "reduced_shape",
-           "channel_view", "on_host", "to_device", "holds_negative_zero", "first_zero_along"]
+           "channel_view", "on_host", "to_device", "holds_negative_zero", "first_zero_along",
+           "numpy_keeps_right_zero"]
+
+import functools
 
 import numpy as np
 
@@ -130,3 +133,21 @@ def first_zero_along(xp, data, axes):
     first = (taps == 0).argmax(axis=-1)[..., None]
     result = xp.take_along_axis(taps, first, axis=-1)[..., 0]
     return result.reshape([1 if axis in axes else n for axis, n in enumerate(data.shape)])
+
+
+@functools.lru_cache(maxsize=None)
+def numpy_keeps_right_zero(dtype, larger, scalar):
+    """Whether numpy's ``maximum`` (``larger``; else ``minimum``) on this machine already
+    gives the right-hand one of tied +0 and -0 for ``dtype``, as MXNet's kernel, both in its
+    vector loop and in the scalar loop of an array's tail (74 elements: both run), against
+    an array or a scalar: then ``extremum`` skips its check for a -0 (two integer ``min``
+    passes that doubled the time of ``maximum(x, y)``).  x86's float32 and float64 loops do
+    (``maxps`` returns its second operand); float16's keeps the left one."""
+    left = np.array([-0.0, 0.0] * 37, dtype)
+    function = np.maximum if larger else np.minimum
+    if scalar:
+        return all(np.array_equal(np.signbit(function(left, left.dtype.type(zero))),
+                                  np.full(left.shape, np.signbit(zero)))
+                   for zero in (0.0, -0.0))
+    right = -left
+    return np.array_equal(np.signbit(function(left, right)), np.signbit(right))

@@ -25,6 +25,8 @@ tap is padding).  minimx does the same as each.
 """
 import numpy
 
+from .common import holds_negative_zero
+
 
 def lowest_finite(dtype):
     """Where MXNet's max pooling starts a window: the type's lowest finite value."""
@@ -41,12 +43,6 @@ def nan_skipping_max(xp, windows, axes):
     return xp.where(xp.isnan(windows), -xp.inf, windows).max(axis=axes)
 
 
-def _holds_negative_zero(data):
-    """Whether float ``data`` holds a -0 (its bits are the lowest integer of their width)."""
-    integers = data.view(f"i{data.dtype.itemsize}")
-    return bool(integers.size) and int(integers.min()) == int(numpy.iinfo(integers.dtype).min)
-
-
 def follow_mxnet(xp, result, data, windows):
     """Mend ``result``, the NaN-skipping maximum of every window, into MXNet's (in place).
     ``windows()`` gives the window view ``(N, C, *out, *kernel)`` of ``data``, padded
@@ -60,7 +56,7 @@ def follow_mxnet(xp, result, data, windows):
     if not bool(low <= 0):                      # (one reduction, where all are above 0)
         return result
     zero = result == 0
-    if bool(zero.any()) and _holds_negative_zero(data):
+    if bool(zero.any()) and holds_negative_zero(xp, data):
         taps = windows()
         taps = taps.reshape(taps.shape[:result.ndim] + (-1,))
         first = (taps == 0).argmax(axis=-1)[..., None]
