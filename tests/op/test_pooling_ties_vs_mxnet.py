@@ -129,6 +129,18 @@ def test_tiling_windows_follow_mxnets_rule(params, dtype):
     _same_bits(grad, expected_grad)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("side", [2, 4, 6])
+def test_small_planes_tiled_by_2x2_windows_follow_mxnets_rule(side, dtype):
+    """Planes of a few windows a row, which the general loop would take planes-last."""
+    params = TILING[0]
+    x = _special(_shape(params, side=side, batch=23), dtype, seed=side)
+    value, grad, _ = _minimx(x, params)
+    expected_value, expected_grad = _rule(x, params, empty_to_first=dtype == "float32")
+    _same_bits(value, expected_value)
+    _same_bits(grad, expected_grad)
+
+
 def test_tiling_windows_in_chunks(monkeypatch):
     """Large batches go through ``pool_tiles`` a cache-sized chunk of planes at a time."""
     from minimx.op import pool_kernels
