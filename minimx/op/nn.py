@@ -126,17 +126,28 @@ def _shifted(data, axis, temperature):
     return scaled - scaled.max(axis=axis, keepdims=True)
 
 
+def _row_sums(xp, values, axis):
+    """``values`` summed along ``axis`` (kept, of size 1).  In float64 they are added one
+    after another, as MXNet's own softmax kernel does (a loop in double; a running sum's
+    last element is that sum): float64 ``log_softmax`` values are then MXNet's bit for bit,
+    where numpy's pairwise sum left 85 of 640 a last bit apart.  MXNet runs oneDNN's kernel
+    for float32, whose order no numpy sum follows: float32 keeps numpy's faster sum."""
+    if values.dtype == "float64" and values.shape[axis] > 1:
+        return xp.take(xp.cumsum(values, axis=axis), [-1], axis=axis)
+    return values.sum(axis=axis, keepdims=True)
+
+
 def _softmax(xp, data, axis, temperature):
     shifted = _shifted(data, axis, temperature)
     exps = xp.exp(shifted)
-    return exps / exps.sum(axis=axis, keepdims=True)
+    return exps / _row_sums(xp, exps, axis)
 
 
 def _log_softmax(xp, data, axis, temperature):
     shifted = _shifted(data, axis, temperature)
     if shifted.size == 0:
         return shifted
-    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    return shifted - xp.log(_row_sums(xp, xp.exp(shifted), axis))
 
 
 def _length_mask(xp, data, length, axis):
