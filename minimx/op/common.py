@@ -4,7 +4,7 @@ Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_
 """
 __all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "normalize_axis", "reduced_shape",
            "channel_view", "on_host", "to_device", "holds_negative_zero", "first_zero_along",
-           "numpy_keeps_right_zero"]
+           "numpy_keeps_right_zero", "sum_in_order"]
 
 import functools
 
@@ -151,3 +151,11 @@ def numpy_keeps_right_zero(dtype, larger, scalar):
                    for zero in (0.0, -0.0))
     right = -left
     return np.array_equal(np.signbit(function(left, right)), np.signbit(right))
+
+
+def sum_in_order(xp, values, axis):
+    """The sum along ``axis`` (kept, of size 1) added one term after the other, as a plain C
+    loop does (numpy's own sum adds pairwise): a running sum's last element."""
+    if values.shape[axis] <= 1:
+        return values.sum(axis=axis, keepdims=True)
+    return xp.take(xp.cumsum(values, axis=axis), [-1], axis=axis)

@@ -6,7 +6,7 @@ Lesson: 09-gluon.  Mirrors ``src/operator/nn/fully_connected.cc``,
 """
 import math
 
-from .common import as_shape
+from .common import as_shape, sum_in_order
 from .params import Choice, DType, Optional, Param, Shape
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
@@ -128,12 +128,12 @@ def _shifted(data, axis, temperature):
 
 def _row_sums(xp, values, axis):
     """``values`` summed along ``axis`` (kept, of size 1).  In float64 they are added one
-    after another, as MXNet's own softmax kernel does (a loop in double; a running sum's
-    last element is that sum): float64 ``log_softmax`` values are then MXNet's bit for bit,
+    after another, as MXNet's own softmax kernel does (a loop in double;
+    ``common.sum_in_order``): float64 ``log_softmax`` values are then MXNet's bit for bit,
     where numpy's pairwise sum left 85 of 640 a last bit apart.  MXNet runs oneDNN's kernel
     for float32, whose order no numpy sum follows: float32 keeps numpy's faster sum."""
-    if values.dtype == "float64" and values.shape[axis] > 1:
-        return xp.take(xp.cumsum(values, axis=axis), [-1], axis=axis)
+    if values.dtype == "float64":
+        return sum_in_order(xp, values, axis)
     return values.sum(axis=axis, keepdims=True)
 
 

@@ -13,7 +13,7 @@ import math
 import numpy
 
 from ..backend import to_numpy
-from .common import channel_view
+from .common import channel_view, sum_in_order
 from .meeting import meet
 from .params import Choice, Optional, Param
 from .registry import OpDef, TestHints, register_op
@@ -39,16 +39,6 @@ def _channel_axis(op, shape):
         raise op.shape_error(f"channel axis {op.axis} is out of range for data of shape "
                              f"{tuple(shape)}")
     return op.axis % ndim
-
-
-def _sum_in_order(xp, values, axis):
-    """The sum along ``axis`` (kept, size 1) added one term after the other, as a plain C
-    loop does (numpy's own sum adds pairwise): one slice of terms at a time."""
-    terms = xp.moveaxis(values, axis, -1)
-    total = terms[..., 0].copy()
-    for k in range(1, terms.shape[-1]):
-        total += terms[..., k]
-    return xp.expand_dims(total, axis)
 
 
 def _mxnet_sum(xp, values, axes):
@@ -564,9 +554,9 @@ class LayerNorm(OpDef):
             # (the same where the sum is exact); a one-by-one float32 sum would cost more
             # than the whole layer, so only float64 follows it
             if data.dtype == "float64":
-                mean = _sum_in_order(xp, data, axis) / kind(count)
+                mean = sum_in_order(xp, data, axis) / kind(count)
                 centered = data - mean
-                squares = _sum_in_order(xp, centered * centered, axis)
+                squares = sum_in_order(xp, centered * centered, axis)
             else:
                 mean = data.sum(axis=axis, keepdims=True) / kind(count)
                 centered = data - mean
