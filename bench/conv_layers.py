@@ -3,9 +3,10 @@
     python bench/conv_layers.py [rounds]
 
 The layers are ResNet-18's at 96 px (the course workload) and two of a 224 px ResNet, batch
-64, float32, NCHW, pad 1, no bias.  The same code runs on minimx (twice: with Winograd's
-F(2x2, 3x3) path of ``minimx/op/winograd.py``, and with it switched off, so that every
-layer takes the plain im2col kernels) and on MXNet 1.9.1 (oneDNN), each in a fresh process,
+64, float32, NCHW, pad 1, no bias.  The same code runs on minimx (twice: with its fast
+paths, Winograd's F(2x2, 3x3) of ``minimx/op/winograd.py`` and the tap-by-tap products of
+``minimx/op/conv_taps.py``, and with both switched off, so that every layer takes the plain
+im2col kernels) and on MXNet 1.9.1 (oneDNN), each in a fresh process,
 in alternating rounds, on one thread (``OMP_NUM_THREADS=1``: one BLAS or oneDNN thread, one
 engine worker), so that the figures compare the kernels' work per core, what a program gets
 on a busy machine.  Each figure is the best wall time of each round's repeats and of the
@@ -23,6 +24,7 @@ SHAPES = [  # label, input shape, filters, stride
     ("ResNet-18 96 px stage 3", (64, 256, 6, 6), 256, 1),
     ("ResNet-18 96 px stage 4", (64, 512, 3, 3), 512, 1),
     ("ResNet-18 96 px stage 2 entry", (64, 64, 24, 24), 128, 2),
+    ("ResNet-18 96 px stage 4 entry", (64, 256, 6, 6), 512, 2),
     ("ResNet 224 px stage 3", (32, 256, 14, 14), 256, 1),
     ("ResNet 224 px stage 4", (32, 512, 7, 7), 512, 1),
 ]
@@ -31,8 +33,8 @@ import json, time
 import numpy as np
 from {lib} import nd, autograd
 if {plain}:
-    import minimx.op.winograd
-    minimx.op.winograd.suits = lambda *args: False
+    import minimx.op.conv_taps, minimx.op.winograd
+    minimx.op.winograd.suits = minimx.op.conv_taps.suits = lambda *args: False
 times = {{}}
 rng = np.random.default_rng(0)
 for label, shape, filters, s in {shapes}:

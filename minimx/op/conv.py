@@ -17,7 +17,7 @@ from collections import namedtuple
 
 from . import conv_kernels as kernels
 from . import pool_kernels, pool_max
-from . import winograd
+from . import conv_taps, winograd
 from .params import Choice, Optional, Param, Shape, dims_text
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
@@ -111,11 +111,15 @@ def _conv_size(size, geometry):
 
 def _convolve(xp, data, weight, geometry, groups):
     """``data (N, C, *in)`` * ``weight (F, C/groups, *kernel)`` -> ``(N, F, *out)``; 3x3
-    stride-1 kernels over many channels take Winograd's path (``winograd.py``)."""
+    stride-1 kernels over many channels take Winograd's path (``winograd.py``), and small
+    planes whose windows read much padding one product per tap (``conv_taps.py``)."""
     out_size = _conv_size(data.shape[2:], geometry)
     if winograd.suits(xp, data.shape, data.dtype, weight.shape[0], geometry, groups,
                       out_size):
         return winograd.convolve(xp, data, weight, geometry.pad)
+    if conv_taps.suits(xp, data.shape, data.dtype, weight.shape[0], geometry, groups,
+                       out_size):
+        return conv_taps.convolve(xp, data, weight, geometry, out_size)
     return kernels.convolve(xp, _pad(xp, data, geometry.pad), weight, geometry, groups,
                             out_size)
 
@@ -123,7 +127,8 @@ def _convolve(xp, data, weight, geometry, groups):
 def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     """Adjoint of ``_convolve`` in ``data``: ``(N, F, *out)`` -> ``(N, C, *in)``.
 
-    With stride 1 the adjoint is itself a convolution: ``out_grad`` padded by
+    Where the forward takes one product per tap (``conv_taps.suits``), so does this.
+    Otherwise, with stride 1 the adjoint is itself a convolution: ``out_grad`` padded by
     ``dilate * (kernel - 1) - pad`` and correlated with the filters flipped in space, their
     channel and filter axes swapped (a "full" convolution), which runs on the forward's
     fast path.  Other strides add each kernel tap back into place (``col2im``), and so do
@@ -149,6 +154,9 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     padded_shape = tuple(data_shape[:2]) + tuple(
         n + 2 * p for n, p in zip(data_shape[2:], geometry.pad))
     single = data_shape[1] == groups and out_grad.shape[-1] >= kernels._LONG_ROW
+    if conv_taps.suits(xp, data_shape, out_grad.dtype, out_grad.shape[1], geometry, groups,
+                       out_grad.shape[2:]):
+        return conv_taps.convolve_transpose(xp, out_grad, weight, data_shape, geometry)
     if all(s == 1 for s in geometry.stride) and min(full_pad) >= 0 and not small_output:
         if math.prod(data_shape[2:]) > _WIDE_GAIN * kernels.wide_positions(
                 padded_shape, out_grad.shape[2:]):
@@ -168,6 +176,9 @@ def _convolve_weight_grad(xp, out_grad, data, geometry, groups):
     if winograd.suits(xp, data.shape, data.dtype, out_grad.shape[1], geometry, groups,
                       out_grad.shape[2:]):
         return winograd.weight_grad(xp, out_grad, data, geometry.pad)
+    if conv_taps.suits(xp, data.shape, data.dtype, out_grad.shape[1], geometry, groups,
+                       out_grad.shape[2:]):
+        return conv_taps.weight_grad(xp, out_grad, data, geometry)
     return kernels.convolve_weight_grad(xp, out_grad, _pad(xp, data, geometry.pad), geometry,
                                         groups)
 
