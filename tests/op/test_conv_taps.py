@@ -6,6 +6,7 @@ stride, dilation and padding (windows that read nothing but padding included), a
 Convolution and Deconvolution must take the path exactly where ``conv_taps.suits`` says,
 with the plain path's numbers and MXNet's.
 """
+from functools import partial
 from unittest import mock
 
 import numpy as np
@@ -18,6 +19,7 @@ import minimx.op.conv_kernels as kernels
 import minimx.op.conv_taps as conv_taps
 from minimx import autograd, nd
 from minimx.op.conv import Geometry, _conv_size, _crop, _pad
+from conv_vs_mxnet import assert_layers_agree, run_layers
 from same_program import on_minimx, on_mxnet
 
 
@@ -145,42 +147,17 @@ def test_operators_take_the_path_and_keep_their_numbers(op, out_shape, params):
 
 # Layers that take the tap-by-tap path, forward and every gradient, on the same numbers in
 # both frameworks (MXNet 1.9.1: oneDNN's direct convolution).
-AGAINST_MXNET = """
-import json
-import numpy as np
-rng = np.random.RandomState(0)
-cases = [("Convolution", (8, 128, 3, 3), (128, 128, 3, 3), dict(pad=(1, 1), num_filter=128)),
-         ("Convolution", (8, 128, 6, 6), (160, 128, 3, 3), dict(pad=(1, 1), num_filter=160,
-                                                                 stride=(2, 2),
-                                                                 no_bias=False)),
-         ("Deconvolution", (8, 128, 3, 3), (128, 128, 3, 3), dict(pad=(1, 1),
-                                                                  num_filter=128))]
-found = []
-for op, data_shape, weight_shape, params in cases:
-    params = dict(params, kernel=(3, 3))
-    params.setdefault("no_bias", True)
-    arrays = [rng.randn(*data_shape), rng.randn(*weight_shape) * 0.05]
-    if not params["no_bias"]:
-        arrays.append(rng.randn(params["num_filter"]))
-    inputs = [mx.nd.array(a.astype("float32"), ctx=mx.cpu()) for a in arrays]
-    for array in inputs:
-        array.attach_grad()
-    with mx.autograd.record():
-        out = getattr(mx.nd, op)(*inputs, **params)
-    out.backward(mx.nd.array(rng.randn(*out.shape).astype("float32"), ctx=mx.cpu()))
-    found.append([out.asnumpy().tolist()] + [a.grad.asnumpy().tolist() for a in inputs])
-print(json.dumps(found))
-"""
+AGAINST_MXNET = [
+    ("Convolution", (8, 128, 3, 3), (128, 128, 3, 3), dict(pad=(1, 1), num_filter=128)),
+    ("Convolution", (8, 128, 6, 6), (160, 128, 3, 3), dict(pad=(1, 1), num_filter=160,
+                                                            stride=(2, 2), no_bias=False)),
+    ("Deconvolution", (8, 128, 3, 3), (128, 128, 3, 3), dict(pad=(1, 1), num_filter=128)),
+]
 
 
 @pytest.mark.mxnet
 def test_tap_layers_match_mxnet(mxnet_python):
     with mock.patch.object(conv_taps, "weight_grad", wraps=conv_taps.weight_grad) as spy:
-        ours = on_minimx(AGAINST_MXNET)
+        ours = run_layers(on_minimx, AGAINST_MXNET)
     assert spy.call_count == 3
-    theirs = on_mxnet(mxnet_python, AGAINST_MXNET)
-    for case, (mine, reference) in enumerate(zip(ours, theirs)):
-        for position, (got, expected) in enumerate(zip(mine, reference)):
-            got, expected = np.array(got), np.array(expected)
-            scale = np.abs(expected).max()
-            assert np.abs(got - expected).max() <= 5e-6 * scale, (case, position)
+    assert_layers_agree(ours, run_layers(partial(on_mxnet, mxnet_python), AGAINST_MXNET))

@@ -5,6 +5,7 @@ weight gradient must agree with them to float64 rounding on any shape and paddin
 chunk or a sample at a time, and Convolution must take the Winograd path exactly where
 ``winograd.suits`` says (and still give the plain path's numbers, to float32 rounding).
 """
+from functools import partial
 from unittest import mock
 
 import numpy as np
@@ -17,6 +18,7 @@ import minimx.op.winograd as winograd
 import minimx as mx
 from minimx import autograd, nd
 from minimx.op.conv import Geometry, _pad
+from conv_vs_mxnet import assert_layers_agree, run_layers
 from same_program import on_minimx, on_mxnet
 
 
@@ -141,42 +143,19 @@ def test_convolution_operator_takes_the_path_and_keeps_its_numbers():
 
 # Convolution and Deconvolution shapes that take Winograd's path, forward and every gradient,
 # on the same numbers in both frameworks (MXNet 1.9.1: oneDNN's direct convolution).
-AGAINST_MXNET = """
-import json
-import numpy as np
-rng = np.random.RandomState(0)
-cases = [("Convolution", (8, 64, 10, 9), (96, 64, 3, 3), dict(pad=(1, 1), num_filter=96)),
-         ("Convolution", (8, 128, 9, 9), (128, 128, 3, 3), dict(pad=(0, 0), num_filter=128,
-                                                                 no_bias=False)),
-         ("Deconvolution", (8, 64, 8, 8), (64, 128, 3, 3), dict(pad=(1, 1), num_filter=128))]
-found = []
-for op, data_shape, weight_shape, params in cases:
-    params = dict(params, kernel=(3, 3))
-    params.setdefault("no_bias", True)
-    arrays = [rng.randn(*data_shape), rng.randn(*weight_shape) * 0.05]
-    if not params["no_bias"]:
-        arrays.append(rng.randn(params["num_filter"]))
-    inputs = [mx.nd.array(a.astype("float32"), ctx=mx.cpu()) for a in arrays]
-    for array in inputs:
-        array.attach_grad()
-    with mx.autograd.record():
-        out = getattr(mx.nd, op)(*inputs, **params)
-    out.backward(mx.nd.array(rng.randn(*out.shape).astype("float32"), ctx=mx.cpu()))
-    found.append([out.asnumpy().tolist()] + [a.grad.asnumpy().tolist() for a in inputs])
-print(json.dumps(found))
-"""
+AGAINST_MXNET = [
+    ("Convolution", (8, 64, 10, 9), (96, 64, 3, 3), dict(pad=(1, 1), num_filter=96)),
+    ("Convolution", (8, 128, 9, 9), (128, 128, 3, 3), dict(pad=(0, 0), num_filter=128,
+                                                           no_bias=False)),
+    ("Deconvolution", (8, 64, 8, 8), (64, 128, 3, 3), dict(pad=(1, 1), num_filter=128)),
+]
 
 
 @pytest.mark.mxnet
 def test_winograd_layers_match_mxnet(mxnet_python):
     with mock.patch.object(winograd, "convolve", wraps=winograd.convolve) as forward:
-        ours = on_minimx(AGAINST_MXNET)
+        ours = run_layers(on_minimx, AGAINST_MXNET)
     # each case's forward pass and data gradient, but the unpadded one's data gradient (392
     # output positions in the batch: col2im, see conv._FEW_POSITIONS)
     assert forward.call_count == 5
-    theirs = on_mxnet(mxnet_python, AGAINST_MXNET)
-    for case, (mine, reference) in enumerate(zip(ours, theirs)):
-        for position, (got, expected) in enumerate(zip(mine, reference)):
-            got, expected = np.array(got), np.array(expected)
-            scale = np.abs(expected).max()
-            assert np.abs(got - expected).max() <= 5e-6 * scale, (case, position)
+    assert_layers_agree(ours, run_layers(partial(on_mxnet, mxnet_python), AGAINST_MXNET))
