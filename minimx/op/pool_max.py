@@ -25,7 +25,7 @@ tap is padding).  minimx does the same as each.
 """
 import numpy
 
-from .common import holds_negative_zero
+from .common import first_zero_along, holds_negative_zero
 
 
 def lowest_finite(dtype):
@@ -58,9 +58,8 @@ def follow_mxnet(xp, result, data, windows):
     zero = result == 0
     if bool(zero.any()) and holds_negative_zero(xp, data):
         taps = windows()
-        taps = taps.reshape(taps.shape[:result.ndim] + (-1,))
-        first = (taps == 0).argmax(axis=-1)[..., None]
-        result[zero] = xp.take_along_axis(taps, first, axis=-1)[..., 0][zero]
+        firsts = first_zero_along(xp, taps, tuple(range(result.ndim, taps.ndim)))
+        result[zero] = firsts.reshape(result.shape)[zero]
     return result
 
 
