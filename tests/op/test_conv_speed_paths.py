@@ -23,6 +23,7 @@ import minimx.op.conv_kernels as kernels  # noqa: E402
 import minimx.op.pool_kernels as pool_kernels  # noqa: E402
 from minimx import autograd, nd  # noqa: E402
 from minimx.op import get_op  # noqa: E402
+from minimx.op.conv import Geometry  # noqa: E402
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
@@ -80,6 +81,11 @@ def _last_channels(channels_last):
     return 1 if channels_last else kernels._LAST_MIN_CHANNELS
 
 
+def _last_rows(channels_last):
+    """The output rows from which the data gradient runs channels-last, likewise."""
+    return 1 if channels_last else kernels._LAST_MIN_ROWS
+
+
 @SETTINGS
 @given(conv_cases(), st.integers(0, 2 ** 16), st.booleans(), st.booleans(), st.booleans(),
        st.booleans(), st.booleans())
@@ -91,9 +97,11 @@ def test_convolution_forward_and_gradients_match_direct_loops(case, seed, long_r
     ``full``: a stride-1 data gradient runs the full convolution (else col2im, as a batch
     with few output positions does), or with ``wide`` the wide-grid rows of taps
     (``wide_transpose``) whatever the shape; ``channels_last``: the weight gradient copies
-    its windows channels-last (ungrouped kernels of several taps)."""
+    its windows channels-last (ungrouped kernels of several taps), and col2im adds its taps
+    channels-last."""
     limits = (kernels._THIN_FORWARD, kernels._THIN_WEIGHT_GRAD) if thin else (0, 0)
     with _setting(kernels, "_LAST_MIN_CHANNELS", _last_channels(channels_last)), \
+            _setting(kernels, "_LAST_MIN_ROWS", _last_rows(channels_last)), \
             _setting(conv, "_WIDE_GAIN", 0 if wide else float("inf")), \
             _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW), \
             _setting(kernels, "_THIN_FORWARD", limits[0]), \
@@ -134,6 +142,7 @@ def _check_against_loops(op_name, loops, params, data_shape, seed):
 def test_deconvolution_forward_and_gradients_match_direct_loops(case, seed, long_rows,
                                                                 channels_last, wide):
     with _setting(kernels, "_LAST_MIN_CHANNELS", _last_channels(channels_last)), \
+            _setting(kernels, "_LAST_MIN_ROWS", _last_rows(channels_last)), \
             _setting(conv, "_WIDE_GAIN", 0 if wide else float("inf")), \
             _setting(kernels, "_LONG_ROW", 1 if long_rows else kernels._LONG_ROW):
         _check_deconvolution(*case, seed)
@@ -462,6 +471,51 @@ def test_channels_last_weight_grad_agrees_in_float32(op_name, params, shape):
     np.testing.assert_allclose(last, exact, rtol=0, atol=1e-5 * scale)
     np.testing.assert_allclose(first, exact, rtol=0, atol=1e-5 * scale)
     np.testing.assert_array_equal(grad_x, first_x)
+
+
+@pytest.mark.parametrize("op_name, params, shape", [
+    ("Convolution", dict(kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=40), (3, 32, 8, 8)),
+    ("Convolution", dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=8), (2, 40, 7, 6)),
+    ("Deconvolution", dict(kernel=(4, 4), stride=(2, 2), pad=(1, 1), num_filter=32), (3, 48, 4, 4)),
+    ("Convolution", dict(kernel=(3,), stride=(2,), num_filter=5), (2, 36, 9)),
+])
+def test_channels_last_data_grad_agrees_in_float32(op_name, params, shape):
+    """The data gradient (a Deconvolution's forward pass) added back channels-last: the same
+    terms in another order, so in float32 it agrees with the float64 result to float32
+    rounding, as the channel-first path does; the weight gradient does not change."""
+    rng = np.random.default_rng(6)
+    op = get_op(op_name)(no_bias=True, **params)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(op.weight_shape(shape)).astype(np.float32)
+    head = rng.standard_normal(op.forward(np, x, w).shape).astype(np.float32)
+    deconvolution = op_name == "Deconvolution"
+    spy = mock.patch.object(kernels, "transpose_channels_last",
+                            wraps=kernels.transpose_channels_last)
+    with _setting(kernels, "_LAST_MIN_ROWS", 1), spy as last_path:
+        last = op.forward(np, x, w) if deconvolution else op.backward(np, head, x, w)[0]
+        last_w = op.backward(np, head, x, w)[1]
+    assert last_path.call_count == (1 if deconvolution else 2)
+    first = op.forward(np, x, w) if deconvolution else op.backward(np, head, x, w)[0]
+    exact = op.forward(np, x.astype(np.float64), w) if deconvolution else \
+        op.backward(np, head.astype(np.float64), x.astype(np.float64), w)[0]
+    assert last.dtype == np.float32 and last.flags.c_contiguous and last.shape == exact.shape
+    scale = np.abs(exact).max()
+    np.testing.assert_allclose(last, exact, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(first, exact, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_array_equal(last_w, op.backward(np, head, x, w)[1])
+
+
+def test_channels_last_data_grad_rule():
+    """A DCGAN layer (64 channels over 16x16 at stride 2, batch 64) and ResNet-18's stage-2
+    entry take it; three channels, a 1x1 kernel, channel groups or a batch of one do not."""
+    rule = kernels._channels_last_data_grad
+    four = Geometry((4, 4), (2, 2), (1, 1), (1, 1))
+    three = Geometry((3, 3), (2, 2), (1, 1), (1, 1))
+    assert rule(64, four, 1, 64 * 8 * 8) and rule(64, three, 1, 64 * 12 * 12)
+    assert not rule(3, four, 1, 64 * 16 * 16)
+    assert not rule(64, Geometry((1, 1), (2, 2), (1, 1), (0, 0)), 1, 64 * 12 * 12)
+    assert not rule(64, three, 2, 64 * 12 * 12)
+    assert not rule(512, three, 1, 1 * 3 * 3)
 
 
 @pytest.mark.parametrize("kernel, size", [((2, 2), (8, 8)), ((2, 2), (24, 24)), ((3, 3), (6, 9)),
