@@ -170,6 +170,7 @@ SAME_START = """
 import json
 import numpy as np
 nn, gluon, nd, autograd = mx.gluon.nn, mx.gluon, mx.nd, mx.autograd
+cpu = mx.cpu()          # the path is numpy's: on the CPU whatever the run's default context
 rng = np.random.RandomState(0)
 curves = []
 for hybrid in (False, True):
@@ -178,20 +179,20 @@ for hybrid in (False, True):
             nn.BatchNorm(in_channels=128), nn.Activation("relu"),
             nn.Conv2D(160, 3, strides=2, padding=1, in_channels=128), nn.Activation("relu"),
             nn.Conv2D(128, 3, padding=1, in_channels=160), nn.Dense(10, in_units=128 * 2 * 2))
-    net.initialize()
+    net.initialize(ctx=cpu)
     params = net.collect_params()
     for name, param in sorted(params.items()):
         ones = name.endswith(("running_var", "gamma"))
-        param.set_data(nd.ones(param.shape) if ones else
-                       nd.array((rng.randn(*param.shape) * 0.05).astype("float32")))
+        param.set_data(nd.ones(param.shape, ctx=cpu) if ones else
+                       nd.array((rng.randn(*param.shape) * 0.05).astype("float32"), ctx=cpu))
     if hybrid:
         net.hybridize()
     trainer = gluon.Trainer(params, "sgd", {"learning_rate": 0.05})
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     losses = []
     for step in range(5):
-        x = nd.array(rng.randn(16, 128, 3, 3).astype("float32"))
-        y = nd.array(rng.randint(0, 10, 16).astype("float32"))
+        x = nd.array(rng.randn(16, 128, 3, 3).astype("float32"), ctx=cpu)
+        y = nd.array(rng.randint(0, 10, 16).astype("float32"), ctx=cpu)
         with autograd.record():
             loss = loss_fn(net(x), y)
         loss.backward()
