@@ -146,6 +146,9 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     slices of one channel (3x3 pad 1 over 16x1x28x28 from 8 filters, the executor
     benchmark's first layer: 228-254 -> 139-142 us; 5x5 pad 2 from 16 filters 666 -> 479
     us; with 2-3 channels neither was faster throughout, up to 2x apart either way)."""
+    if conv_taps.suits(xp, data_shape, out_grad.dtype, out_grad.shape[1], geometry, groups,
+                       out_grad.shape[2:]):
+        return conv_taps.convolve_transpose(xp, out_grad, weight, data_shape, geometry)
     full_pad = tuple(d * (k - 1) - p for d, k, p in
                      zip(geometry.dilate, geometry.kernel, geometry.pad))
     positions = math.prod(out_grad.shape[2:])
@@ -154,9 +157,6 @@ def _convolve_transpose(xp, out_grad, weight, data_shape, geometry, groups):
     padded_shape = tuple(data_shape[:2]) + tuple(
         n + 2 * p for n, p in zip(data_shape[2:], geometry.pad))
     single = data_shape[1] == groups and out_grad.shape[-1] >= kernels._LONG_ROW
-    if conv_taps.suits(xp, data_shape, out_grad.dtype, out_grad.shape[1], geometry, groups,
-                       out_grad.shape[2:]):
-        return conv_taps.convolve_transpose(xp, out_grad, weight, data_shape, geometry)
     if all(s == 1 for s in geometry.stride) and min(full_pad) >= 0 and not small_output:
         if math.prod(data_shape[2:]) > _WIDE_GAIN * kernels.wide_positions(
                 padded_shape, out_grad.shape[2:]):

@@ -378,7 +378,8 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
     # windows apart (stride >= window): each element is in one window at most, and a tap's
     # gradient can be written into place instead of added
     apart = _apart(geometry)
-    as_is = not last and not any(geometry.pad) and not any(after)   # no padded copy
+    unpadded = not any(geometry.pad) and not any(after)
+    as_is = not last and unpadded                   # no padded copy, no planes-last copy
     # windows that tile the planes exactly write every element once: no zeros first
     tiled = apart and all(d == 1 and s == k and o * s == n for k, s, d, o, n in zip(
         geometry.kernel, geometry.stride, geometry.dilate, output.shape[2:], data.shape[2:]))
@@ -386,16 +387,16 @@ def max_pool_grad(xp, out_grad, data, output, geometry, after, fill):
     # whole batch at once is faster than cache-sized chunks (2x2/2, 64 x 6 planes of 24x24,
     # CPU time: 0.28 ms against 0.32; 256 x 6: 1.05 against 1.25), up to WHOLE_TILED_BELOW
     whole = tiled and planes.nbytes < WHOLE_TILED_BELOW
-    chunks = [slice(0, planes.shape[0])] if whole and as_is else _chunks(xp, planes)
-    if xp is numpy and tiled and not any(geometry.pad) and not any(after) and \
-            pool_tiles.pairs_suit(geometry.kernel, data.dtype):
+    batch = [slice(0, planes.shape[0])]
+    if xp is numpy and tiled and unpadded and pool_tiles.pairs_suit(geometry.kernel, data.dtype):
         # 2x2 windows (pool_tiles.py) on the planes as they lie, small planes too, which the
         # loop below takes planes-last: 64 x 32 planes of 6x6 0.17 ms against 0.21, 64 x 64
         # of 4x4 0.10 against 0.21, 128 x 512 of 2x2 0.42 against 0.62
-        for chunk in [slice(0, planes.shape[0])] if whole else _chunks(xp, planes):
+        for chunk in batch if whole else _chunks(xp, planes):
             pool_tiles.max_pairs_grad(grads[chunk], planes[chunk], outputs[chunk],
                                       result[chunk])
         return result.reshape(data.shape)
+    chunks = batch if whole and as_is else _chunks(xp, planes)
     select = not bool(xp.isfinite(grads.sum()))
     if xp is numpy and not select and _phased(geometry, planes, last):
         return _max_pool_grad_phased(xp, grads, planes, outputs, geometry, fill,
