@@ -54,9 +54,15 @@ def _needed(xp, needs, *grads_and_shapes):
     sides (``-0 + 0``); numpy's sum keeps it.  Inputs of one shape take the element-wise
     backward, which keeps it, and so do MXNet's scalar operators: the np frontend hands
     this operator a Python number as a 0-d array (``np.mod(x, 2.0)``; MXNet's
-    ``_npi_mod_scalar``), so a 0-d operand counts as a scalar."""
+    ``_npi_mod_scalar``), so a 0-d operand counts as a scalar -- unless its own gradient
+    is needed: a number has none, so that operand is a 0-d array of the program's
+    (``w * x`` with ``w = np.array(2.0)`` and ``w.attach_grad()``), and MXNet's broadcast
+    backward sums its gradient over every axis."""
     (_, lhs_shape), (_, rhs_shape) = grads_and_shapes
-    broadcast = tuple(lhs_shape) != tuple(rhs_shape) and len(lhs_shape) and len(rhs_shape)
+    broadcast = tuple(lhs_shape) != tuple(rhs_shape) and (
+        (len(lhs_shape) and len(rhs_shape))
+        or any(needs[position] and not len(shape)
+               for position, (_, shape) in enumerate(grads_and_shapes)))
     return tuple((_from_plus_zero(sum_to_shape(xp, grad, shape)) if broadcast else grad)
                  if needs[position] else None
                  for position, (grad, shape) in enumerate(grads_and_shapes))
