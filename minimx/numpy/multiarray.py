@@ -223,11 +223,12 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
         """``numpy.<f>(x)`` calls ``mx.np.<f>(x)``; host NumPy computes what minimx lacks."""
         from .host import call_on_host
         function = _own_function(func)
-        if function is None:
-            return call_on_host(func, args, kwargs)
-        result = function(*args, **kwargs)
+        result = call_on_host(func, args, kwargs) if function is None else \
+            function(*args, **kwargs)
         if type(result) is list and func.__name__ in _TUPLES_ON_HOST:
             return tuple(result)        # the host NumPy's container, as its own call gives
+        if type(result) is tuple and func.__name__ in _NAMED_ON_HOST:
+            return _host_result_type(func)(result)
         return result
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -246,6 +247,23 @@ class ndarray(NDArray):  # noqa: N801 (MXNet's name)
 # NumPy 2 gives tuples where NumPy 1 (and MXNet 1.9.1's mx.np, called directly) give lists
 _TUPLES_ON_HOST = () if int(onp.__version__.split(".")[0]) < 2 else (
     "broadcast_arrays", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d")
+
+
+# linalg functions of several results: NumPy 2 returns them as named tuples (``EigResult``
+# with ``.eigenvalues`` ...), NumPy 1 and MXNet 1.9.1's mx.np as plain tuples
+_NAMED_ON_HOST = ("eig", "eigh", "slogdet", "svd", "qr")
+_RESULT_TYPES = {}
+
+
+def _host_result_type(func):
+    """A function turning a tuple of results into the container host NumPy's ``func`` returns
+    (its type, asked of the host's own answer for a 1x1 matrix: NumPy keeps those types
+    private)."""
+    name = func.__name__
+    if name not in _RESULT_TYPES:
+        kind = type(func(onp.ones((1, 1))))
+        _RESULT_TYPES[name] = tuple if kind is tuple else (lambda parts: kind(*parts))
+    return _RESULT_TYPES[name]
 
 
 def _own_function(func):

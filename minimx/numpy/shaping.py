@@ -73,14 +73,26 @@ def diag_indices_from(arr):
     return tuple(grid[i] for i in range(arr.ndim))
 
 
+def _interpolation(name, interpolation, method):
+    """The interpolation asked for: ``interpolation=`` (MXNet's and NumPy 1's keyword) or
+    ``method=`` (NumPy 2's, which host NumPy passes on when ``numpy.percentile(x)`` of an
+    mx.np array dispatches here); not both."""
+    if method is None:
+        return interpolation
+    if interpolation != "linear":
+        raise TypeError(f"{name}: give interpolation= or method=, not both")
+    return method
+
+
 def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
-               keepdims=False):
+               keepdims=False, *, method=None):
     """The ``q``-th percentiles (0..100) of ``a`` along ``axis`` (no gradient, as MXNet's)."""
     if overwrite_input is not None:
         raise NotImplementedError("percentile: overwrite_input is not supported")
     a = operand(a)
     axis = None if axis is None else (axis,) if isinstance(axis, numbers.Integral) else axis
-    params = {"axis": axis, "interpolation": interpolation, "keepdims": keepdims}
+    params = {"axis": axis, "interpolation": _interpolation("percentile", interpolation, method),
+              "keepdims": keepdims}
     if isinstance(q, numbers.Real):
         result = call_np("_npi_percentile", a, q_scalar=float(q), out=out, **params)
         if axis is None and not keepdims and not is_symbolic(result):
@@ -93,9 +105,10 @@ def percentile(a, q, axis=None, out=None, overwrite_input=None, interpolation="l
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear",
-             keepdims=False):
+             keepdims=False, *, method=None):
     """The ``q``-th quantiles (0..1): ``percentile`` at ``100 * q``."""
-    return percentile(a, q * 100, axis, out, overwrite_input, interpolation, keepdims)
+    return percentile(a, q * 100, axis, out, overwrite_input,
+                      _interpolation("quantile", interpolation, method), keepdims)
 
 
 def bincount(x, weights=None, minlength=0):
