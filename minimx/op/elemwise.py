@@ -122,9 +122,11 @@ class Clip(Unary):
 
     def backward(self, xp, out_grad, data):
         # selected, not multiplied by the 0/1 derivative: outside the bounds the gradient
-        # is 0 even where it is infinite or NaN (0 * inf is NaN), as MXNet's
-        inside = (data >= self.a_min) & (data <= self.a_max)
-        return xp.where(inside, out_grad, xp.zeros((), dtype=out_grad.dtype))
+        # is 0 even where it is infinite or NaN (0 * inf is NaN), as MXNet's.  (Two
+        # selections rather than one of ``low & high``: the same code takes NDArrays for a
+        # second-order gradient, autograd/higher_order.py, and they have no ``&``.)
+        zero = xp.zeros_like(out_grad)
+        return xp.where(data >= self.a_min, xp.where(data <= self.a_max, out_grad, zero), zero)
 
 
 @register_op
