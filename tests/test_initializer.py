@@ -69,6 +69,19 @@ def test_constant_with_an_array_value_dumps_a_list():
     np.testing.assert_array_equal(filled(again, "c_weight", (2, 2)), value.asnumpy())
 
 
+def test_constant_dumps_keeps_the_list_in_its_arguments():
+    """As MXNet's: after ``dumps`` the keyword arguments hold the list, so they are JSON
+    themselves (MXNet's test_init::test_const_init_dumps compares the two), and the
+    initializer still fills from the array it was given."""
+    for value in (nd.ones((2, 3)), np.ones((2, 3))):
+        init = mx.init.Constant(value)
+        text = init.dumps()
+        assert text == json.dumps(["constant", init._kwargs])
+        assert init._kwargs["value"] == [[1.0] * 3] * 2
+        np.testing.assert_array_equal(filled(init, "c_weight", (2, 3)), np.ones((2, 3)))
+    assert mx.init.Constant(1).dumps() == '["constant", {"value": 1}]'
+
+
 def test_register_a_custom_initializer():
     @mx.init.register
     @mx.init.alias("sevens")

@@ -4,7 +4,6 @@ Lesson: 09-gluon.  Mirrors the deterministic classes of
 ``python/mxnet/initializer.py``.  Bilinear fills a Deconvolution kernel so the
 layer starts as bilinear upsampling; LSTMBias opens the forget gate.
 """
-import json
 import numbers
 
 import numpy as np
@@ -63,11 +62,13 @@ class Constant(Initializer):
         arr[:] = value
 
     def dumps(self):
-        value = self.value
+        """``'["constant", {"value": ...}]'``; an array value is written as nested lists, and
+        (as MXNet's) kept so in the keyword arguments from then on, which JSON then takes."""
+        value = self._kwargs["value"]
         if not isinstance(value, numbers.Number):
             value = value.asnumpy() if hasattr(value, "asnumpy") else np.asarray(value)
-            value = value.tolist()
-        return json.dumps(["constant", {"value": value}])
+            self._kwargs["value"] = value.tolist()
+        return super().dumps()
 
 
 def bilinear_kernel(shape):
