@@ -172,9 +172,17 @@ class ParameterDict:
             param.initialize(None, ctx, init, force_reinit=force_reinit)
 
     def zero_grad(self):
-        """Set every gradient buffer to 0."""
+        """Set every gradient buffer to 0: the dense floating point ones of each device in
+        one operation (``nd.reset_arrays``, as MXNet's), any other by itself."""
+        dense = {}
         for param in self.values():
-            param.zero_grad()
+            for gradient in param._grad or ():
+                if gradient.stype == "default" and np.dtype(gradient.dtype).kind == "f":
+                    dense.setdefault(gradient.context, []).append(gradient)
+                else:
+                    ndarray.zeros_like(gradient, out=gradient)
+        for gradients in dense.values():
+            ndarray.reset_arrays(*gradients, num_arrays=len(gradients))
 
     def reset_ctx(self, ctx):
         """Move every Parameter to other context(s)."""

@@ -6,6 +6,7 @@ their shape from an input.
 """
 import math
 
+from ..base import normalize_dtype
 from ..util import is_np_shape
 from .params import DType, Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
@@ -237,3 +238,46 @@ class OnesLike(OpDef):
 
     def forward(self, xp, data):
         return xp.ones_like(data)
+
+
+@register_op
+class ResetArrays(OpDef):
+    """Every input set to 0 in place, ``num_arrays`` floating point arrays of any shapes, in one
+    operation; no output (MXNet's ``reset_arrays``, what Gluon's ``zero_grad`` calls
+    for the gradients of one device).  The inputs are its auxiliary states: the arrays it
+    writes, so the engine orders it after their readers and before their next use."""
+    name = "reset_arrays"
+    variadic = True
+    differentiable = False
+    params = {"num_arrays": Param(int, doc="how many arrays")}
+    test = TestHints(generated=False)        # no output: tests/op/test_reset_arrays.py
+
+    def check_params(self):
+        if self.num_arrays < 1:
+            raise self.param_error(f"num_arrays must be at least 1, got {self.num_arrays}")
+        self.aux = self.list_inputs()
+
+    def list_inputs(self, num_args=None):
+        return tuple(f"data{i}" for i in range(self.num_arrays if num_args is None
+                                                 else num_args))
+
+    def list_outputs(self):
+        return ()
+
+    def infer_shape(self, *shapes):
+        if len(shapes) != self.num_arrays:
+            raise self.shape_error(f"num_arrays is {self.num_arrays}, but {len(shapes)} "
+                                   f"arrays were given")
+        return []
+
+    def infer_type(self, *dtypes):
+        for index, dtype in enumerate(dtypes):
+            if normalize_dtype(dtype).kind != "f":
+                raise self.type_error(f"only floating point arrays can be reset (as in "
+                                      f"MXNet), but array {index} is {dtype}")
+        return []
+
+    def forward(self, xp, *arrays):
+        for array in arrays:
+            array[...] = 0
+        return ()
