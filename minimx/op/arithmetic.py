@@ -10,7 +10,8 @@ import math
 
 import numpy
 
-from .common import broadcast_shape, holds_negative_zero, numpy_keeps_right_zero, sum_to_shape
+from .common import (broadcast_shape, holds_negative_zero, numpy_keeps_right_zero, scalar_in,
+                     sum_to_shape)
 from .params import Param
 from .registry import ALL_NEEDED, OpDef, TestHints, register_op
 
@@ -417,7 +418,7 @@ class PlusScalar(ScalarOp):
     saves = ()
 
     def forward(self, xp, data):
-        return data + data.dtype.type(self.scalar)
+        return data + scalar_in(data.dtype, self.scalar)
 
     def backward(self, xp, out_grad):
         return out_grad
@@ -431,7 +432,7 @@ class MinusScalar(PlusScalar):
     test = _scalar_hints(lambda np, x, scalar: x - scalar)
 
     def forward(self, xp, data):
-        return data - data.dtype.type(self.scalar)
+        return data - scalar_in(data.dtype, self.scalar)
 
 
 @register_op
@@ -443,7 +444,7 @@ class RMinusScalar(ScalarOp):
     saves = ()
 
     def forward(self, xp, data):
-        return data.dtype.type(self.scalar) - data
+        return scalar_in(data.dtype, self.scalar) - data
 
     def backward(self, xp, out_grad):
         return -out_grad
@@ -458,7 +459,7 @@ class MulScalar(ScalarOp):
     saves = ()
 
     def forward(self, xp, data):
-        return data * data.dtype.type(self.scalar)
+        return data * scalar_in(data.dtype, self.scalar)
 
     def backward(self, xp, out_grad):
         return out_grad * self.scalar
@@ -473,7 +474,7 @@ class DivScalar(ScalarOp):
     saves = ()
 
     def forward(self, xp, data):
-        return _cast_like(xp, quotient(xp, self, data, data.dtype.type(self.scalar)), data)
+        return _cast_like(xp, quotient(xp, self, data, scalar_in(data.dtype, self.scalar)), data)
 
     def backward(self, xp, out_grad):
         return out_grad / self.scalar
@@ -487,7 +488,7 @@ class RDivScalar(ScalarOp):
     test = _scalar_hints(lambda np, x, scalar: scalar / x)
 
     def forward(self, xp, data):
-        return _cast_like(xp, quotient(xp, self, data.dtype.type(self.scalar), data), data)
+        return _cast_like(xp, quotient(xp, self, scalar_in(data.dtype, self.scalar), data), data)
 
     def derivative(self, xp, data):
         return -self.scalar / (data * data)
@@ -531,7 +532,7 @@ class PowerScalar(ScalarOp):
     test = _scalar_hints(lambda np, x, scalar: x ** scalar)
 
     def forward(self, xp, data):
-        return _cast_like(xp, integer_safe_power(xp, data, data.dtype.type(self.scalar)),
+        return _cast_like(xp, integer_safe_power(xp, data, scalar_in(data.dtype, self.scalar)),
                           data)
 
     def derivative(self, xp, data):
@@ -548,7 +549,7 @@ class RPowerScalar(ScalarOp):
     saves = ("output",)
 
     def forward(self, xp, data):
-        return _cast_like(xp, integer_safe_power(xp, data.dtype.type(self.scalar), data),
+        return _cast_like(xp, integer_safe_power(xp, scalar_in(data.dtype, self.scalar), data),
                           data)
 
     def backward(self, xp, out_grad, output):
@@ -562,7 +563,7 @@ class RPowerScalar(ScalarOp):
 
 def _scalar_extremum(xp, data, scalar, larger):
     """``extremum(data, scalar)``; a scalar other than 0 cannot tie a zero: numpy's alone."""
-    scalar = data.dtype.type(scalar)
+    scalar = scalar_in(data.dtype, scalar)
     if scalar == 0 and data.dtype.kind == "f":
         return extremum(xp, data, scalar, larger)
     return (xp.maximum if larger else xp.minimum)(data, scalar)
@@ -607,7 +608,7 @@ class HypotScalar(ScalarOp):
     test = _scalar_hints(lambda np, x, scalar: np.hypot(x, scalar))
 
     def forward(self, xp, data):
-        return xp.hypot(data, data.dtype.type(self.scalar))
+        return xp.hypot(data, scalar_in(data.dtype, self.scalar))
 
     def derivative(self, xp, data):
         return data / xp.hypot(data, self.scalar)

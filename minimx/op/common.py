@@ -4,11 +4,33 @@ Lesson: 02-ndarray-and-context.  Mirrors ``src/operator/tensor/broadcast_reduce_
 """
 __all__ = ["broadcast_shape", "sum_to_shape", "normalize_axes", "normalize_axis", "reduced_shape",
            "channel_view", "on_host", "to_device", "holds_negative_zero", "first_zero_along",
-           "numpy_keeps_right_zero", "sum_in_order"]
+           "numpy_keeps_right_zero", "sum_in_order", "scalar_in"]
 
 import functools
+import math
 
 import numpy as np
+
+
+def scalar_in(dtype, value):
+    """The number ``value`` in ``dtype``, as MXNet's kernels take a scalar parameter (a
+    double) for an array of ``dtype``: the C cast.  For an integer dtype that is x86's
+    conversion, toward zero, to a 32-bit integer (64-bit for 8-byte dtypes; out of range it
+    gives the lowest one), then the dtype's low bits: 300 as uint8 is 44, -1 is 255, 2**40
+    as int32 is -2**31.  ``dtype.type(300)`` would raise OverflowError under NumPy 2."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        return dtype.type(value)
+    bits = 64 if dtype.itemsize == 8 else 32
+    number = float(value)
+    whole = math.trunc(number) if math.isfinite(number) else -(1 << (bits - 1))
+    if not -(1 << (bits - 1)) <= whole < 1 << (bits - 1):
+        whole = -(1 << (bits - 1))
+    size = 8 * dtype.itemsize
+    whole %= 1 << size
+    if dtype.kind == "i" and whole >= 1 << (size - 1):
+        whole -= 1 << size
+    return dtype.type(whole)
 
 
 def broadcast_shape(op, lhs, rhs):

@@ -11,6 +11,7 @@ into a Symbol graph) and with a scalar.
 import operator
 
 from .arithmetic import BroadcastBinary, ElemwiseBinary, ScalarOp, broadcast_hints
+from .common import scalar_in
 from .registry import TestHints, declare_op
 
 
@@ -34,7 +35,7 @@ class ScalarCompare(ScalarOp):
     relation = None
 
     def forward(self, xp, data):
-        return self.relation(data, data.dtype.type(self.scalar)).astype(data.dtype)
+        return self.relation(data, scalar_in(data.dtype, self.scalar)).astype(data.dtype)
 
 
 def _nonzero_both(combine):

@@ -9,6 +9,7 @@ NDArrays and can be differentiated again.  The families built on it: ``logexp.py
 ``trig.py``, ``rounding.py`` and ``activations.py``.
 """
 from ..base import normalize_dtype
+from .common import scalar_in
 from .params import DType, Param
 from .registry import OpDef, TestHints, register_op
 from .sparse_values import to_dense
@@ -113,9 +114,13 @@ class Clip(Unary):
                      reference=lambda np, x, a_min=-0.5, a_max=0.5: np.clip(x, a_min, a_max))
 
     def compute(self, xp, data):
-        low, high = data.dtype.type(self.a_min), data.dtype.type(self.a_max)
-        # checked in this order so that a_min > a_max behaves as in MXNet
-        return xp.where(data > high, high, xp.where(data < low, low, data))
+        # compared with the bounds as given, then written as the dtype's numbers (MXNet:
+        # clip(uint8 [1, 200], -5, 100) is [1, 100]; -5 as uint8 would be 251); checked in
+        # this order so that a_min > a_max behaves as in MXNet
+        low, high = scalar_in(data.dtype, self.a_min), scalar_in(data.dtype, self.a_max)
+        if data.dtype.kind == "f":
+            return xp.where(data > high, high, xp.where(data < low, low, data))
+        return xp.where(data > self.a_max, high, xp.where(data < self.a_min, low, data))
 
     def derivative(self, xp, data):
         return as_mask(data >= self.a_min, data) * as_mask(data <= self.a_max, data)

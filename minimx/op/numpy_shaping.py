@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from .common import normalize_axes
+from .common import normalize_axes, scalar_in
 from .numpy_ops import NumpyReshape
 from .params import Choice, DType, Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
@@ -62,7 +62,7 @@ class Pad(OpDef):
     def forward(self, xp, data):
         if self.mode == "constant":
             return xp.pad(data, self.pad_width, mode="constant",
-                          constant_values=data.dtype.type(self.constant_value))
+                          constant_values=scalar_in(data.dtype, self.constant_value))
         return xp.pad(data, self.pad_width, mode=self.mode)
 
     def backward(self, xp, out_grad):

@@ -6,6 +6,7 @@ Lesson: 12-training-with-module.  Mirrors ``src/operator/sequence_mask.cc``,
 ``sequence_length`` gives each sample's true length when
 ``use_sequence_length`` is set, otherwise every sample uses the full length.
 """
+from .common import scalar_in
 from .params import Param
 from .registry import OpDef, TestHints, register_op
 
@@ -77,7 +78,7 @@ class SequenceMask(SequenceOp):
 
     def forward(self, xp, data, sequence_length=None):
         mask = self.valid_mask(xp, data, sequence_length)
-        return xp.where(mask, data, data.dtype.type(self.value))
+        return xp.where(mask, data, scalar_in(data.dtype, self.value))
 
     def backward(self, xp, out_grad, data, sequence_length=None):
         return xp.where(self.valid_mask(xp, data, sequence_length), out_grad, 0), None
