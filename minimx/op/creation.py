@@ -6,10 +6,9 @@ their shape from an input.
 """
 import math
 
-import numpy
-
 from ..base import normalize_dtype
 from ..util import is_np_shape
+from .common import scalar_in
 from .params import DType, Optional, Param, Shape
 from .registry import OpDef, TestHints, register_op
 
@@ -129,20 +128,12 @@ class Arange(Creation):
 
 def arange_values(xp, count, start, step, repeat, dtype):
     """``count`` values ``start + (i // repeat) * step`` computed in ``dtype``, as MXNet's
-    range kernel (so an integer dtype casts ``start`` and ``step`` first)."""
+    range kernel (so an integer dtype casts ``start`` and ``step`` first, as C does: -2 as
+    uint8 is 254, and ``arange(50, -50, -2, dtype='uint8')`` counts down)."""
     dtype = xp.dtype(dtype)
     steps = -(-count // repeat)
-    values = xp.arange(steps, dtype=dtype) * _cast(step, dtype) + _cast(start, dtype)
+    values = xp.arange(steps, dtype=dtype) * scalar_in(dtype, step) + scalar_in(dtype, start)
     return (xp.repeat(values, repeat) if repeat != 1 else values)[:count]
-
-
-def _cast(value, dtype):
-    """``value`` in ``dtype`` as the C cast of MXNet's kernel gives it: an integer dtype
-    drops the fraction and wraps around (-2 as uint8 is 254, so ``arange(50, -50, -2,
-    dtype='uint8')`` counts down by 2), where NumPy 2 refuses an out-of-range number."""
-    if dtype.kind in "iu":
-        return numpy.int64(math.trunc(value)).astype(dtype)
-    return dtype.type(value)
 
 
 @register_op

@@ -11,6 +11,7 @@ import minimx as mx
 from same_program import on_minimx, on_mxnet
 
 PROGRAM = """
+import json
 out = {}
 for dtype in ("float32", "float64", "int32", "uint8", "int8", "int64"):
     for config in [(10,), (0, 10), (5, 100, 4), (50, -50, -2), (-100, 100, 1),
