@@ -46,10 +46,13 @@ def _flat_inverse(function):
 
 
 # Aliases NumPy removed (the builtin type names in 1.24, the others in 2.0), by their
-# meaning: another NumPy function's name, or the builtin the alias stood for.
+# meaning: the name of what NumPy still has, or the value (a builtin type, -inf) itself.
 _REMOVED_ALIASES = {"round_": "round", "sometrue": "any", "alltrue": "all",
-                    "product": "prod", "cumproduct": "cumprod", "float": float, "int": int,
-                    "bool": bool, "object": object, "complex": complex, "str": str}
+                    "product": "prod", "cumproduct": "cumprod", "NaN": "nan", "Inf": "inf",
+                    "PINF": "inf", "NINF": -float("inf"), "infty": "inf",
+                    "float_": "float64", "complex_": "complex128", "float": float,
+                    "int": int, "bool": bool, "object": object, "complex": complex,
+                    "str": str}
 
 
 def _solve_stacked_vectors(function):
