@@ -90,10 +90,11 @@ def full(shape, val, ctx=None, dtype=None, out=None, stype=None):
                 ctx=ctx, out=out, stype=stype)
 
 
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None, dtype=None):
-    """Evenly spaced values in ``[start, stop)``, as numpy's arange (float32 by default)."""
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """Evenly spaced values in ``[start, stop)``, as numpy's arange (float32 by default).
+    ``infer_range`` is for graphs (``sym.arange``): here, as in MXNet, it is ignored."""
     return call("_arange", start=start, stop=stop, step=step, repeat=repeat,
-                infer_range=infer_range, dtype=normalize_dtype(dtype).name, ctx=ctx)
+                infer_range=False, dtype=normalize_dtype(dtype).name, ctx=ctx)
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None):

@@ -112,12 +112,29 @@ class Arange(Creation):
     def _bounds(self):
         return (0.0, self.start) if self.stop is None else (self.start, self.stop)
 
+    def _length_from_graph(self):
+        """``infer_range`` without ``stop``: the length is what the graph around needs (a
+        consumer's shape gives it, as in MXNet), the values ``start, start + step, ...``."""
+        return self.infer_range and self.stop is None
+
     def infer_shape(self):
+        if self._length_from_graph():
+            return (-1,) if is_np_shape() else (0,)         # unknown until inference
         start, stop = self._bounds()
         if self.step == 0:
             raise self.param_error("step must not be 0")
         count = max(0, int(-(-(stop - start) // self.step)))
         return (count * self.repeat,)
+
+    def with_inferred_shapes(self, output_shapes):
+        """In a graph, a length left to it (``infer_range``) becomes a ``stop`` (half a
+        step before the last value's successor, so that rounding cannot add one)."""
+        inferred = output_shapes[0]
+        if not self._length_from_graph() or not inferred or min(inferred) <= 0:
+            return self
+        count = -(-inferred[0] // self.repeat)
+        return self.create(**{**self.param_values(), "infer_range": False,
+                              "stop": self.start + (count - 0.5) * self.step})
 
     def forward(self, xp):
         # as MXNet's kernel: ``start + i * step`` in the output's dtype (in float32,

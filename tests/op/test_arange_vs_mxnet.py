@@ -38,3 +38,33 @@ def test_integer_arange_casts_as_c_does(config, dtype, expected):
     assert values.dtype == np.dtype(dtype)
     assert values.asnumpy().tolist() == expected
     assert mx.np.arange(*config, dtype=dtype).asnumpy().tolist() == expected
+
+
+INFER_RANGE = """
+import json
+out = []
+for start, step, repeat, length in [(0, 1, 1, 5), (2, 0.5, 2, 6), (-1, -0.25, 1, 4),
+                                    (0.1, 0.1, 1, 10)]:
+    ranged = mx.sym.arange(start=start, stop=None, step=step, repeat=repeat,
+                           infer_range=True)
+    graph = mx.sym.elemwise_add(ranged, mx.sym.zeros(shape=[length]))
+    executor = graph.bind(mx.cpu(), args={})
+    executor.forward()
+    out.append([graph.infer_shape()[1], executor.outputs[0].asnumpy().tolist()])
+# given a stop, infer_range changes nothing; nd.arange ignores it, as MXNet's does
+out.append(mx.nd.arange(3, infer_range=True).asnumpy().tolist())
+print(json.dumps(out))
+"""
+
+
+def test_infer_range_takes_the_length_from_the_graph():
+    """``sym.arange(start, stop=None, infer_range=True)``: the length is what the consumer
+    needs (MXNet's test_operator::test_init; minimx made an empty range before)."""
+    ours = on_minimx(INFER_RANGE)
+    assert ours[0] == [[[5]], [0.0, 1.0, 2.0, 3.0, 4.0]]
+    assert ours[1] == [[[6]], [2.0, 2.0, 2.5, 2.5, 3.0, 3.0]]
+    assert ours[-1] == [0.0, 1.0, 2.0]
+
+
+def test_infer_range_matches_mxnet(mxnet_python):
+    assert on_minimx(INFER_RANGE) == on_mxnet(mxnet_python, INFER_RANGE)

@@ -6,7 +6,8 @@ with what NumPy removed or changed since: aliases (``np.round_``, ``np.sometrue`
 ``interpolation=`` keyword of ``percentile``/``quantile`` (now ``method=``), ``nonzero`` of
 a 0-d array (NumPy 1 treated it as 1-d), ``unique``'s flat inverse for ``axis=None`` (NumPy
 2 gives it the input's shape) and ``linalg.solve`` of a ``b`` one axis short of ``a`` (NumPy
-1: a stack of vectors; NumPy 2: matrices).  Run under NumPy 2, such a test fails before it
+1: a stack of vectors; NumPy 2: matrices), and ``arange`` of an integer dtype its bounds
+overflow (NumPy 1 wrapped around).  Run under NumPy 2, such a test fails before it
 looks at minimx's answer.  With ``--numpy1-names`` (tools/run_mxnet_tests.py),
 ``mxsuite_plugin`` calls ``apply()``, which puts those back with NumPy 1's meaning, so the
 test checks minimx again; the runner reports figures with and without it.  It adds names and
@@ -68,6 +69,18 @@ def _solve_stacked_vectors(function):
     return wrapped
 
 
+def _wrapping_arange(function):
+    """``arange`` in an integer dtype whose bounds lie outside it (``arange(-100, 100,
+    dtype=uint8)``): NumPy 1 wrapped the values around, NumPy 2 raises OverflowError."""
+    @functools.wraps(function)
+    def wrapped(*args, dtype=None, **kwargs):
+        try:
+            return function(*args, dtype=dtype, **kwargs)
+        except OverflowError:
+            return function(*args, dtype=numpy.int64, **kwargs).astype(dtype)
+    return wrapped
+
+
 def apply():
     if int(numpy.__version__.split(".")[0]) < 2:
         return
@@ -80,3 +93,4 @@ def apply():
     numpy.nonzero = _nonzero_of_0d_as_1d(numpy.nonzero)
     numpy.unique = _flat_inverse(numpy.unique)
     numpy.linalg.solve = _solve_stacked_vectors(numpy.linalg.solve)
+    numpy.arange = _wrapping_arange(numpy.arange)
