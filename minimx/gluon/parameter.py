@@ -432,10 +432,7 @@ class Parameter:
 
     def zero_grad(self):
         """Set the gradients on every context to 0 (nothing to do without gradients)."""
-        if self._grad is None:
-            return
-        for gradient in self._grad:
-            ndarray.zeros_like(gradient, out=gradient)
+        zero_gradients(self._grad or ())
 
     def reset_ctx(self, ctx):
         """Move the parameter to other context(s), keeping its (averaged) value."""
@@ -504,6 +501,19 @@ class Constant(Parameter):
         if req != "null":
             warnings.warn(f'Constant parameter "{self.name}" does not support grad_req other '
                           f'than "null", and new value "{req}" is ignored.', stacklevel=2)
+
+
+def zero_gradients(gradients):
+    """Set ``gradients`` to 0: the dense floating point ones of each device in one operation
+    (``nd.reset_arrays``, as MXNet's ``zero_grad``), any other (sparse, integer) by itself."""
+    dense = {}
+    for gradient in gradients:
+        if gradient.stype == "default" and np.dtype(gradient.dtype).kind == "f":
+            dense.setdefault(gradient.context, []).append(gradient)
+        else:
+            ndarray.zeros_like(gradient, out=gradient)
+    for group in dense.values():
+        ndarray.reset_arrays(*group, num_arrays=len(group))
 
 
 from .parameter_dict import ParameterDict  # noqa: E402  (MXNet's module path for it)

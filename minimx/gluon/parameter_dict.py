@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import initializer, ndarray
 from ..base import InvalidParameterError, ParameterMismatchError
-from .parameter import Constant, Parameter
+from .parameter import Constant, Parameter, zero_gradients
 
 __all__ = ["ParameterDict", "select_params"]
 
@@ -172,17 +172,9 @@ class ParameterDict:
             param.initialize(None, ctx, init, force_reinit=force_reinit)
 
     def zero_grad(self):
-        """Set every gradient buffer to 0: the dense floating point ones of each device in
-        one operation (``nd.reset_arrays``, as MXNet's), any other by itself."""
-        dense = {}
-        for param in self.values():
-            for gradient in param._grad or ():
-                if gradient.stype == "default" and np.dtype(gradient.dtype).kind == "f":
-                    dense.setdefault(gradient.context, []).append(gradient)
-                else:
-                    ndarray.zeros_like(gradient, out=gradient)
-        for gradients in dense.values():
-            ndarray.reset_arrays(*gradients, num_arrays=len(gradients))
+        """Set every gradient buffer to 0, those of every Parameter together
+        (``parameter.zero_gradients``: one operation per device)."""
+        zero_gradients([gradient for param in self.values() for gradient in param._grad or ()])
 
     def reset_ctx(self, ctx):
         """Move every Parameter to other context(s)."""

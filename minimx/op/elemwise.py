@@ -114,12 +114,11 @@ class Clip(Unary):
                      reference=lambda np, x, a_min=-0.5, a_max=0.5: np.clip(x, a_min, a_max))
 
     def compute(self, xp, data):
-        # compared with the bounds as given, then written as the dtype's numbers (MXNet:
-        # clip(uint8 [1, 200], -5, 100) is [1, 100]; -5 as uint8 would be 251); checked in
-        # this order so that a_min > a_max behaves as in MXNet
+        # compared with the bounds as given (a float array takes them in its own dtype),
+        # then written as the dtype's numbers (MXNet: clip(uint8 [1, 200], -5, 100) is
+        # [1, 100]; -5 as uint8 would be 251); checked in this order so that a_min > a_max
+        # behaves as in MXNet
         low, high = scalar_in(data.dtype, self.a_min), scalar_in(data.dtype, self.a_max)
-        if data.dtype.kind == "f":
-            return xp.where(data > high, high, xp.where(data < low, low, data))
         return xp.where(data > self.a_max, high, xp.where(data < self.a_min, low, data))
 
     def derivative(self, xp, data):
